@@ -1,0 +1,268 @@
+"""The one state of the page: every control, its bounds and help text, and its URL form.
+
+The URL is the serialised State. `parse_query` is the only way in and never raises: every value it
+rejects or clamps comes back as a plain-text note naming the key, the value and the reason, so the
+page can show it (escaped) and carry on with the default. `to_query` writes only what differs from
+the defaults, so a shared link stays short and survives default changes elsewhere.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, quote
+
+MAX_VALUE_CHARS = 64  # longer values are rejected unread: nothing legitimate needs more
+MAX_HIDE_CHARS = 2048  # the hide list may name every control
+SHOW_CHARS = 24  # how much of a bad value a note quotes back
+
+_FLOAT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,4})?")
+_INT = re.compile(r"[+-]?\d{1,12}")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _spec(default, help, lo=None, hi=None, choices=None, log=False, label=None):
+    """A dataclass field carrying its bounds, allowed choices and help text as metadata."""
+    meta = dict(help=help, lo=lo, hi=hi, choices=choices, log=log, label=label)
+    return field(default=default, metadata=meta)
+
+
+def seed_spec():
+    """The seed control every stochastic section shares."""
+    return _spec(0, "Random seed: same seed, same numbers, in CPython and in the browser.", 0, 2**31 - 1)
+
+
+@dataclass(frozen=True)
+class Tying:
+    V: int = _spec(64, "Vocabulary size V: rows of E (and of U when untied).", 2, 1_000_000)
+    d: int = _spec(16, "Model width d: columns of E.", 1, 100_000)
+
+
+@dataclass(frozen=True)
+class Gradcheck:
+    tied: bool = _spec(True, "Tied: the output projection is E itself; untied: a separate U.")
+    res: float = _spec(1.0, "Residual weight: h = res * x + MLP(x); 0 removes the residual stream.", 0.0, 1.0)
+    batch: int = _spec(32, "Tokens in the batch the gradient is checked on.", 1, 256)
+    repeats: bool = _spec(True, "Force repeated tokens into the batch (the case a plain `dE[t] += dx` gets wrong).")
+    seed: int = seed_spec()
+
+
+@dataclass(frozen=True)
+class Pathdrop:
+    input: bool = _spec(True, "Keep the input path into E: the sparse rows of the tokens that were read.")
+    output: bool = _spec(True, "Keep the output path into E: the dense dlogits.T @ h over every row.")
+    k: int = _spec(20, "Entries a random-entry gradient check samples.", 1, 1024)
+    steps: int = _spec(600, "Training steps for the correct vs broken loss curves.", 1, 5000)
+    lr: float = _spec(0.5, "Learning rate of those runs (too large diverges: try it).", 1e-4, 1e3, log=True)
+    seed: int = seed_spec()
+
+
+@dataclass(frozen=True)
+class Repeat:
+    tied: bool = _spec(True, "Tied or untied output projection.")
+    res: float = _spec(1.0, "Residual weight: 1 keeps x in h, 0 is the control without it.", 0.0, 1.0)
+    sigma: float = _spec(0.25, "Init std of E (and U).", 1e-8, 1e8, log=True)
+    steps: int = _spec(600, "Training steps before ranks are measured again.", 0, 5000)
+    lr: float = _spec(0.5, "Learning rate of the training run.", 1e-4, 1e3, log=True)
+    seed: int = seed_spec()
+
+
+@dataclass(frozen=True)
+class Tasks:
+    seeds: int = _spec(5, "Seeds per model: the table reports the mean and the per-seed ratio range.", 1, 10)
+    steps: int = _spec(600, "Training steps per seed.", 10, 5000)
+    lr: float = _spec(0.5, "Learning rate.", 1e-4, 1e3, log=True)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    sigma: float = _spec(0.25, "Init std of E: scales both the residual stream and the logits.", 1e-8, 1e8, log=True)
+    in_scale: float = _spec(1.0, "inScale: x = inScale * E[t]; scales the residual stream only.", 1e-8, 1e8, log=True)
+    grid: str = _spec("coarse", "Grid resolution of the sweep.", choices=("coarse", "fine"))
+    band: float = _spec(0.1, "Half-width of the 'near 1' band, as a fraction: 0.1 means 0.9 to 1.1.", 0.01, 1.0)
+
+
+@dataclass(frozen=True)
+class Savings:
+    preset: str = _spec("gpt2-small", "A configuration to start from; 'custom' uses the numbers below.",
+                        choices=("gpt2-small", "large-vocab-toy", "char-model", "custom"))
+    V: int = _spec(50257, "Vocabulary size.", 2, 10_000_000)
+    d: int = _spec(768, "Model width.", 1, 100_000)
+    layers: int = _spec(12, "Transformer blocks.", 0, 1000)
+    d_ff: int = _spec(3072, "MLP hidden width per block.", 1, 1_000_000)
+    context: int = _spec(1024, "Context length (learned position embeddings).", 0, 10_000_000)
+
+
+@dataclass(frozen=True)
+class Paper:
+    scale: float = _spec(1.0, "input_grad_scale: multiplies the input-path gradient into E (the paper's intervention).",
+                         0.0, 100.0)
+    steps: int = _spec(300, "Training steps.", 10, 5000)
+    seed: int = seed_spec()
+
+
+@dataclass(frozen=True)
+class Page:
+    embed: str = _spec("", "Render one section alone, compactly, for an iframe.",
+                       choices=("", "tying", "gradcheck", "pathdrop", "repeat", "tasks", "sweep", "savings", "paper"))
+    hide: str = _spec("", "Comma-separated things to hide: 'prose', 'controls', section ids or control keys.")
+    theme: str = _spec("auto", "Colour scheme; 'auto' follows the reader's system.", choices=("auto", "light", "dark"))
+
+
+@dataclass(frozen=True)
+class State:
+    tying: Tying = field(default_factory=Tying)
+    gradcheck: Gradcheck = field(default_factory=Gradcheck)
+    pathdrop: Pathdrop = field(default_factory=Pathdrop)
+    repeat: Repeat = field(default_factory=Repeat)
+    tasks: Tasks = field(default_factory=Tasks)
+    sweep: Sweep = field(default_factory=Sweep)
+    savings: Savings = field(default_factory=Savings)
+    paper: Paper = field(default_factory=Paper)
+    page: Page = field(default_factory=Page)
+
+
+SECTIONS = tuple(f.name for f in dataclasses.fields(State) if f.name != "page")
+
+
+@dataclass(frozen=True)
+class Control:
+    """One URL key: section.name, its type, default and metadata."""
+    section: str
+    name: str
+    type: type
+    default: object
+    help: str
+    lo: float | None
+    hi: float | None
+    choices: tuple | None
+    log: bool
+
+    @property
+    def key(self) -> str:
+        return self.name if self.section == "page" else f"{self.section}.{self.name}"
+
+
+def controls() -> tuple[Control, ...]:
+    """Every control of the page in page order; the single source for widgets and the URL."""
+    out = []
+    for sec in dataclasses.fields(State):
+        for f in dataclasses.fields(sec.default_factory):
+            m = f.metadata
+            out.append(Control(sec.name, f.name, type(f.default), f.default, m["help"],
+                               m["lo"], m["hi"], m["choices"], m["log"]))
+    return tuple(out)
+
+
+CONTROLS = controls()
+BY_KEY = {c.key: c for c in CONTROLS}
+HIDE_TOKENS = frozenset(("prose", "controls", *SECTIONS, *BY_KEY))
+
+
+def _show(raw: str) -> str:
+    """A bad value quoted back safely: truncated and repr'd, so control characters stay visible."""
+    return repr(raw if len(raw) <= SHOW_CHARS else raw[:SHOW_CHARS] + "…")
+
+
+def _number(c: Control, raw: str) -> tuple[object | None, str | None]:
+    """(value, note) for an int/float control: strict syntax, finite, clamped into [lo, hi]."""
+    pattern, kind = (_INT, "a whole number") if c.type is int else (_FLOAT, "a number")
+    if not pattern.fullmatch(raw):
+        return None, f"{c.key}={_show(raw)} is not {kind}; kept {fmt(c.default)}"
+    x = int(raw) if c.type is int else float(raw)
+    if not math.isfinite(x):
+        return None, f"{c.key}={_show(raw)} is not finite; kept {fmt(c.default)}"
+    lo, hi = c.lo, c.hi
+    if lo is not None and x < lo or hi is not None and x > hi:
+        y = min(max(x, lo), hi)
+        return c.type(y), f"{c.key}={_show(raw)} is outside [{fmt(lo)}, {fmt(hi)}]; clamped to {fmt(c.type(y))}"
+    return x, None
+
+
+def _hide(raw: str) -> tuple[str, str | None]:
+    """The hide list, keeping known tokens in order and naming the unknown ones."""
+    tokens = [t.strip() for t in raw.split(",") if t.strip()]
+    good = [t for t in dict.fromkeys(tokens) if t in HIDE_TOKENS]
+    bad = [t for t in tokens if t not in HIDE_TOKENS]
+    note = f"hide: ignored unknown {', '.join(_show(t) for t in bad[:5])}" if bad else None
+    return ",".join(good), note
+
+
+def parse_value(c: Control, raw: str) -> tuple[object | None, str | None]:
+    """(value or None, note or None) for one raw URL value of control c."""
+    raw = raw.strip()
+    limit = MAX_HIDE_CHARS if c.key == "hide" else MAX_VALUE_CHARS
+    if len(raw) > limit:
+        return None, f"{c.key}: value of {len(raw)} characters is too long (max {limit}); kept default"
+    if c.type is bool:
+        low = raw.lower()
+        if low in _TRUE or low in _FALSE:
+            return low in _TRUE, None
+        return None, f"{c.key}={_show(raw)} is not on/off (use 1 or 0); kept {fmt(c.default)}"
+    if c.type in (int, float):
+        return _number(c, raw)
+    if c.key == "hide":
+        return _hide(raw)
+    if raw.lower() in c.choices:
+        return raw.lower(), None
+    allowed = ", ".join(repr(x) for x in c.choices if x)
+    return None, f"{c.key}={_show(raw)} is not one of {allowed}; kept {fmt(c.default) or 'none'}"
+
+
+def parse_query(query: str) -> tuple[State, list[str]]:
+    """(State, notes) from a URL query string; never raises, whatever the input."""
+    query = query[1:] if query.startswith("?") else query
+    pairs = parse_qsl(query, keep_blank_values=True, errors="replace")
+    notes, values, seen = [], {}, {}
+    for key, raw in pairs:
+        seen[key] = seen.get(key, 0) + 1
+        c = BY_KEY.get(key)
+        if c is None:
+            if seen[key] == 1:
+                notes.append(f"unknown setting {_show(key)} ignored")
+            continue
+        value, note = parse_value(c, raw)
+        if note:
+            notes.append(note)
+        if value is not None:
+            values[key] = value
+    notes += [f"{k} was given {n} times; the last valid one counts" for k, n in seen.items() if n > 1 and k in BY_KEY]
+    return from_values(values), notes
+
+
+def from_values(values: dict[str, object]) -> State:
+    """A State from {key: value} for known, already validated keys; the rest stay default."""
+    sections = {}
+    for sec in dataclasses.fields(State):
+        kw = {c.name: values[c.key] for c in CONTROLS if c.section == sec.name and c.key in values}
+        sections[sec.name] = sec.default_factory(**kw)
+    return State(**sections)
+
+
+def values(state: State) -> dict[str, object]:
+    """{key: value} for every control of state, in page order."""
+    return {c.key: getattr(getattr(state, c.section), c.name) for c in CONTROLS}
+
+
+def fmt(x: object) -> str:
+    """The URL form of a value: shortest round-tripping float, 1/0 for booleans."""
+    if isinstance(x, bool):
+        return "1" if x else "0"
+    if isinstance(x, float):
+        return repr(x) if x != int(x) or abs(x) >= 1e16 else str(int(x))
+    return str(x)
+
+
+def to_query(state: State) -> str:
+    """The query string (no leading '?') holding every non-default value of state."""
+    defaults = values(State())
+    return "&".join(f"{k}={quote(fmt(v), safe=',.-+')}" for k, v in values(state).items() if v != defaults[k])
+
+
+def replace(state: State, key: str, value: object) -> State:
+    """A copy of state with one control changed (value already validated)."""
+    c = BY_KEY[key]
+    section = dataclasses.replace(getattr(state, c.section), **{c.name: value})
+    return dataclasses.replace(state, **{c.section: section})
