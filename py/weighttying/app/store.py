@@ -1,0 +1,115 @@
+"""The Panel side of the one State: a param object per section, widgets bound to it, one URL writer.
+
+`weighttying.state` owns the spec (types, bounds, help); this module only mirrors it into param so
+widgets can bind to it and sections can `pn.bind` / `param.depends` on it. The URL is written in
+exactly one place: `Store._changed`, which hands the new query string to whoever started the app.
+"""
+from __future__ import annotations
+
+import html
+import math
+from typing import Callable
+
+import panel as pn
+import param
+
+from .. import state as S
+
+SLIDER_MAX_STEPS = 5000  # an integer range wider than this gets a number box, not a slider
+
+
+def _parameter(c: S.Control) -> param.Parameter:
+    """The param.Parameter that mirrors one control of the spec."""
+    if c.type is bool:
+        return param.Boolean(c.default, doc=c.help)
+    if c.type is int:
+        return param.Integer(c.default, bounds=(c.lo, c.hi), doc=c.help)
+    if c.type is float:
+        return param.Number(c.default, bounds=(c.lo, c.hi), doc=c.help)
+    if c.choices:
+        return param.Selector(default=c.default, objects=list(c.choices), doc=c.help)
+    return param.String(c.default, doc=c.help)
+
+
+SECTION_CLASSES = {
+    name: param.parameterized_class(
+        name.title(), {c.name: _parameter(c) for c in S.CONTROLS if c.section == name})
+    for name in (*S.SECTIONS, "page")
+}
+
+
+class Store:
+    """Live State: `store[section].<control>` are params; `store.state` is the frozen snapshot."""
+
+    def __init__(self, initial: S.State, on_change: Callable[[str], None] = lambda query: None):
+        self.on_change = on_change
+        self.sections = {name: cls(**vars(getattr(initial, name))) for name, cls in SECTION_CLASSES.items()}
+        for obj in self.sections.values():
+            obj.param.watch(self._changed, [p for p in obj.param if p != "name"])
+
+    def __getitem__(self, section: str) -> param.Parameterized:
+        return self.sections[section]
+
+    @property
+    def state(self) -> S.State:
+        return S.from_values({c.key: getattr(self.sections[c.section], c.name) for c in S.CONTROLS})
+
+    def _changed(self, *events) -> None:
+        self.on_change(S.to_query(self.state))
+
+    def reset(self, section: str) -> None:
+        """Put one section's controls back to their defaults (one URL write)."""
+        self.sections[section].param.update(**vars(getattr(S.State(), section)))
+
+    def hidden(self, token: str) -> bool:
+        """Whether teacher mode hides this control key, section id, 'prose' or 'controls'."""
+        return token in self.sections["page"].hide.split(",")
+
+
+def _round_sig(x: float, digits: int = 3) -> float:
+    """x to `digits` significant figures, so a dragged log slider writes a readable URL."""
+    return float(f"{x:.{digits}g}")
+
+
+def log_control(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+    """A log10 slider for exploring plus a number box for exact values, both on one param."""
+    lo, hi = math.log10(c.lo), math.log10(c.hi)
+    slider = pn.widgets.FloatSlider(name=f"{c.name} (log scale)", start=lo, end=hi, step=0.01,
+                                    value=math.log10(getattr(obj, c.name)), show_value=False)
+    box = pn.widgets.FloatInput.from_param(obj.param[c.name], name=c.name, description=c.help, width=120)
+    # The slider lives in log space, so it cannot bind to the param directly: two watchers do the
+    # conversion, and the param stays the only state.
+    slider.param.watch(lambda e: setattr(obj, c.name, _round_sig(10 ** e.new)), "value_throttled")
+    obj.param.watch(lambda e: setattr(slider, "value", min(max(math.log10(e.new), lo), hi)), c.name)
+    return pn.Row(slider, box, sizing_mode="stretch_width")
+
+
+def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
+    """The labelled widget for control c with its help text beside it, hidden in teacher mode."""
+    obj, p = store[c.section], store[c.section].param[c.name]
+    if c.log:
+        w = log_control(obj, c)
+    elif c.type is bool:
+        w = pn.widgets.Checkbox.from_param(p, name=c.name)
+    elif c.type is int and c.hi - c.lo <= SLIDER_MAX_STEPS:
+        w = pn.widgets.IntSlider.from_param(p, name=c.name, throttled=True)
+    elif c.type is int:
+        w = pn.widgets.IntInput.from_param(p, name=c.name, description=c.help)
+    elif c.type is float:
+        step = 10 ** math.floor(math.log10((c.hi - c.lo) / 100))
+        w = pn.widgets.FloatSlider.from_param(p, name=c.name, step=step, throttled=True)
+    else:
+        w = pn.widgets.RadioButtonGroup.from_param(p, name=c.name, description=c.help)
+    help_text = pn.pane.HTML(f'<p class="wt-help">{html.escape(c.help)}</p>', margin=(0, 10))
+    hidden = store.hidden(c.key) or store.hidden("controls")
+    return pn.Column(w, help_text, visible=not hidden, css_classes=["wt-control"],
+                     sizing_mode="stretch_width")
+
+
+def controls(store: Store, section: str) -> pn.Column:
+    """Every control of one section, in spec order, with a reset button."""
+    reset = pn.widgets.Button(name="Reset section", button_type="light", width=140)
+    reset.on_click(lambda _: store.reset(section))
+    rows = [control(store, c) for c in S.CONTROLS if c.section == section]
+    return pn.Column(*rows, reset, css_classes=["wt-controls"], sizing_mode="stretch_width",
+                     visible=not store.hidden("controls"))
