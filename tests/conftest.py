@@ -1,0 +1,326 @@
+"""Shared fixtures: the built site (dist_dir), a server for it, headless Chromium, a request recorder.
+
+Environment:
+  WT_DIST=DIR      use DIR as the built site and do not build (./dev test sets it after building)
+  WT_CHROMIUM=BIN  the Chromium to drive (default /usr/bin/chromium)
+  CI=true          a test that skips is reported as a failure (browser tests must run in CI)
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# What a change to should rebuild dist/. Compared by mtime against dist/index.html.
+BUILD_INPUTS = ["build.py", "site", "py/weighttying", "py/pyproject.toml", "pins", "package-lock.json"]
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+# --------------------------------------------------------------------------------------------
+# CI: no silent skips. A skipped test in CI is turned into a failure that says why it skipped.
+# --------------------------------------------------------------------------------------------
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives headless Chromium against the built dist/")
+    config.addinivalue_line("markers", "node: runs weighttying under Pyodide in Node")
+    config.addinivalue_line("markers", "allow_skip_in_ci: this test may skip even when CI=true")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.skipped and in_ci() and not hasattr(rep, "wasxfail") and not item.get_closest_marker("allow_skip_in_ci"):
+        reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        rep.outcome = "failed"
+        rep.longrepr = f"skipped under CI=true, which is not allowed: {reason}"
+
+
+# --------------------------------------------------------------------------------------------
+# dist/
+# --------------------------------------------------------------------------------------------
+def _newest_mtime(paths) -> float:
+    newest = 0.0
+    for rel in paths:
+        p = ROOT / rel
+        if p.is_file():
+            newest = max(newest, p.stat().st_mtime)
+        elif p.is_dir():
+            for f in p.rglob("*"):
+                if f.is_file() and "__pycache__" not in f.parts and not f.name.endswith(".pyc"):
+                    newest = max(newest, f.stat().st_mtime)
+    return newest
+
+
+def dist_is_stale(dist: Path) -> str | None:
+    """Why dist/ needs a build, or None when it is newer than everything it is built from."""
+    index = dist / "index.html"
+    if not index.is_file():
+        return f"{index} is missing"
+    if not (dist / "serve.py").is_file():
+        return f"{dist / 'serve.py'} is missing"
+    if _newest_mtime(BUILD_INPUTS) > index.stat().st_mtime:
+        return "sources are newer than dist/index.html"
+    return None
+
+
+def run_build(timeout: float = 1200) -> None:
+    """python build.py, failing the session with its output if it fails."""
+    proc = subprocess.run(
+        [sys.executable, "build.py"], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"build.py failed (exit {proc.returncode})\n--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-4000:]}",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(scope="session")
+def dist_dir() -> Path:
+    """The built site: $WT_DIST as is, else ROOT/dist, built once per session if missing or stale."""
+    env = os.environ.get("WT_DIST")
+    if env:
+        dist = Path(env).resolve()
+        if not (dist / "index.html").is_file():
+            pytest.fail(f"WT_DIST={env} has no index.html", pytrace=False)
+        return dist
+    dist = ROOT / "dist"
+    why = dist_is_stale(dist)
+    if why:
+        print(f"[conftest] building dist/: {why}", file=sys.stderr)
+        run_build()
+        why = dist_is_stale(dist)
+        if why:
+            pytest.fail(f"build.py succeeded but dist/ is still not usable: {why}", pytrace=False)
+    return dist
+
+
+# --------------------------------------------------------------------------------------------
+# Serving
+# --------------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    root: Path
+    port: int
+    proc: subprocess.Popen
+    log: Path
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return self.origin + "/"
+
+    def output(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+
+@contextlib.contextmanager
+def serve(root: Path, log_dir: Path | None = None, timeout: float = 30.0):
+    """Serve ROOT with ROOT/serve.py on 127.0.0.1 at a free port; always stops it on exit."""
+    root = Path(root)
+    script = root / "serve.py"
+    if not script.is_file():
+        pytest.fail(f"{script} is missing: the built site must carry its own serve command", pytrace=False)
+    port = free_port()
+    log_dir = Path(log_dir) if log_dir else root.parent
+    log = log_dir / f"serve-{port}.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "serve.py", "--bind", "127.0.0.1", "--port", str(port)],
+            cwd=root, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )
+    server = Server(root, port, proc, log)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"serve.py exited with {proc.returncode} before serving:\n{server.output()}", pytrace=False)
+            try:
+                with urllib.request.urlopen(server.url, timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"serve.py did not answer on {server.url} within {timeout}s:\n{server.output()}", pytrace=False)
+            time.sleep(0.1)
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        with contextlib.suppress(OSError):
+            log.unlink()
+
+
+@pytest.fixture(scope="session")
+def server(dist_dir, tmp_path_factory):
+    """dist/ served by its own serve.py on 127.0.0.1 (free port) for the whole session."""
+    with serve(dist_dir, log_dir=tmp_path_factory.mktemp("serve")) as s:
+        yield s
+
+
+# --------------------------------------------------------------------------------------------
+# Chromium
+# --------------------------------------------------------------------------------------------
+def chromium_path() -> str | None:
+    p = os.environ.get("WT_CHROMIUM") or DEFAULT_CHROMIUM
+    if os.path.isfile(p) and os.access(p, os.X_OK):
+        return p
+    return shutil.which(p)
+
+
+@pytest.fixture(scope="session")
+def playwright_instance():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as e:  # pragma: no cover - the venv has it
+        pytest.fail(f"the playwright package is not installed: {e}", pytrace=False)
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_instance):
+    """Headless Chromium from the machine (never a Playwright download)."""
+    exe = chromium_path()
+    if exe is None:
+        msg = f"no Chromium at {os.environ.get('WT_CHROMIUM') or DEFAULT_CHROMIUM} (set WT_CHROMIUM)"
+        if in_ci():
+            pytest.fail(msg + ": browser tests must run in CI", pytrace=False)
+        pytest.skip(msg)
+    b = playwright_instance.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS, headless=True)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def is_local_scheme(url: str) -> bool:
+    """data:, blob: and about: URLs never touch the network."""
+    return url.split(":", 1)[0].lower() in ("data", "blob", "about")
+
+
+def origin_of(url: str) -> str:
+    u = urlsplit(url)
+    if u.scheme == "blob":  # blob:http://host:port/uuid carries its creator's origin
+        return origin_of(url[len("blob:"):])
+    return f"{u.scheme}://{u.netloc}".lower()
+
+
+@dataclass
+class Recorder:
+    """Everything a page and its workers asked for and complained about.
+
+    Requests are recorded twice, independently: from context.on("request") (events) and from a
+    context-level route (routing). In Chromium both see dedicated-worker requests (verified with a
+    page whose worker fetches and importScripts). Requests to any host other than 127.0.0.1 /
+    localhost are recorded and then aborted, so a leak fails the test instead of touching the net.
+    """
+
+    requests: list = field(default_factory=list)  # (method, url, resource_type) from events
+    routed: list = field(default_factory=list)  # urls seen by the route handler
+    aborted: list = field(default_factory=list)  # off-host urls the route refused
+    failed: list = field(default_factory=list)  # (url, failure text)
+    console_errors: list = field(default_factory=list)
+    page_errors: list = field(default_factory=list)
+    workers: list = field(default_factory=list)
+
+    def attach(self, context) -> None:
+        context.on("request", lambda r: self.requests.append((r.method, r.url, r.resource_type)))
+        context.on("requestfailed", lambda r: self.failed.append((r.url, r.failure)))
+        context.route("**/*", self._route)
+
+    def attach_page(self, page) -> None:
+        # Worker console messages and uncaught worker errors arrive here too (verified in Chromium).
+        page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+        page.on("pageerror", lambda e: self.page_errors.append(str(e)))
+        page.on("worker", lambda w: self.workers.append(w.url))
+
+    def _route(self, route) -> None:
+        url = route.request.url
+        self.routed.append(url)
+        host = urlsplit(url).hostname
+        if is_local_scheme(url) or host in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            self.aborted.append(url)
+            route.abort("blockedbyclient")
+
+    def urls(self) -> list[str]:
+        return [u for _, u, _ in self.requests] + self.routed
+
+
+def assert_same_origin(requests, origin: str) -> None:
+    """Every URL in REQUESTS (urls, (.., url, ..) tuples or a Recorder) is on ORIGIN (or data:/blob:)."""
+    if isinstance(requests, Recorder):
+        requests = requests.urls()
+    urls = [r if isinstance(r, str) else r[1] for r in requests]
+    assert urls, "no requests were recorded at all: the recorder is not attached"
+    origin = origin_of(origin)
+    off = sorted({u for u in urls if not (is_local_scheme(u) and not u.startswith("blob:")) and origin_of(u) != origin})
+    assert not off, f"{len(off)} request(s) left {origin}:\n" + "\n".join(off[:50])
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def context(browser, recorder):
+    """A fresh browser context (fresh profile, cold cache) per test, with the recorder attached."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(30_000)
+    recorder.attach(ctx)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def page(context, recorder):
+    p = context.new_page()
+    recorder.attach_page(p)
+    return p
