@@ -75,7 +75,8 @@ async function main() {
   process.stderr.write(
     `[node] pyodide ${version}: boot ${(t1 - t0).toFixed(0)} ms, packages ${(t2 - t1).toFixed(0)} ms, run ${(t3 - t2).toFixed(0)} ms\n`,
   );
-  process.stdout.write(`WT_RESULT ${result}\n`);
+  // A pipe takes large writes in pieces: exit only once all of it is flushed.
+  await new Promise((res, rej) => process.stdout.write(`WT_RESULT ${result}\n`, (e) => (e ? rej(e) : res())));
 }
 
 main().then(

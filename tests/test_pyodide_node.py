@@ -1,0 +1,142 @@
+"""The same `weighttying` code gives the same numbers under Pyodide (Node, npm pyodide + dist's wheels)
+as under CPython: agreement to 1e-12 (|a - b| <= 1e-12 * max(1, |b|)) on fixed cases.
+
+One Pyodide boot runs every case (booting costs ~5 s on this machine), so the cases live in one
+Python snippet that both interpreters execute; it ends with a JSON string of plain floats.
+The wheels come from dist/ through dist's trimmed pyodide-lock.json, exactly as the page gets them,
+so this also checks that the built lock resolves numpy and our wheel with no network.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNNER = ROOT / "tests" / "node" / "run_pyodide.mjs"
+PYODIDE = ROOT / "node_modules" / "pyodide"
+TOL = 1e-12
+
+pytestmark = pytest.mark.node
+
+CASES = r'''
+import json
+import numpy as np
+from weighttying import model
+
+def plain(x):
+    """Nested dicts/lists of float; arrays flattened with their shape."""
+    if isinstance(x, dict):
+        return {str(k): plain(v) for k, v in sorted(x.items())}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return {"shape": list(x.shape), "values": [float(v) for v in x.ravel()]}
+    if isinstance(x, (bool, np.bool_, str)) or x is None:
+        return x if not isinstance(x, np.bool_) else bool(x)
+    return float(x)
+
+out = {"numpy": np.__version__}
+rng = np.random.default_rng(1234)
+inputs = rng.integers(0, 32, size=40)
+inputs[5:9] = inputs[0]               # repeated tokens: the scatter-add case
+targets = rng.integers(0, 32, size=40)
+for tied in (True, False):
+    for paths in (("input", "output"), ("output",)):
+        cfg = model.Config(V=32, d=8, hidden=24, tied=tied, res=0.7, in_scale=1.3, sigma=0.4, seed=5)
+        params = model.init_params(cfg)
+        loss, grads = model.loss_and_grads(params, cfg, inputs, targets, paths=paths, input_grad_scale=0.5)
+        key = f"tied={tied} paths={'+'.join(paths)}"
+        out[key] = {"params": plain(params), "loss": float(loss), "grads": plain(grads)}
+
+try:
+    from weighttying import sweep
+except ImportError:
+    sweep = None
+if sweep is not None and hasattr(sweep, "init_scales"):
+    out["init_scales"] = plain(sweep.init_scales(sigmas=[0.05, 0.25, 1.0, 4.0], in_scales=[0.5, 1.0, 8.0]))
+
+RESULT = json.dumps(out)
+RESULT
+'''
+
+
+def cpython_result() -> dict:
+    ns: dict = {}
+    exec(compile(CASES, "<parity cases>", "exec"), ns)
+    return json.loads(ns["RESULT"])
+
+
+def find_lock(dist: Path) -> Path:
+    locks = sorted(dist.rglob("pyodide-lock.json"))
+    assert len(locks) == 1, f"expected exactly one pyodide-lock.json in {dist}, found {locks}"
+    return locks[0]
+
+
+def pyodide_result(dist: Path, tmp_path: Path) -> dict:
+    node = shutil.which("node")
+    assert node, "node is not on PATH (./dev installs nodejs as root)"
+    assert (PYODIDE / "pyodide.mjs").is_file(), f"{PYODIDE} is missing: run npm ci (./dev does)"
+    lock = find_lock(dist)
+    entries = json.loads(lock.read_text())["packages"]
+    assert "numpy" in entries and "weighttying" in entries, f"dist lock lacks numpy/weighttying: {sorted(entries)}"
+    for name in ("numpy", "weighttying"):
+        f = lock.parent / entries[name]["file_name"]
+        assert f.is_file(), f"dist lock names {entries[name]['file_name']} for {name} but {f} is missing"
+    code = tmp_path / "cases.py"
+    code.write_text(CASES)
+    proc = subprocess.run(
+        [node, str(RUNNER), "--pyodide", str(PYODIDE), "--lock", str(lock),
+         "--packages", "numpy,weighttying", "--code", str(code)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, f"Pyodide run failed (exit {proc.returncode}):\n{proc.stderr[-6000:]}"
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("WT_RESULT ")]
+    assert len(lines) == 1, f"no result line from the runner:\nstdout:\n{proc.stdout[-2000:]}\nstderr:\n{proc.stderr[-2000:]}"
+    print(proc.stderr.strip().splitlines()[-1])  # the runner's timing line
+    return json.loads(lines[0][len("WT_RESULT "):])
+
+
+def compare(a, b, path="") -> list[str]:
+    """Every place a (Pyodide) and b (CPython) differ beyond TOL, or differ in structure."""
+    if isinstance(b, dict):
+        if not isinstance(a, dict) or set(a) != set(b):
+            return [f"{path}: keys {sorted(a) if isinstance(a, dict) else type(a)} != {sorted(b)}"]
+        return [m for k in b for m in compare(a[k], b[k], f"{path}.{k}")]
+    if isinstance(b, list):
+        if not isinstance(a, list) or len(a) != len(b):
+            return [f"{path}: length {len(a) if isinstance(a, list) else type(a)} != {len(b)}"]
+        return [m for i, (x, y) in enumerate(zip(a, b)) for m in compare(x, y, f"{path}[{i}]")]
+    if isinstance(b, float) and isinstance(a, (int, float)):
+        if math.isnan(b):
+            return [] if math.isnan(a) else [f"{path}: {a!r} != nan"]
+        return [] if abs(a - b) <= TOL * max(1.0, abs(b)) else [f"{path}: pyodide {a!r} vs cpython {b!r}"]
+    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
+
+
+def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
+    want = cpython_result()
+    got = pyodide_result(dist_dir, tmp_path)
+
+    # The cases are not vacuous: real losses and non-zero gradients for every parameter.
+    cases = [k for k in want if k.startswith("tied=")]
+    assert len(cases) == 4
+    for k in cases:
+        assert 1.0 < want[k]["loss"] < 10.0, (k, want[k]["loss"])
+        for name, g in want[k]["grads"].items():
+            nonzero = any(v != 0.0 for v in g["values"])
+            if k == "tied=False paths=output" and name == "E":
+                assert not nonzero, "untied E without its input path must get no gradient"
+            else:
+                assert nonzero, f"{k}: grad of {name} is all zero"
+    # paths=("output",) really drops the input path: E's gradient changes.
+    assert want["tied=True paths=input+output"]["grads"]["E"] != want["tied=True paths=output"]["grads"]["E"]
+
+    assert got["numpy"] == "2.0.2", got["numpy"]
+    got.pop("numpy"), want.pop("numpy")
+    diffs = compare(got, want)
+    assert not diffs, f"{len(diffs)} value(s) differ beyond {TOL}:\n" + "\n".join(diffs[:30])
