@@ -1,0 +1,149 @@
+"""The toy language model, forward and hand-written backward, tied or untied.
+
+    x      = in_scale * E[t]                    (B, d)   input path: E read by row
+    a      = x @ W1 + b1                        (B, H)
+    z      = relu(a)                            (B, H)
+    h      = res * x + z @ W2 + b2              (B, d)   the residual stream
+    logits = h @ E.T  (tied)  or  h @ U.T       (B, V)   output path: E read whole
+    loss   = mean cross-entropy(logits, next token)
+
+Every function also accepts parameters with extra leading "stack" axes (..., V, d): the gradient
+check and the init sweep evaluate many perturbed or rescaled copies in one batched pass.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+PATHS = ("input", "output")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Shape and init of the toy: V tokens, width d, one ReLU MLP of width hidden."""
+    V: int = 64
+    d: int = 16
+    hidden: int = 64
+    tied: bool = True
+    res: float = 1.0
+    in_scale: float = 1.0
+    sigma: float = 0.25
+    seed: int = 0
+
+    def __post_init__(self):
+        """Reject values the model cannot run with, naming the field and the value."""
+        for name, lo in (("V", 2), ("d", 1), ("hidden", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
+                raise ValueError(f"Config.{name} must be an integer >= {lo}, got {value!r}")
+        for name in ("sigma", "in_scale"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"Config.{name} must be finite and >= 0, got {value!r}")
+        if not math.isfinite(self.res):
+            raise ValueError(f"Config.res must be finite, got {self.res!r}")
+
+
+def init_params(cfg: Config) -> dict[str, np.ndarray]:
+    """E (V, d) [and U (V, d) untied] ~ N(0, sigma^2); MLP W1 (d, H), b1 (H,), W2 (H, d), b2 (d,)."""
+    rng = np.random.default_rng(cfg.seed)
+    params = {"E": cfg.sigma * rng.standard_normal((cfg.V, cfg.d))}
+    if not cfg.tied:
+        params["U"] = cfg.sigma * rng.standard_normal((cfg.V, cfg.d))
+    # He init keeps relu(a) at the scale of x; W2 at 1/hidden makes the MLP's output ~1/sqrt(H/2)
+    # of x, so at init h is mostly the residual x, as in a freshly initialised transformer block.
+    params["W1"] = rng.standard_normal((cfg.d, cfg.hidden)) * math.sqrt(2.0 / cfg.d)
+    params["b1"] = np.zeros(cfg.hidden)
+    params["W2"] = rng.standard_normal((cfg.hidden, cfg.d)) / cfg.hidden
+    params["b2"] = np.zeros(cfg.d)
+    return params
+
+
+def unembedding(params: dict, cfg: Config) -> np.ndarray:
+    """The matrix the logits are read from: E when tied, U when untied. (..., V, d)"""
+    return params["E"] if cfg.tied else params["U"]
+
+
+def mlp(x, W1, b1, W2, b2):
+    """relu(x @ W1 + b1) @ W2 + b2 for x (..., B, d); returns (out (..., B, d), cache)."""
+    a = x @ W1 + b1[..., None, :]
+    z = np.maximum(a, 0.0)
+    return z @ W2 + b2[..., None, :], (x, a, z)
+
+
+def mlp_backward(dout, cache, W1, W2):
+    """Backward of mlp for dout (B, d): returns (dx (B, d), grads of W1, b1, W2, b2)."""
+    x, a, z = cache
+    dW2 = z.T @ dout
+    db2 = dout.sum(0)
+    da = (dout @ W2.T) * (a > 0)
+    dW1 = x.T @ da
+    db1 = da.sum(0)
+    return da @ W1.T, {"W1": dW1, "b1": db1, "W2": dW2, "b2": db2}
+
+
+def forward(params: dict, cfg: Config, inputs: np.ndarray) -> dict:
+    """Logits (..., B, V) for token ids inputs (B,), with every intermediate the backward needs."""
+    x = cfg.in_scale * params["E"][..., inputs, :]
+    out, mlp_cache = mlp(x, params["W1"], params["b1"], params["W2"], params["b2"])
+    h = cfg.res * x + out
+    logits = h @ np.swapaxes(unembedding(params, cfg), -1, -2)
+    return {"x": x, "h": h, "logits": logits, "mlp": mlp_cache}
+
+
+def cross_entropy(logits: np.ndarray, targets: np.ndarray):
+    """Mean cross-entropy of logits (..., B, V) against targets (B,); returns (loss (...), dlogits)."""
+    shifted = logits - logits.max(-1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    B = len(targets)
+    loss = -logp[..., np.arange(B), targets].mean(-1)
+    dlogits = np.exp(logp)
+    dlogits[..., np.arange(B), targets] -= 1.0
+    return loss, dlogits / B
+
+
+def loss(params: dict, cfg: Config, inputs: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Mean cross-entropy (...) of the model, for single or stacked parameters."""
+    return cross_entropy(forward(params, cfg, inputs)["logits"], targets)[0]
+
+
+def scatter_rows(V: int, inputs: np.ndarray, dx: np.ndarray) -> np.ndarray:
+    """dE (V, d) from per-token dx (B, d): add.at, so a token read twice gets both contributions."""
+    dE = np.zeros((V, dx.shape[-1]))
+    np.add.at(dE, inputs, dx)
+    return dE
+
+
+def backward(params: dict, cfg: Config, inputs: np.ndarray, cache: dict, dlogits: np.ndarray) -> dict:
+    """Gradients of the loss with the two paths into E kept apart: "E_out" (V, d) and "E_in" (V, d)."""
+    U = unembedding(params, cfg)
+    dU = dlogits.T @ cache["h"]                 # logits = h @ U.T: dense, every row of U
+    dh = dlogits @ U
+    dx_mlp, grads = mlp_backward(dh, cache["mlp"], params["W1"], params["W2"])
+    dx = cfg.res * dh + dx_mlp                  # x feeds h directly and through the MLP
+    grads["E_in"] = scatter_rows(cfg.V, inputs, cfg.in_scale * dx)  # x = in_scale * E[t]: sparse
+    grads["E_out"] = dU
+    return grads
+
+
+def loss_and_grads(params: dict, cfg: Config, inputs, targets, paths=PATHS, input_grad_scale: float = 1.0):
+    """Loss (float) and grads {name: array like params}; paths picks which paths into E are kept."""
+    unknown = set(paths) - set(PATHS)
+    if unknown:
+        raise ValueError(f"paths must be drawn from {PATHS}, got {sorted(unknown)}")
+    inputs, targets = np.asarray(inputs), np.asarray(targets)
+    cache = forward(params, cfg, inputs)
+    loss_value, dlogits = cross_entropy(cache["logits"], targets)
+    grads = backward(params, cfg, inputs, cache, dlogits)
+    dE_in, dE_out = grads.pop("E_in"), grads.pop("E_out")
+    dE = np.zeros_like(params["E"])
+    if "input" in paths:
+        dE += input_grad_scale * dE_in
+    if cfg.tied and "output" in paths:
+        dE += dE_out  # E appears twice in the graph: its gradient sums both appearances
+    if not cfg.tied:
+        grads["U"] = dE_out
+    grads["E"] = dE
+    return float(loss_value), grads
