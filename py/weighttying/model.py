@@ -93,10 +93,15 @@ def forward(params: dict, cfg: Config, inputs: np.ndarray) -> dict:
     return {"x": x, "h": h, "logits": logits, "mlp": mlp_cache}
 
 
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """Log-probabilities over the last axis, (..., V); the max is subtracted so exp cannot overflow."""
+    shifted = logits - logits.max(-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+
+
 def cross_entropy(logits: np.ndarray, targets: np.ndarray):
     """Mean cross-entropy of logits (..., B, V) against targets (B,); returns (loss (...), dlogits)."""
-    shifted = logits - logits.max(-1, keepdims=True)
-    logp = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    logp = log_softmax(logits)
     B = len(targets)
     loss = -logp[..., np.arange(B), targets].mean(-1)
     dlogits = np.exp(logp)
@@ -116,14 +121,15 @@ def scatter_rows(V: int, inputs: np.ndarray, dx: np.ndarray) -> np.ndarray:
     return dE
 
 
-def backward(params: dict, cfg: Config, inputs: np.ndarray, cache: dict, dlogits: np.ndarray) -> dict:
+def backward(params: dict, cfg: Config, inputs: np.ndarray, cache: dict, dlogits: np.ndarray,
+             scatter=scatter_rows) -> dict:
     """Gradients of the loss with the two paths into E kept apart: "E_out" (V, d) and "E_in" (V, d)."""
     U = unembedding(params, cfg)
     dU = dlogits.T @ cache["h"]                 # logits = h @ U.T: dense, every row of U
     dh = dlogits @ U
     dx_mlp, grads = mlp_backward(dh, cache["mlp"], params["W1"], params["W2"])
     dx = cfg.res * dh + dx_mlp                  # x feeds h directly and through the MLP
-    grads["E_in"] = scatter_rows(cfg.V, inputs, cfg.in_scale * dx)  # x = in_scale * E[t]: sparse
+    grads["E_in"] = scatter(cfg.V, inputs, cfg.in_scale * dx)  # x = in_scale * E[t]: sparse
     grads["E_out"] = dU
     return grads
 

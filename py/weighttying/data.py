@@ -1,0 +1,56 @@
+"""Next-token tasks: a V x V transition matrix P, batches drawn from it, and its exact entropy.
+
+A task is made from a teacher with no fixed points (P[t, t] = 0: a token never follows itself),
+so any probability a model puts on repeating the token it just read comes from the architecture.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import model
+
+
+def unit_rows(rng: np.random.Generator, V: int, rank: int) -> np.ndarray:
+    """V random unit vectors in R^rank, (V, rank)."""
+    X = rng.standard_normal((V, rank))
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def markov_task(V: int = 64, aligned: bool = True, rank: int = 4, beta: float = 16.0, seed: int = 0) -> np.ndarray:
+    """P (V, V), rows summing to 1: P[i] = softmax(beta * e_i . u_j) over j != i.
+
+    Aligned: u = e, a token's meaning as input and as output coincide (what tying assumes).
+    Misaligned: u drawn independently of e, so they do not.
+    rank 4 and beta 16 leave about four likely successors per token (entropy near log 4 nats).
+    """
+    rng = np.random.default_rng(seed)
+    e = unit_rows(rng, V, rank)
+    u = e if aligned else unit_rows(rng, V, rank)
+    logits = beta * e @ u.T
+    np.fill_diagonal(logits, -np.inf)
+    P = np.exp(logits - logits.max(1, keepdims=True))
+    return P / P.sum(1, keepdims=True)
+
+
+def default_task(V: int = 64) -> np.ndarray:
+    """The misaligned task (V, V): the data give the just-read token no special place as an output."""
+    return markov_task(V, aligned=False)
+
+
+def entropy(P: np.ndarray) -> float:
+    """Exact entropy (nats) of the next token given the current one, current uniform over V: a float."""
+    return float(-(P * np.log(np.where(P > 0, P, 1.0))).sum(1).mean())  # 0 log 0 = 0
+
+
+def sample_batch(P: np.ndarray, B: int, rng: np.random.Generator):
+    """B current tokens uniform over V and their successors drawn from P: (inputs (B,), targets (B,))."""
+    inputs = rng.integers(0, len(P), B)
+    cdf = np.cumsum(P[inputs], axis=1)
+    targets = (rng.random(B)[:, None] > cdf).sum(1)
+    return inputs, np.minimum(targets, len(P) - 1)
+
+
+def expected_loss(params: dict, cfg: model.Config, P: np.ndarray) -> float:
+    """Exact expected cross-entropy of the model on task P, every current token weighted 1/V: a float."""
+    logq = model.log_softmax(model.forward(params, cfg, np.arange(len(P)))["logits"])
+    return float(-(P * logq).sum(1).mean())

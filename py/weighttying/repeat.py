@@ -1,0 +1,63 @@
+"""The repeat bias: where the token just read ranks among the model's predictions for the next one.
+
+Tied, logit[t] = h . E[t], and the residual stream keeps x = in_scale * E[t] inside h, so the
+self-logit carries |E[t]|^2, the largest dot product in the row. The tasks have no fixed points,
+so any preference for repeating is the architecture's, not the data's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import data, model, train
+
+
+def self_ranks(params: dict, cfg: model.Config) -> np.ndarray:
+    """Rank (1 = top, ties shared) of token t among the V logits after reading t, for every t: (V,)."""
+    logits = model.forward(params, cfg, np.arange(cfg.V))["logits"]
+    own = np.diag(logits)[:, None]
+    return 1.0 + (logits > own).sum(1) + 0.5 * ((logits == own).sum(1) - 1)
+
+
+def rank_at_init(cfg: model.Config) -> float:
+    """Mean self-rank of a freshly initialised model: a float in [1, V]."""
+    return float(self_ranks(model.init_params(cfg), cfg).mean())
+
+
+def rank_histogram(ranks: np.ndarray, V: int, bins: int = 8) -> dict:
+    """Counts of ranks in `bins` equal bins over [1, V]: {"edges": (bins+1,), "counts": (bins,)}."""
+    counts, edges = np.histogram(ranks, bins=bins, range=(1, V + 1))
+    return {"edges": edges, "counts": counts}
+
+
+def init_table(V: int = 64, d: int = 16, sigma: float = 0.25, seeds=range(5)) -> list[dict]:
+    """Mean self-rank at init over seeds for tied res=1, untied, chance, tied res=0, with the seed range."""
+    models = {"tied, res = 1": dict(tied=True, res=1.0), "untied": dict(tied=False, res=1.0),
+              "tied, res = 0 (the control)": dict(tied=True, res=0.0)}
+    rows = []
+    for name, kw in models.items():
+        per_seed = [rank_at_init(model.Config(V=V, d=d, sigma=sigma, seed=s, **kw)) for s in seeds]
+        rows.append({"model": name, "mean_rank": float(np.mean(per_seed)), "min": min(per_seed), "max": max(per_seed)})
+    chance = (V + 1) / 2  # a uniformly random rank among V
+    rows.insert(2, {"model": "chance", "mean_rank": chance, "min": chance, "max": chance})
+    return rows
+
+
+def ranks_over_training(cfg: model.Config, task=None, steps: int = 600, lr: float = 0.5, seed: int = 0,
+                        chunk: int = 50):
+    """Yield {step, mean_rank, eval} every chunk of training on the task (data.default_task if None)."""
+    task = data.default_task(cfg.V) if task is None else task
+    params = model.init_params(cfg)
+    yield {"step": 0, "mean_rank": float(self_ranks(params, cfg).mean()), "eval": data.expected_loss(params, cfg, task)}
+    for point in train.iter_train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk):
+        yield {"step": point["step"], "mean_rank": float(self_ranks(point["params"], cfg).mean()), "eval": point["eval"]}
+
+
+def trained_table(V: int = 64, d: int = 16, sigma: float = 0.25, steps: int = 600, lr: float = 0.5,
+                  seeds=range(5)) -> list[dict]:
+    """Mean self-rank after `steps` of training, tied vs untied, averaged over seeds."""
+    rows = []
+    for name, tied in (("tied", True), ("untied", False)):
+        per_seed = [list(ranks_over_training(model.Config(V=V, d=d, sigma=sigma, tied=tied, seed=s),
+                                             steps=steps, lr=lr, seed=s, chunk=steps))[-1]["mean_rank"] for s in seeds]
+        rows.append({"model": name, "mean_rank": float(np.mean(per_seed)), "min": min(per_seed), "max": max(per_seed)})
+    return rows
