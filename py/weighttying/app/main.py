@@ -1,0 +1,67 @@
+"""The worker's entry points: build every registered section into one Bokeh document and keep it in
+sync with the page (Panel's pyodide-worker protocol, driven from site/worker.js).
+
+`start` runs once per worker; `link` and `apply_patch` carry widget changes both ways afterwards.
+Only `build_roots` runs under CPython (tests); the rest needs Pyodide's `js` module via panel.io.pyodide.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Callable
+
+import panel as pn
+from bokeh.embed.util import standalone_docs_json_and_render_items
+
+from .. import state as S
+from .sections import SECTIONS
+from .store import Store
+
+_store: Store | None = None  # the one live State of this worker; sections hold their own references
+
+
+def build_roots(store: Store) -> dict[str, pn.viewable.Viewable]:
+    """{section id: its Panel root} for every registered section, in page order."""
+    return {sid: importlib.import_module(f".sections.{sid}", __package__).build(store) for sid in SECTIONS}
+
+
+def start(query: str, emit: Callable[[str, str], None]) -> str:
+    """Build the page's live document from a URL query; JSON {docs_json, render_items, sections}.
+
+    emit(kind, json) posts to the page: "notes" (what parse_query rejected or clamped, plain text)
+    and "url" (the query of the current State, written after every change).
+    """
+    global _store
+    from panel.io.pyodide import init_doc
+    from panel.io.state import state
+
+    initial, notes = S.parse_query(query)
+    _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)))
+    if notes:
+        emit("notes", json.dumps(notes))
+    init_doc()
+    doc = state.curdoc
+    roots = {}
+    for sid, view in build_roots(_store).items():
+        view.server_doc(doc, location=False)
+        roots[doc.roots[-1].id] = f"live-{sid}"
+    docs_json, [item] = standalone_docs_json_and_render_items(doc.roots, suppress_callback_warning=True)
+    render_item = {**item.to_json(), "roots": roots, "root_ids": list(roots)}
+    doc._session_context = None  # as panel.io.pyodide.write_doc: the mock server session ends here
+    return json.dumps({"docs_json": docs_json, "render_items": [render_item], "sections": list(SECTIONS)})
+
+
+def link(send_patch) -> None:
+    """After the page embedded the roots: forward every Python-side change as a patch."""
+    from panel.io.pyodide import _link_docs_worker
+    from panel.io.state import state
+
+    _link_docs_worker(state.curdoc, send_patch, setter="js")
+
+
+def apply_patch(patch) -> None:
+    """Apply one JSON patch of browser-side widget changes (a JsProxy) to the Python document."""
+    from panel.io.pyodide import _convert_json_patch
+    from panel.io.state import state
+
+    state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Serve this folder (the built explainer) on http://127.0.0.1:8000 with only the standard library.
+
+    python3 serve.py [--port 8000] [--bind 127.0.0.1] [--dir .]
+
+Works from a copied dist/ on a laptop with no internet. Beyond `python -m http.server` it sends the
+right MIME types for .wasm/.mjs (browsers refuse to stream-compile wasm otherwise), serves the
+precompressed .gz copy of a file when the browser accepts gzip, and sends a Content-Security-Policy
+that keeps the page and its worker on this origin.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+# The page: same origin only. Bokeh and Panel set inline styles and data: icons; nothing evals.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+       "font-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'self'; "
+       "form-action 'none'")
+# The worker: Pyodide compiles WebAssembly ('wasm-unsafe-eval') and Panel builds a JS helper with
+# pyodide.code.run_js, which is eval ('unsafe-eval'). Still nothing leaves this origin.
+WORKER_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'")
+WORKERS = ("/worker.js",)
+
+
+class Handler(SimpleHTTPRequestHandler):
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm",
+                      ".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json",
+                      ".whl": "application/octet-stream", ".zip": "application/zip", ".gz": "application/gzip"}
+
+    def end_headers(self) -> None:
+        path = self.path.split("?", 1)[0]
+        self.send_header("Content-Security-Policy", WORKER_CSP if path.endswith(WORKERS) else CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        # Every file is revalidated, so a rebuilt dist/ is never mixed with a cached old one.
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not self.path.split("?", 1)[0].endswith("/"):
+                return super().send_head()  # redirects to the slash form
+            path = os.path.join(path, "index.html")
+        if not os.path.isfile(path):
+            self.send_error(404, "File not found")
+            return None
+        gz = path + ".gz"
+        use_gz = os.path.isfile(gz) and "gzip" in self.headers.get("Accept-Encoding", "")
+        f = open(gz if use_gz else path, "rb")
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        if os.path.isfile(gz):
+            self.send_header("Vary", "Accept-Encoding")
+        if use_gz:
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
+        self.end_headers()
+        return f
+
+
+def main(argv: list[str] | None = None) -> int:
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description="Serve the built explainer on this machine.")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 shares it on the network)")
+    ap.add_argument("--dir", default=here, help="folder to serve (default: the one holding serve.py)")
+    args = ap.parse_args(argv)
+    if not os.path.isfile(os.path.join(args.dir, "index.html")):
+        print(f"serve.py: {os.path.abspath(args.dir)} has no index.html; point --dir at the built site", file=sys.stderr)
+        return 1
+    try:
+        server = ThreadingHTTPServer((args.bind, args.port), partial(Handler, directory=args.dir))
+    except OSError as e:
+        print(f"serve.py: cannot listen on {args.bind}:{args.port}: {e.strerror}; try --port {args.port + 1}", file=sys.stderr)
+        return 1
+    print(f"Serving {os.path.abspath(args.dir)} at http://{args.bind}:{args.port}/ (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+// The Pyodide worker. Boots Python from this origin only (runtime and wheels listed, with their
+// sha256, in the trimmed pyodide-lock.json that build.py writes), builds every live section with
+// weighttying.app.main.start, and then applies the page's widget changes. The page gets readable
+// one-line errors; full tracebacks go to the console.
+"use strict";
+
+// Boot steps and their share of the progress bar: measured cold seconds on a 2-core laptop.
+const STEPS = [
+  ["runtime", 2.8, "Starting Python (Pyodide)"],
+  ["packages", 1.1, "Installing NumPy, Panel, Bokeh and weighttying"],
+  ["import", 3.4, "Importing Panel"],
+  ["app", 0.6, "Building the live sections"],
+];
+const TOTAL = STEPS.reduce((sum, [, weight]) => sum + weight, 0);
+
+// Panel 1.9 targets Pyodide 0.29 and compares converted values with pyodide.ffi.jsnull, which 0.27
+// lacks (AttributeError on every browser-to-Python change). On 0.27 a JS null already arrives as
+// None, so a sentinel that nothing equals is the exact equivalent. PANEL_CDN_ROOT must be set before
+// panel is imported: it makes every stylesheet URL Panel emits point at this site.
+const PRELUDE = (cdnRoot) => `
+import os
+import pyodide.ffi
+os.environ["PANEL_CDN_ROOT"] = ${JSON.stringify(cdnRoot)}
+if not hasattr(pyodide.ffi, "jsnull"):
+    pyodide.ffi.jsnull = object()
+`;
+
+let py = null;
+let app = null;
+
+const post = (msg) => self.postMessage(msg);
+
+function readable(err) {
+  // The last line of a Python traceback ("ValueError: ...") or a JS error's message.
+  const lines = String((err && err.message) || err).trim().split("\n").filter((l) => l.trim());
+  return lines.length ? lines[lines.length - 1].trim() : "unknown error";
+}
+
+async function step(index, fn) {
+  const [name, , label] = STEPS[index];
+  const done = STEPS.slice(0, index).reduce((sum, [, weight]) => sum + weight, 0);
+  post({ type: "progress", step: name, label, fraction: done / TOTAL });
+  const t = performance.now();
+  try {
+    return await fn();
+  } catch (err) {
+    err.step = label;
+    throw err;
+  } finally {
+    post({ type: "timing", name, ms: performance.now() - t });
+  }
+}
+
+const emit = (type, json) => post({ type, data: JSON.parse(json) });
+const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
+
+async function boot({ config, query }) {
+  const runtime = new URL(config.runtime, self.location).href;
+  try {
+    await step(0, async () => {
+      try {
+        importScripts(`${runtime}pyodide.js`);
+      } catch (err) {
+        throw new Error(`could not load ${config.runtime}pyodide.js from this site`);
+      }
+      py = await loadPyodide({ indexURL: runtime, lockFileURL: `${runtime}pyodide-lock.json` });
+    });
+    await step(1, async () => {
+      const errors = [];
+      await py.loadPackage(config.packages, {
+        checkIntegrity: true,
+        messageCallback: () => {},
+        errorCallback: (m) => errors.push(m),
+      });
+      if (errors.length) throw new Error(errors.join("; "));
+    });
+    await step(2, () => {
+      py.runPython(PRELUDE(config.panel_cdn_root));
+      py.runPython("import panel");
+    });
+    await step(3, () => {
+      app = py.pyimport("weighttying.app.main");
+      post({ type: "render", data: app.start(query, emit) });
+    });
+  } catch (err) {
+    console.error(err);
+    post({ type: "error", fatal: true, message: `${err.step || "Starting"} failed: ${readable(err)}` });
+  }
+}
+
+self.onmessage = (event) => {
+  const msg = event.data;
+  if (msg.type === "boot") {
+    boot(msg);
+  } else if (msg.type === "rendered") {
+    app.link(sendPatch);
+    post({ type: "ready" });
+  } else if (msg.type === "patch") {
+    try {
+      app.apply_patch(msg.patch);
+    } catch (err) {
+      console.error(err);
+      post({ type: "error", fatal: false, message: readable(err) });
+    } finally {
+      post({ type: "idle" }); // always, or the page would queue changes forever
+    }
+  }
+};
