@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build dist/: the explainer as a fully offline static site (Pyodide + Panel + our wheels).
 
-    .venv/bin/python build.py [--wheels-from DIR] [--offline]
+    .venv/bin/python build.py [--wheels-from DIR] [--offline] [--cache DIR] [--out DIR]
 
 Every vendored artifact is checked against pins/artifacts.json before it is used, every build, cached
 or not: a mismatch stops the build with a message naming the file. Pyodide's own binary wheels
@@ -112,6 +112,7 @@ def run(cmd: list[str], what: str) -> None:
 def pypi_files(pins: dict, offline: bool) -> dict[str, Path]:
     """Every pinned PyPI file, downloaded once into .cache/pypi by pip with the pinned hash."""
     cache = CACHE / "pypi"
+    cache.mkdir(parents=True, exist_ok=True)
     missing = [name for name in pins["pypi"] if not (cache / name).is_file()]
     if missing and offline:
         raise BuildError(f"not in .cache/pypi and --offline: {', '.join(missing)}")
@@ -378,7 +379,7 @@ def build(wheels_from: Path | None, offline: bool) -> dict:
     }
     files["index.html"] = page(build_info, serve.CSP).encode()
 
-    tmp = DIST.with_name("dist.tmp")
+    tmp = DIST.with_name(DIST.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     for rel, data in files.items():
         out = tmp / rel
@@ -389,7 +390,7 @@ def build(wheels_from: Path | None, offline: bool) -> dict:
     shutil.rmtree(DIST, ignore_errors=True)
     tmp.rename(DIST)
     total = sum(len(d) for d in files.values())
-    log(f"dist/ ready: {len(files)} files, {total / 1e6:.1f} MB, build {build_info['id']}, "
+    log(f"{DIST} ready: {len(files)} files, {total / 1e6:.1f} MB, build {build_info['id']}, "
         f"{time.monotonic() - t0:.1f} s")
     return build_info
 
@@ -399,7 +400,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wheels-from", type=Path, help="a folder holding Pyodide's own wheels (e.g. a Pyodide "
                     "release); each is used only if its sha256 matches npm's pyodide-lock.json")
     ap.add_argument("--offline", action="store_true", help="fail instead of downloading anything missing")
+    ap.add_argument("--cache", type=Path, help="downloads and derived files (default .cache/)")
+    ap.add_argument("--out", type=Path, help="the site to write (default dist/)")
     args = ap.parse_args(argv)
+    global CACHE, DIST
+    CACHE, DIST = (args.cache or CACHE).resolve(), (args.out or DIST).resolve()
     try:
         build(args.wheels_from, args.offline)
     except BuildError as e:

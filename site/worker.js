@@ -72,7 +72,7 @@ async function boot({ config, query }) {
         messageCallback: () => {},
         errorCallback: (m) => errors.push(m),
       });
-      if (errors.length) throw new Error(errors.join("; "));
+      if (errors.length) throw new Error(errors.join(" "));
     });
     await step(2, () => {
       py.runPython(PRELUDE(config.panel_cdn_root));

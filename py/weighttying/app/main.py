@@ -37,8 +37,9 @@ def start(query: str, emit: Callable[[str, str], None]) -> str:
 
     initial, notes = S.parse_query(query)
     _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)))
-    if notes:
+    if notes:  # the link held values we did not use: show why, and put the State we did use in the URL
         emit("notes", json.dumps(notes))
+        emit("url", json.dumps(S.to_query(initial)))
     init_doc()
     doc = state.curdoc
     roots = {}

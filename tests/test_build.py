@@ -1,0 +1,123 @@
+"""build.py: refuses tampered artifacts (naming them), rebuilds offline and deterministically, and
+writes a dist/ whose lock, wheels, page and server fit together.
+
+Tampering happens in a copy of .cache/ made of hard links (fast, and the real cache is never
+touched: a tampered file is a fresh file replacing its link).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def cache_copy(dist_dir, tmp_path) -> Path:
+    """A hard-linked copy of the warm .cache/ (dist_dir guarantees a build has filled it)."""
+    copy = tmp_path / "cache"
+    shutil.copytree(ROOT / ".cache", copy, copy_function=os.link)
+    return copy
+
+
+def tamper(path: Path) -> None:
+    """Flip one byte of PATH in a new file, leaving whatever it was linked to intact."""
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.unlink()
+    path.write_bytes(bytes(data))
+
+
+def build(cache: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "build.py"), "--offline", "--cache", str(cache),
+                           "--out", str(out), *extra], capture_output=True, text=True, timeout=300)
+
+
+def cached(cache: Path, pattern: str) -> Path:
+    [path] = cache.glob(pattern)
+    return path
+
+
+@pytest.mark.parametrize("pattern", ["pypi/param-*.whl", "pypi/pyyaml-*.tar.gz", "lock/numpy-*.whl"])
+def test_build_refuses_a_tampered_cached_artifact_and_names_it(cache_copy, tmp_path, pattern):
+    victim = cached(cache_copy, pattern)
+    tamper(victim)
+    proc = build(cache_copy, tmp_path / "dist")
+    assert proc.returncode == 1, proc.stderr
+    assert victim.name in proc.stderr and "sha256" in proc.stderr and "Refusing to build" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "dist").exists()
+
+
+def test_wheels_from_is_checked_against_the_pyodide_lock(cache_copy, tmp_path):
+    numpy = cached(cache_copy, "lock/numpy-*.whl")
+    other = tmp_path / "release"
+    other.mkdir()
+    shutil.copyfile(numpy, other / numpy.name)
+    tamper(other / numpy.name)
+    numpy.unlink()  # so the build has to consider the other folder
+    proc = build(cache_copy, tmp_path / "dist", "--wheels-from", str(other))
+    assert proc.returncode == 1 and numpy.name in proc.stderr and "pyodide-lock.json" in proc.stderr
+
+
+def test_warm_rebuild_is_offline_and_deterministic(cache_copy, tmp_path):
+    a, b = build(cache_copy, tmp_path / "a"), build(cache_copy, tmp_path / "b")
+    assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
+    assert all(sha256(tmp_path / "a" / f) == sha256(tmp_path / "b" / f) for f in files)
+
+
+def test_dist_lock_lists_exactly_the_shipped_wheels(dist_dir):
+    runtime = dist_dir / "pyodide"
+    lock = json.loads((runtime / "pyodide-lock.json").read_text())
+    entries = lock["packages"]
+    assert lock["info"]["version"] == "0.27.7"
+    assert {e["file_name"] for e in entries.values()} == {p.name for p in runtime.glob("*.whl")}
+    for name, e in entries.items():
+        assert sha256(runtime / e["file_name"]) == e["sha256"], name
+        assert set(e["depends"]) <= set(entries), f"{name} depends on something not shipped"
+    assert {"numpy", "panel", "bokeh", "weighttying", "pyodide-http"} <= set(entries)
+    assert not {"micropip", "pandas", "tornado"} & set(entries)
+    # Browser assets are served as static files, not shipped to the worker a second time.
+    assert (runtime / entries["panel"]["file_name"]).stat().st_size < 3_000_000
+
+
+def test_dist_page_is_prerendered_and_self_contained(dist_dir):
+    html = (dist_dir / "index.html").read_text()
+    assert "<!--prerender:" not in html and "<!--build:" not in html
+    assert 'http-equiv="Content-Security-Policy"' in html
+    assert 'data-testid="sweep-resid"' in html and "<svg" in html  # readable before Python
+    config = json.loads(re.search(r'<script id="wt-build" type="application/json">(.*?)</script>', html).group(1))
+    for rel in [*config["scripts"], "boot.js", "worker.js", "style.css", "serve.py",
+                config["runtime"] + "pyodide.js", config["runtime"] + "pyodide.asm.wasm"]:
+        assert (dist_dir / rel).is_file(), rel
+    assert (dist_dir / config["panel_cdn_root"]).is_dir()
+    for name in ("index.html", "boot.js", "worker.js", "style.css"):
+        text = re.sub(r'xmlns(:\w+)?="[^"]*"', "", (dist_dir / name).read_text())  # namespaces are not fetched
+        assert not re.search(r"https?://", text), f"{name} names another origin"
+
+
+def test_serve_sends_wasm_mime_gzip_and_csp(server):
+    req = urllib.request.Request(server.url + "pyodide/pyodide.asm.wasm", headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(req) as r:
+        assert r.headers["Content-Type"] == "application/wasm"
+        assert r.headers["Content-Encoding"] == "gzip"
+    with urllib.request.urlopen(server.url) as r:
+        csp = r.headers["Content-Security-Policy"]
+        assert "default-src 'self'" in csp and "unsafe-eval" not in csp
+    with urllib.request.urlopen(server.url + "worker.js") as r:
+        assert "'wasm-unsafe-eval'" in r.headers["Content-Security-Policy"]
