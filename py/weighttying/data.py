@@ -50,7 +50,7 @@ def sample_batch(P: np.ndarray, B: int, rng: np.random.Generator):
     return inputs, np.minimum(targets, len(P) - 1)
 
 
-def expected_loss(params: dict, cfg: model.Config, P: np.ndarray) -> float:
-    """Exact expected cross-entropy of the model on task P, every current token weighted 1/V: a float."""
-    logq = model.log_softmax(model.forward(params, cfg, np.arange(len(P)))["logits"])
+def expected_loss(params: dict, cfg: model.Config, P: np.ndarray, net=model) -> float:
+    """Exact expected cross-entropy of net on task P, every current token weighted 1/V: a float."""
+    logq = model.log_softmax(net.forward(params, cfg, np.arange(len(P)))["logits"])
     return float(-(P * logq).sum(1).mean())

@@ -31,10 +31,13 @@ def numerical_grad(loss_fn, params: dict, name: str, eps: float = EPS, chunk: in
     return flat.reshape(P.shape)
 
 
-def numerical_grads(params: dict, cfg: model.Config, inputs, targets) -> dict[str, np.ndarray]:
-    """Central-difference gradient of the model's true loss for every parameter {name: like param}."""
+def numerical_grads(params: dict, cfg: model.Config, inputs, targets, net=model) -> dict[str, np.ndarray]:
+    """Central-difference gradient of net's true loss for every parameter {name: like param}."""
     inputs, targets = np.asarray(inputs), np.asarray(targets)
-    loss_fn = lambda p: model.loss(p, cfg, inputs, targets)  # noqa: E731
+
+    def loss_fn(p):
+        return model.cross_entropy(net.forward(p, cfg, inputs)["logits"], targets)[0]
+
     return {name: numerical_grad(loss_fn, params, name) for name in params}
 
 
@@ -51,17 +54,19 @@ def compare(analytic: dict, numeric: dict) -> dict:
             "E_rows": errors["E"].max(axis=1)}
 
 
-def kinks(params: dict, cfg: model.Config, inputs) -> dict:
-    """Nearest ReLU kink (smallest |a| in the batch) and the largest move of any a that one bump makes."""
-    x, a, _ = model.forward(params, cfg, np.asarray(inputs))["mlp"]
-    # a = x @ W1 + b1 with x = in_scale * E[t]: bumping b1, W1 or E moves a by EPS times 1, |x| or |in_scale W1|
-    reach = EPS * max(1.0, np.abs(x).max(), abs(cfg.in_scale) * np.abs(params["W1"]).max())
-    nearest = float(np.abs(a).min())
+def kinks(params: dict, cfg: model.Config, inputs, net=model) -> dict:
+    """Nearest ReLU kink (smallest |a| in any block) and, to first order, the farthest one bump moves an a."""
+    caches = [c for name, c in net.forward(params, cfg, np.asarray(inputs)).items() if name.startswith("mlp")]
+    # a = x @ W + b: bumping b, W or E moves a by EPS times 1, |x| or |in_scale W|
+    weights = [params[name] for name in params if name.startswith("W")]
+    reach = EPS * max(1.0, *(np.abs(x).max() for x, _, _ in caches),
+                      *(abs(cfg.in_scale) * np.abs(W).max() for W in weights))
+    nearest = float(min(np.abs(a).min() for _, a, _ in caches))
     return {"nearest_kink": nearest, "bump_reach": float(reach), "kink_safe": bool(nearest > reach)}
 
 
-def check(params: dict, cfg: model.Config, inputs, targets, **path_kw) -> dict:
-    """Analytic (loss_and_grads, **path_kw) vs numerical: compare(), kinks(), both gradient dicts."""
-    _, analytic = model.loss_and_grads(params, cfg, inputs, targets, **path_kw)
-    numeric = numerical_grads(params, cfg, inputs, targets)
-    return {**compare(analytic, numeric), **kinks(params, cfg, inputs), "analytic": analytic, "numeric": numeric}
+def check(params: dict, cfg: model.Config, inputs, targets, net=model, **path_kw) -> dict:
+    """Analytic (net.loss_and_grads, **path_kw) vs numerical: compare(), kinks(), both gradient dicts."""
+    _, analytic = net.loss_and_grads(params, cfg, inputs, targets, **path_kw)
+    numeric = numerical_grads(params, cfg, inputs, targets, net)
+    return {**compare(analytic, numeric), **kinks(params, cfg, inputs, net), "analytic": analytic, "numeric": numeric}

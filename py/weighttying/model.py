@@ -46,19 +46,21 @@ class Config:
             raise ValueError(f"Config.res must be finite, got {self.res!r}")
 
 
+def init_mlp(rng: np.random.Generator, d: int, hidden: int) -> dict[str, np.ndarray]:
+    """One MLP block: W1 (d, H) He-scaled, b1 (H,) = 0, W2 (H, d) ~ N(0, 1/H^2), b2 (d,) = 0."""
+    # He init keeps relu(a) at the scale of x; W2 at 1/hidden makes the MLP's output ~1/sqrt(H/2)
+    # of x, so at init h is mostly the residual x, as in a freshly initialised transformer block.
+    return {"W1": rng.standard_normal((d, hidden)) * math.sqrt(2.0 / d), "b1": np.zeros(hidden),
+            "W2": rng.standard_normal((hidden, d)) / hidden, "b2": np.zeros(d)}
+
+
 def init_params(cfg: Config) -> dict[str, np.ndarray]:
-    """E (V, d) [and U (V, d) untied] ~ N(0, sigma^2); MLP W1 (d, H), b1 (H,), W2 (H, d), b2 (d,)."""
+    """E (V, d) [and U (V, d) untied] ~ N(0, sigma^2), then the MLP of init_mlp."""
     rng = np.random.default_rng(cfg.seed)
     params = {"E": cfg.sigma * rng.standard_normal((cfg.V, cfg.d))}
     if not cfg.tied:
         params["U"] = cfg.sigma * rng.standard_normal((cfg.V, cfg.d))
-    # He init keeps relu(a) at the scale of x; W2 at 1/hidden makes the MLP's output ~1/sqrt(H/2)
-    # of x, so at init h is mostly the residual x, as in a freshly initialised transformer block.
-    params["W1"] = rng.standard_normal((cfg.d, cfg.hidden)) * math.sqrt(2.0 / cfg.d)
-    params["b1"] = np.zeros(cfg.hidden)
-    params["W2"] = rng.standard_normal((cfg.hidden, cfg.d)) / cfg.hidden
-    params["b2"] = np.zeros(cfg.d)
-    return params
+    return {**params, **init_mlp(rng, cfg.d, cfg.hidden)}
 
 
 def unembedding(params: dict, cfg: Config) -> np.ndarray:
@@ -109,11 +111,6 @@ def cross_entropy(logits: np.ndarray, targets: np.ndarray):
     return loss, dlogits / B
 
 
-def loss(params: dict, cfg: Config, inputs: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """Mean cross-entropy (...) of the model, for single or stacked parameters."""
-    return cross_entropy(forward(params, cfg, inputs)["logits"], targets)[0]
-
-
 def scatter_rows(V: int, inputs: np.ndarray, dx: np.ndarray) -> np.ndarray:
     """dE (V, d) from per-token dx (B, d): add.at, so a token read twice gets both contributions."""
     dE = np.zeros((V, dx.shape[-1]))
@@ -134,15 +131,12 @@ def backward(params: dict, cfg: Config, inputs: np.ndarray, cache: dict, dlogits
     return grads
 
 
-def loss_and_grads(params: dict, cfg: Config, inputs, targets, paths=PATHS, input_grad_scale: float = 1.0):
-    """Loss (float) and grads {name: array like params}; paths picks which paths into E are kept."""
+def route_E(grads: dict, params: dict, cfg: Config, paths=PATHS, input_grad_scale: float = 1.0) -> dict:
+    """Replace "E_in"/"E_out" by the gradient of E (and U untied) with only `paths` kept; a new dict."""
     unknown = set(paths) - set(PATHS)
     if unknown:
         raise ValueError(f"paths must be drawn from {PATHS}, got {sorted(unknown)}")
-    inputs, targets = np.asarray(inputs), np.asarray(targets)
-    cache = forward(params, cfg, inputs)
-    loss_value, dlogits = cross_entropy(cache["logits"], targets)
-    grads = backward(params, cfg, inputs, cache, dlogits)
+    grads = dict(grads)
     dE_in, dE_out = grads.pop("E_in"), grads.pop("E_out")
     dE = np.zeros_like(params["E"])
     if "input" in paths:
@@ -152,4 +146,13 @@ def loss_and_grads(params: dict, cfg: Config, inputs, targets, paths=PATHS, inpu
     if not cfg.tied:
         grads["U"] = dE_out
     grads["E"] = dE
-    return float(loss_value), grads
+    return grads
+
+
+def loss_and_grads(params: dict, cfg: Config, inputs, targets, paths=PATHS, input_grad_scale: float = 1.0):
+    """Loss (float) and grads {name: array like params}; paths picks which paths into E are kept."""
+    inputs, targets = np.asarray(inputs), np.asarray(targets)
+    cache = forward(params, cfg, inputs)
+    loss_value, dlogits = cross_entropy(cache["logits"], targets)
+    grads = backward(params, cfg, inputs, cache, dlogits)
+    return float(loss_value), route_E(grads, params, cfg, paths, input_grad_scale)
