@@ -324,3 +324,135 @@ def page(context, recorder):
     p = context.new_page()
     recorder.attach_page(p)
     return p
+
+
+# --------------------------------------------------------------------------------------------
+# Site hooks: the contract with site/index.html, site/boot.js and weighttying.prerender, in one
+# place for the browser tests and bench/load_bench.py.
+#   window.__wt.status        "booting" | "ready" | "failed"; .progress 0..1; .error (one line)
+#   #wt-progress              <progress max=100>, 100 when ready
+#   #wt-error / #wt-error-msg the readable boot failure (role=alert); hidden otherwise
+#   #live-SECTION             prerendered content in .wt-prerender, replaced in place (data-live)
+#   [data-testid=sweep-resid|sweep-logit][data-value]   the readout (repr of the float)
+#   sliders: the Bokeh slider titled "<name> (log scale)" inside #live-sweep (noUiSlider handle)
+# --------------------------------------------------------------------------------------------
+BOOT_TIMEOUT_S = float(os.environ.get("WT_BOOT_TIMEOUT", "180"))  # 2 shared cores: boot is ~10-15 s
+
+
+def boot_info(page) -> dict:
+    return page.evaluate(
+        """() => ({status: window.__wt && window.__wt.status, error: window.__wt && window.__wt.error,
+                   progress: window.__wt && window.__wt.progress, timings: window.__wt && window.__wt.timings,
+                   bar: Number(document.getElementById('wt-progress').value),
+                   barMax: Number(document.getElementById('wt-progress').max),
+                   label: document.getElementById('wt-status').textContent,
+                   errorShown: !document.getElementById('wt-error').hidden,
+                   errorText: document.getElementById('wt-error-msg').textContent})""")
+
+
+def wait_boot_end(page, timeout_s: float = BOOT_TIMEOUT_S) -> dict:
+    """Wait until the boot is over (ready or failed) and return boot_info."""
+    page.wait_for_function("() => window.__wt && window.__wt.status !== 'booting'", timeout=timeout_s * 1000,
+                           polling=50)
+    return boot_info(page)
+
+
+def wait_booted(page, timeout_s: float = BOOT_TIMEOUT_S) -> dict:
+    """Wait for a successful boot; a failed one raises with the page's own error message."""
+    info = wait_boot_end(page, timeout_s)
+    if info["status"] != "ready":
+        raise AssertionError(f"the page did not boot: status {info['status']!r}, error {info['error']!r}")
+    return info
+
+
+def prerendered_present(page) -> bool:
+    """The sweep section's readable default content is in the DOM (prerendered or already live)."""
+    return page.evaluate(
+        """() => { const el = document.getElementById('live-sweep');
+                   return !!el && (el.dataset.live === 'true' || !!el.querySelector('.wt-prerender svg')); }""")
+
+
+FOCUS_SLIDER_JS = """
+([title]) => {
+  // The noUiSlider handle sharing a (shadow) root with the Bokeh slider title TITLE; focus it.
+  const found = [];
+  (function walk(root) {
+    for (const t of root.querySelectorAll('.bk-slider-title')) {
+      if (t.textContent.trim().startsWith(title)) {
+        const h = t.getRootNode().querySelector('.noUi-handle');
+        if (h) found.push(h);
+      }
+    }
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+  })(document.getElementById('live-sweep'));
+  if (found.length !== 1) return `expected one slider titled ${title}, found ${found.length}`;
+  found[0].focus();
+  return (found[0].getRootNode().activeElement === found[0]) ? null : 'the slider handle did not take focus';
+}
+"""
+
+
+def focus_slider(page, key: str) -> None:
+    """Focus the keyboard-operable handle of a log-scale control, e.g. key 'sweep.sigma'."""
+    name = key.split(".", 1)[1]
+    err = page.evaluate(FOCUS_SLIDER_JS, [f"{name} (log scale)"])
+    assert err is None, f"slider {key}: {err}"
+
+
+DEEP_JS = """
+function wtDeep(root, sel) {
+  const el = root.querySelector(sel); if (el) return el;
+  for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const f = wtDeep(h.shadowRoot, sel); if (f) return f; }
+  return null;
+}
+"""
+
+
+def sweep_readout(page) -> dict:
+    """The live readout: {"resid": float, "logit": float, "text": str} (values are data-value, full precision)."""
+    return page.evaluate("() => {" + DEEP_JS + """
+        const live = document.getElementById('live-sweep');
+        const r = wtDeep(live, '[data-testid="sweep-resid"]'), l = wtDeep(live, '[data-testid="sweep-logit"]');
+        const t = wtDeep(live, '[data-testid="sweep-readout"]');
+        return {resid: r && Number(r.dataset.value), logit: l && Number(l.dataset.value), text: t && t.textContent}; }""")
+
+
+MOVE_JS = """
+() => { window.__wtMove = new Promise((resolve, reject) => {
+  // Resolve at the first animation frame after the readout's text changed; stamp the keydown.
+  function deep(root) {
+    const el = root.querySelector('[data-testid="sweep-readout"]'); if (el) return el;
+    for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const f = deep(h.shadowRoot); if (f) return f; }
+    return null;
+  }
+  const el = deep(document.getElementById('live-sweep'));
+  if (!el) return reject(new Error('no sweep readout in #live-sweep'));
+  const host = el.getRootNode() instanceof ShadowRoot ? el.getRootNode() : el.parentNode;
+  const before = el.textContent;
+  let t0 = null;
+  const onKey = () => { if (t0 === null) t0 = performance.now(); };
+  document.addEventListener('keydown', onKey, true);
+  const done = () => {
+    const cur = deep(document.getElementById('live-sweep'));
+    if (!cur || cur.textContent === before) return false;
+    mo.disconnect(); clearTimeout(timer); clearInterval(poll); document.removeEventListener('keydown', onKey, true);
+    requestAnimationFrame(() => { const t1 = performance.now(); resolve({keydown: t0, repainted: t1, latency: t1 - t0}); });
+    return true;
+  };
+  const mo = new MutationObserver(done);
+  mo.observe(host, {subtree: true, childList: true, characterData: true, attributes: true});
+  const poll = setInterval(done, 100);  // in case the pane re-renders into a new shadow root
+  const timer = setTimeout(() => { mo.disconnect(); clearInterval(poll); reject(new Error('the readout did not change within 20 s')); }, 20000);
+}); window.__wtMove.catch(() => {}); }
+"""
+
+
+def move_and_wait_repaint(page, key: str, press: str = "ArrowRight") -> dict:
+    """Press a key on a slider handle; wait for the readout to change and repaint.
+
+    Returns {"keydown", "repainted", "latency"} in ms of the page clock (0 = navigation start).
+    """
+    focus_slider(page, key)
+    page.evaluate(MOVE_JS)  # armed before the key press
+    page.keyboard.press(press)
+    return page.evaluate("() => window.__wtMove")

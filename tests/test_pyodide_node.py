@@ -1,5 +1,7 @@
 """The same `weighttying` code gives the same numbers under Pyodide (Node, npm pyodide + dist's wheels)
-as under CPython: agreement to 1e-12 (|a - b| <= 1e-12 * max(1, |b|)) on fixed cases.
+as under CPython: agreement to 1e-12 (|a - b| <= 1e-12 * max(1, |b|)) on fixed cases: loss, params
+and every gradient of `model.loss_and_grads` (tied/untied x both paths/output only), and
+`sweep.init_scales` on a 4 x 3 (sigma, inScale) grid and at the default setting.
 
 One Pyodide boot runs every case (booting costs ~5 s on this machine), so the cases live in one
 Python snippet that both interpreters execute; it ends with a JSON string of plain floats.
@@ -53,12 +55,10 @@ for tied in (True, False):
         key = f"tied={tied} paths={'+'.join(paths)}"
         out[key] = {"params": plain(params), "loss": float(loss), "grads": plain(grads)}
 
-try:
-    from weighttying import sweep
-except ImportError:
-    sweep = None
-if sweep is not None and hasattr(sweep, "init_scales"):
-    out["init_scales"] = plain(sweep.init_scales(sigmas=[0.05, 0.25, 1.0, 4.0], in_scales=[0.5, 1.0, 8.0]))
+from weighttying import sweep
+out["init_scales"] = plain(sweep.init_scales(np.array([0.05, 0.25, 1.0, 4.0])[:, None],
+                                             np.array([0.5, 1.0, 8.0])[None, :]))
+out["sweep_default"] = plain(sweep.init_scales(0.25, 1.0))
 
 RESULT = json.dumps(out)
 RESULT
@@ -135,6 +135,11 @@ def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
                 assert nonzero, f"{k}: grad of {name} is all zero"
     # paths=("output",) really drops the input path: E's gradient changes.
     assert want["tied=True paths=input+output"]["grads"]["E"] != want["tied=True paths=output"]["grads"]["E"]
+
+    scales = want["init_scales"]
+    assert scales["resid"]["shape"] == [4, 3] and scales["nonfinite"] == 0.0
+    logit = scales["logit"]["values"]  # row-major 4 sigmas x 3 in_scales
+    assert all(v > 0 for v in logit) and all(logit[9 + j] > logit[j] for j in range(3)), logit
 
     assert got["numpy"] == "2.0.2", got["numpy"]
     got.pop("numpy"), want.pop("numpy")
