@@ -11,6 +11,7 @@
   const wt = (window.__wt = {
     config, status: "booting", progress: 0, label: "", error: null, notes: [], timings: {},
     query: location.search.slice(1), worker: null, ready: null, restart, patchesSent: 0, patchesReceived: 0,
+    lastPatchAt: 0, // performance.now() when the latest worker patch was applied (repaint latency)
   });
   let settle = null;
   let patching = 0; // >0 while a worker patch is applied, so it is not echoed back
@@ -136,6 +137,7 @@
           worker.jsdoc.apply_json_patch(msg.patch, msg.buffers);
         } finally {
           patching -= 1;
+          wt.lastPatchAt = performance.now();
         }
         break;
       case "idle":
