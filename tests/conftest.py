@@ -210,7 +210,9 @@ def chromium_path() -> str | None:
     return shutil.which(p)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: while Playwright's sync API is running it leaves an asyncio loop
+# running on the main thread, and asyncio.run() in later, unrelated test modules would fail.
+@pytest.fixture(scope="module")
 def playwright_instance():
     try:
         from playwright.sync_api import sync_playwright
@@ -220,7 +222,7 @@ def playwright_instance():
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_instance):
     """Headless Chromium from the machine (never a Playwright download)."""
     exe = chromium_path()
