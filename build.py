@@ -288,9 +288,21 @@ def prerendered() -> dict[str, str]:
         raise BuildError(f"weighttying.prerender.sections() failed: {type(e).__name__}: {e}") from e
 
 
+def section_prose() -> str:
+    """site/sections/<id>.html in page order (weighttying.state.SECTIONS): one file per section
+    so sections can be written independently."""
+    sys.path.insert(0, str(ROOT / "py"))
+    from weighttying.state import SECTIONS
+    return "".join((SITE / "sections" / f"{sid}.html").read_text()
+                   for sid in SECTIONS if (SITE / "sections" / f"{sid}.html").exists())
+
+
 def page(build_info: dict, csp: str) -> str:
     """site/index.html with the prerendered sections, the CSP and the boot configuration filled in."""
     html = (SITE / "index.html").read_text()
+    if "<!--sections-->" not in html:
+        raise BuildError("site/index.html lacks the <!--sections--> slot")
+    html = html.replace("<!--sections-->", section_prose())
     sections = prerendered()
     slots = re.findall(r"<!--prerender:([\w-]+)-->", html)
     unknown = sorted(set(sections) - set(slots))

@@ -16,7 +16,7 @@ from bokeh.palettes import RdBu11
 from bokeh.plotting import figure
 
 from ... import sweep
-from ...prerender import sweep_hits, sweep_readout
+from ...views.sweep import hits as sweep_hits, readout as sweep_readout
 from ..store import Store, controls
 
 SCALES = (("resid", "Residual-stream scale"), ("logit", "Logit scale"))
