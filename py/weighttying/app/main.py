@@ -25,6 +25,13 @@ def build_roots(store: Store) -> dict[str, pn.viewable.Viewable]:
     return {sid: importlib.import_module(f".sections.{sid}", __package__).build(store) for sid in SECTIONS}
 
 
+def _page_address() -> str:
+    """The page's URL without query: the worker script sits beside index.html."""
+    import js  # Pyodide's bridge to the worker's globals
+
+    return str(js.location.href).split("?")[0].rsplit("/", 1)[0] + "/"
+
+
 def start(query: str, emit: Callable[[str, str], None]) -> str:
     """Build the page's live document from a URL query; JSON {docs_json, render_items, sections}.
 
@@ -36,7 +43,7 @@ def start(query: str, emit: Callable[[str, str], None]) -> str:
     from panel.io.state import state
 
     initial, notes = S.parse_query(query)
-    _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)))
+    _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)), base_url=_page_address())
     if notes:  # the link held values we did not use: show why, and put the State we did use in the URL
         emit("notes", json.dumps(notes))
         emit("url", json.dumps(S.to_query(initial)))

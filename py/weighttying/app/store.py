@@ -41,8 +41,9 @@ SECTION_CLASSES = {
 class Store:
     """Live State: `store[section].<control>` are params; `store.state` is the frozen snapshot."""
 
-    def __init__(self, initial: S.State, on_change: Callable[[str], None] = lambda query: None):
-        self.on_change = on_change
+    def __init__(self, initial: S.State, on_change: Callable[[str], None] = lambda query: None,
+                 base_url: str = ""):
+        self.on_change, self.base_url = on_change, base_url  # base_url: the page's address, for stamps
         self.sections = {name: cls(**vars(getattr(initial, name))) for name, cls in SECTION_CLASSES.items()}
         for obj in self.sections.values():
             obj.param.watch(self._changed, [p for p in obj.param if p != "name"])
