@@ -103,7 +103,8 @@ def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
         w = pn.widgets.RadioButtonGroup.from_param(p, name=c.name, description=c.help)
     help_text = pn.pane.HTML(f'<p class="wt-help">{html.escape(c.help)}</p>', margin=(0, 10))
     hidden = store.hidden(c.key) or store.hidden("controls")
-    return pn.Column(w, help_text, visible=not hidden, css_classes=["wt-control"],
+    # a stable handle per control for tests and for teacher-mode CSS: .wt-ctl-<section>-<name>
+    return pn.Column(w, help_text, visible=not hidden, css_classes=["wt-control", f"wt-ctl-{c.section}-{c.name}"],
                      sizing_mode="stretch_width")
 
 
