@@ -36,8 +36,8 @@ def seed_spec():
 
 @dataclass(frozen=True)
 class Tying:
-    V: int = _spec(64, "Vocabulary size V: rows of E (and of U when untied).", 2, 1_000_000)
-    d: int = _spec(16, "Model width d: columns of E.", 1, 100_000)
+    V: int = _spec(64, "Vocabulary size V: how many tokens; the rows of E (and of U when untied).", 2, 1_000_000)
+    d: int = _spec(16, "Model width d: the length of every token vector; the columns of E and U.", 1, 100_000)
 
 
 @dataclass(frozen=True)
@@ -86,20 +86,25 @@ class Sweep:
 
 @dataclass(frozen=True)
 class Savings:
-    preset: str = _spec("gpt2-small", "A configuration to start from; 'custom' uses the numbers below.",
+    preset: str = _spec("gpt2-small", "A model to start from: picking one fills in the numbers below; "
+                        "editing any of them switches to 'custom'.",
                         choices=("gpt2-small", "large-vocab-toy", "char-model", "custom"))
-    V: int = _spec(50257, "Vocabulary size.", 2, 10_000_000)
-    d: int = _spec(768, "Model width.", 1, 100_000)
-    layers: int = _spec(12, "Transformer blocks.", 0, 1000)
-    d_ff: int = _spec(3072, "MLP hidden width per block.", 1, 1_000_000)
-    context: int = _spec(1024, "Context length (learned position embeddings).", 0, 10_000_000)
+    V: int = _spec(50257, "Vocabulary size V (tokens).", 2, 10_000_000)
+    d: int = _spec(768, "Model width d.", 1, 100_000)
+    layers: int = _spec(12, "Transformer blocks (attention + MLP each).", 0, 1000)
+    d_ff: int = _spec(3072, "MLP hidden width per block (GPT-2 uses 4d).", 1, 1_000_000)
+    context: int = _spec(1024, "Context length: rows of the learned position embedding.", 0, 10_000_000)
 
 
 @dataclass(frozen=True)
 class Paper:
-    scale: float = _spec(1.0, "input_grad_scale: multiplies the input-path gradient into E (the paper's intervention).",
+    scale: float = _spec(1.0, "Input-gradient scale: the input-path gradient into the tied E is multiplied by this "
+                         "before the update (the paper's intervention). 1 is plain training, 0 turns the input path off.",
                          0.0, 100.0)
-    steps: int = _spec(300, "Training steps.", 10, 5000)
+    seeds: int = _spec(3, "Seeds per model (seed, seed+1, ...): similarity and lens are averaged over them.", 1, 5)
+    steps: int = _spec(300, "Training steps of every run.", 10, 5000)
+    lr: float = _spec(0.5, "Learning rate of every run (large input-gradient scales diverge at 0.5: lower it).",
+                      1e-4, 1e3, log=True)
     seed: int = seed_spec()
 
 
@@ -266,3 +271,55 @@ def replace(state: State, key: str, value: object) -> State:
     c = BY_KEY[key]
     section = dataclasses.replace(getattr(state, c.section), **{c.name: value})
     return dataclasses.replace(state, **{c.section: section})
+
+
+# Named settings per section, one click away in each section's preset selector. A preset names only
+# the controls it sets (by field name, as in the section's dataclass); the rest go back to their
+# defaults, so a preset always means the same thing whatever was set before. tests/test_presets.py
+# checks every name and value against the spec above. (savings has its presets as a control.)
+CUSTOM_PRESET = "(your own settings)"  # what the selector shows when no preset matches
+PRESETS: dict[str, dict[str, dict[str, object]]] = {
+    "tying": {
+        "the page's toy (V=64, d=16)": {},
+        "GPT-2 small (V=50257, d=768)": {"V": 50257, "d": 768},
+    },
+    "gradcheck": {
+        "tied, residual, repeated tokens": {},
+        "untied, no residual": {"tied": False, "res": 0.0},
+        "tied, no repeated tokens": {"repeats": False},
+    },
+    "pathdrop": {
+        "both paths (correct)": {},
+        "input path dropped": {"input": False},
+        "output path dropped": {"output": False},
+    },
+    "repeat": {
+        "tied, res=1": {},
+        "untied": {"tied": False},
+        "control res=0": {"res": 0.0},
+    },
+    "tasks": {
+        "the page's five seeds": {},
+        "one quick seed": {"seeds": 1, "steps": 200},
+    },
+    "sweep": {
+        "page's coarse grid": {},
+        "fine grid": {"grid": "fine"},
+        "both near 1": {"sigma": 0.227, "in_scale": 4.5, "grid": "fine"},
+    },
+    "paper": {
+        "as trained (scale 1)": {},
+        "input-path gradient off": {"scale": 0.0},
+        "input-path gradient x10": {"scale": 10.0},
+    },
+}
+
+
+def preset_values(section: str, name: str) -> dict[str, object]:
+    """{field: value} for every control of a section under a preset: defaults, then the preset's own."""
+    return {**vars(getattr(State(), section)), **PRESETS[section][name]}
+
+
+def matching_preset(section: str, current: dict[str, object]) -> str | None:
+    """The name of the preset that current ({field: value} of one section) equals, if any."""
+    return next((n for n in PRESETS.get(section, {}) if preset_values(section, n) == current), None)

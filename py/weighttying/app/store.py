@@ -62,6 +62,10 @@ class Store:
         """Put one section's controls back to their defaults (one URL write)."""
         self.sections[section].param.update(**vars(getattr(S.State(), section)))
 
+    def apply_preset(self, section: str, name: str) -> None:
+        """Set one section to a named preset of state.PRESETS (one URL write)."""
+        self.sections[section].param.update(**S.preset_values(section, name))
+
     def hidden(self, token: str) -> bool:
         """Whether teacher mode hides this control key, section id, 'prose' or 'controls'."""
         return token in self.sections["page"].hide.split(",")
@@ -108,10 +112,32 @@ def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
                      sizing_mode="stretch_width")
 
 
+def preset_selector(store: Store, section: str) -> pn.widgets.Select:
+    """A labelled Select of the section's presets: picking one applies it; it names the preset the
+    current settings match, or state.CUSTOM_PRESET when they match none."""
+    obj = store[section]
+    fields = [c.name for c in S.CONTROLS if c.section == section]
+    now = lambda: S.matching_preset(section, {f: getattr(obj, f) for f in fields}) or S.CUSTOM_PRESET
+    sel = pn.widgets.Select(name="Preset", options=[*S.PRESETS[section], S.CUSTOM_PRESET], value=now(),
+                            description="Named settings for this section; moving a control makes them your own.",
+                            sizing_mode="stretch_width", max_width=360,
+                            # a teacher who locked any control of the section locks its presets too
+                            visible=not any(store.hidden(f"{section}.{f}") for f in fields))
+
+    def picked(event):
+        if event.new != S.CUSTOM_PRESET and event.new != now():
+            store.apply_preset(section, event.new)
+
+    sel.param.watch(picked, "value")
+    obj.param.watch(lambda *_: setattr(sel, "value", now()), fields)
+    return sel
+
+
 def controls(store: Store, section: str) -> pn.Column:
-    """Every control of one section, in spec order, with a reset button."""
+    """Every control of one section, in spec order, with its presets (if any) and a reset button."""
     reset = pn.widgets.Button(name="Reset section", button_type="light", width=140)
     reset.on_click(lambda _: store.reset(section))
     rows = [control(store, c) for c in S.CONTROLS if c.section == section]
-    return pn.Column(*rows, reset, css_classes=["wt-controls"], sizing_mode="stretch_width",
+    presets = [preset_selector(store, section)] if section in S.PRESETS else []
+    return pn.Column(*presets, *rows, reset, css_classes=["wt-controls"], sizing_mode="stretch_width",
                      visible=not store.hidden("controls"))
