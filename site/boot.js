@@ -177,7 +177,9 @@
       event.preventDefault();
       if (worker === wt.worker) fail(`The Python worker stopped: ${event.message || "worker.js could not be loaded"}`);
     };
-    worker.postMessage({ type: "boot", config, query: location.search.slice(1) });
+    // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
+    worker.postMessage({ type: "boot", config, query: location.search.slice(1),
+      scheme: document.documentElement.dataset.wtScheme || "light" });
     scripts = loadScripts();
     scripts.catch((e) => { if (worker === wt.worker) fail(e.message); });
   }

@@ -54,7 +54,7 @@ async function step(index, fn) {
 const emit = (type, json) => post({ type, data: JSON.parse(json) });
 const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
 
-async function boot({ config, query }) {
+async function boot({ config, query, scheme }) {
   const runtime = new URL(config.runtime, self.location).href;
   try {
     await step(0, async () => {
@@ -80,7 +80,7 @@ async function boot({ config, query }) {
     });
     await step(3, () => {
       app = py.pyimport("weighttying.app.main");
-      post({ type: "render", data: app.start(query, emit) });
+      post({ type: "render", data: app.start(query, emit, scheme || "light") });
     });
   } catch (err) {
     console.error(err);

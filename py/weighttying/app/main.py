@@ -20,9 +20,24 @@ from .store import Store
 _store: Store | None = None  # the one live State of this worker; sections hold their own references
 
 
-def build_roots(store: Store) -> dict[str, pn.viewable.Viewable]:
-    """{section id: its Panel root} for every registered section, in page order."""
-    return {sid: importlib.import_module(f".sections.{sid}", __package__).build(store) for sid in SECTIONS}
+def shown_sections(page: S.Page) -> tuple[str, ...]:
+    """The live sections the reader sees: only the embedded one, else all but those teacher mode hides.
+
+    Sections the page hides are not built at all, so an embed or a locked-down link boots faster."""
+    hidden = set(page.hide.split(","))
+    shown = tuple(s for s in SECTIONS if (s == page.embed if page.embed else s not in hidden))
+    # The page protocol needs one root; with every section hidden, one is built and stays unseen.
+    return shown or SECTIONS[:1]
+
+
+def build_roots(store: Store, sections: tuple[str, ...] = SECTIONS) -> dict[str, pn.viewable.Viewable]:
+    """{section id: its Panel root} for the given registered sections, in page order."""
+    return {sid: importlib.import_module(f".sections.{sid}", __package__).build(store) for sid in sections}
+
+
+def scheme_of(page: S.Page, preferred: str) -> str:
+    """'dark' or 'light': the link's theme, or the reader's system preference when it says auto."""
+    return page.theme if page.theme != "auto" else ("dark" if preferred == "dark" else "light")
 
 
 def _page_address() -> str:
@@ -32,11 +47,12 @@ def _page_address() -> str:
     return str(js.location.href).split("?")[0].rsplit("/", 1)[0] + "/"
 
 
-def start(query: str, emit: Callable[[str, str], None]) -> str:
+def start(query: str, emit: Callable[[str, str], None], preferred: str = "light") -> str:
     """Build the page's live document from a URL query; JSON {docs_json, render_items, sections}.
 
     emit(kind, json) posts to the page: "notes" (what parse_query rejected or clamped, plain text)
-    and "url" (the query of the current State, written after every change).
+    and "url" (the query of the current State, written after every change). preferred is the
+    reader's prefers-color-scheme ("dark" or "light"), used when the link says theme=auto.
     """
     global _store
     from panel.io.pyodide import init_doc
@@ -47,16 +63,18 @@ def start(query: str, emit: Callable[[str, str], None]) -> str:
     if notes:  # the link held values we did not use: show why, and put the State we did use in the URL
         emit("notes", json.dumps(notes))
         emit("url", json.dumps(S.to_query(initial)))
+    pn.config.theme = "dark" if scheme_of(initial.page, preferred) == "dark" else "default"
     init_doc()
     doc = state.curdoc
     roots = {}
-    for sid, view in build_roots(_store).items():
+    sections = shown_sections(initial.page)
+    for sid, view in build_roots(_store, sections).items():
         view.server_doc(doc, location=False)
         roots[doc.roots[-1].id] = f"live-{sid}"
     docs_json, [item] = standalone_docs_json_and_render_items(doc.roots, suppress_callback_warning=True)
     render_item = {**item.to_json(), "roots": roots, "root_ids": list(roots)}
     doc._session_context = None  # as panel.io.pyodide.write_doc: the mock server session ends here
-    return json.dumps({"docs_json": docs_json, "render_items": [render_item], "sections": list(SECTIONS)})
+    return json.dumps({"docs_json": docs_json, "render_items": [render_item], "sections": list(sections)})
 
 
 def link(send_patch) -> None:
