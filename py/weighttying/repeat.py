@@ -42,14 +42,39 @@ def init_table(V: int = 64, d: int = 16, sigma: float = 0.25, seeds=range(5)) ->
     return rows
 
 
+def iter_ranks(cfg: model.Config, task=None, steps: int = 600, lr: float = 0.5, seed: int = 0, chunk: int = 50):
+    """Yield {step, loss, eval, ranks (V,)} at init and every chunk of training (data.default_task if None).
+
+    At step 0 no batch has been drawn, so "loss" is the exact expected loss there (= "eval").
+    """
+    task = data.default_task(cfg.V) if task is None else task
+    params = model.init_params(cfg)
+    ev = data.expected_loss(params, cfg, task)
+    yield {"step": 0, "loss": ev, "eval": ev, "ranks": self_ranks(params, cfg)}
+    for point in train.iter_train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk):
+        yield {"step": point["step"], "loss": point["loss"], "eval": point["eval"],
+               "ranks": self_ranks(point["params"], cfg)}
+
+
 def ranks_over_training(cfg: model.Config, task=None, steps: int = 600, lr: float = 0.5, seed: int = 0,
                         chunk: int = 50):
     """Yield {step, mean_rank, eval} every chunk of training on the task (data.default_task if None)."""
-    task = data.default_task(cfg.V) if task is None else task
-    params = model.init_params(cfg)
-    yield {"step": 0, "mean_rank": float(self_ranks(params, cfg).mean()), "eval": data.expected_loss(params, cfg, task)}
-    for point in train.iter_train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk):
-        yield {"step": point["step"], "mean_rank": float(self_ranks(point["params"], cfg).mean()), "eval": point["eval"]}
+    for p in iter_ranks(cfg, task, steps, lr, seed, chunk):
+        yield {"step": p["step"], "mean_rank": float(p["ranks"].mean()), "eval": p["eval"]}
+
+
+def race(res: float = 1.0, sigma: float = 0.25, steps: int = 600, lr: float = 0.5, seed: int = 0,
+         chunk: int = 25, V: int = 64, d: int = 16):
+    """Train tied and untied side by side (same res, sigma, seed, batches); yield every chunk:
+    {step, loss (the worse of the two, NaN if either is), tied, untied (mean self-rank),
+    ranks: {"tied": (V,), "untied": (V,)}, eval: {"tied", "untied"}}."""
+    runs = {name: iter_ranks(model.Config(V=V, d=d, sigma=sigma, tied=name == "tied", res=res, seed=seed),
+                             steps=steps, lr=lr, seed=seed, chunk=chunk) for name in ("tied", "untied")}
+    for tied, untied in zip(*runs.values()):
+        pts = {"tied": tied, "untied": untied}
+        yield {"step": tied["step"], "loss": float(np.maximum(tied["loss"], untied["loss"])),
+               **{k: float(p["ranks"].mean()) for k, p in pts.items()},
+               "ranks": {k: p["ranks"] for k, p in pts.items()}, "eval": {k: p["eval"] for k, p in pts.items()}}
 
 
 def trained_table(V: int = 64, d: int = 16, sigma: float = 0.25, steps: int = 600, lr: float = 0.5,

@@ -30,16 +30,53 @@ def run_task(aligned: bool, seed: int, steps: int = 600, lr: float = 0.5, V: int
     return {"seed": seed, "tied": tied, "untied": untied, "ratio": tied / untied}
 
 
+def parameter_counts(V: int = 64, d: int = 16) -> dict:
+    """Tied and untied parameter counts and the two ways to quote the V*d tying removes."""
+    tied, untied = (param_count(model.Config(V=V, d=d, tied=t)) for t in (True, False))
+    return {"tied": tied, "untied": untied, "removed": untied - tied,
+            "saving": 1 - tied / untied, "saving_of_tied": untied / tied - 1}
+
+
+def summary(name: str, runs: list[dict], V: int = 64, d: int = 16) -> dict:
+    """One task's row from its per-seed runs: mean excess tied and untied, ratio of means, per-seed range."""
+    tied, untied = np.mean([r["tied"] for r in runs]), np.mean([r["untied"] for r in runs])
+    ratios = [r["ratio"] for r in runs]
+    counts = parameter_counts(V, d)
+    return {"task": name, "entropy": data.entropy(data.markov_task(V, aligned=TASKS[name])),
+            "tied": float(tied), "untied": float(untied), "ratio": float(tied / untied),
+            "ratio_min": min(ratios), "ratio_max": max(ratios), "runs": runs,
+            "saving": counts["saving"], "saving_of_tied": counts["saving_of_tied"]}
+
+
 def table(seeds=range(5), steps: int = 600, lr: float = 0.5, V: int = 64, d: int = 16) -> list[dict]:
     """Per task: mean excess loss tied and untied over seeds, ratio of means, per-seed ratio range, saving."""
-    tied_params, untied_params = (param_count(model.Config(V=V, d=d, tied=t)) for t in (True, False))
-    rows = []
-    for name, aligned in TASKS.items():
-        runs = [run_task(aligned, s, steps, lr, V, d) for s in seeds]
-        tied, untied = np.mean([r["tied"] for r in runs]), np.mean([r["untied"] for r in runs])
-        ratios = [r["ratio"] for r in runs]
-        rows.append({"task": name, "entropy": data.entropy(data.markov_task(V, aligned=aligned)),
-                     "tied": float(tied), "untied": float(untied), "ratio": float(tied / untied),
-                     "ratio_min": min(ratios), "ratio_max": max(ratios), "runs": runs,
-                     "saving": 1 - tied_params / untied_params, "saving_of_tied": untied_params / tied_params - 1})
-    return rows
+    return [summary(name, [run_task(aligned, s, steps, lr, V, d) for s in seeds], V, d)
+            for name, aligned in TASKS.items()]
+
+
+def iter_runs(seeds=range(5), steps: int = 600, lr: float = 0.5, V: int = 64, d: int = 16, chunk: int = 50):
+    """The runs of `table`, streamed: yield {step (done over all runs), total, loss, seed, task, model}
+    every chunk of training; the chunk that finishes a (seed, task) pair also carries "run" = run_task's dict.
+
+    Seeds outermost, so the table fills one seed at a time; the chunk size does not change any number
+    (the batches come from the seed alone).
+    """
+    seeds = list(seeds)
+    total, done = len(seeds) * len(TASKS) * 2 * steps, 0
+    for seed in seeds:
+        for name, aligned in TASKS.items():
+            task = data.markov_task(V, aligned=aligned)
+            entropy, excess = data.entropy(task), {}
+            for tied in (True, False):
+                cfg = model.Config(V=V, d=d, tied=tied, seed=seed)
+                which = "tied" if tied else "untied"
+                for point in train.iter_train(model.init_params(cfg), cfg, task, steps=steps, lr=lr, seed=seed,
+                                              chunk=chunk):
+                    p = {"step": done + point["step"], "total": total, "loss": point["loss"], "seed": seed,
+                         "task": name, "model": which}
+                    if point["step"] == steps:
+                        excess[which] = point["eval"] - entropy
+                        if len(excess) == 2:
+                            p["run"] = {"seed": seed, **excess, "ratio": excess["tied"] / excess["untied"]}
+                    yield p
+                done += steps
