@@ -383,7 +383,7 @@ def build(wheels_from: Path | None, offline: bool) -> dict:
     scripts.append(panel_dist + "panel.min.js")
 
     serve = serve_module()
-    for name in ("boot.js", "worker.js", "style.css", "serve.py"):
+    for name in ("boot.js", "worker.js", "page.js", "embed.js", "style.css", "serve.py"):
         files[name] = (SITE / name).read_bytes()
     build_info = {
         "pyodide": pins["npm"]["version"],
