@@ -392,6 +392,11 @@ def build(wheels_from: Path | None, offline: bool) -> dict:
         "package_bytes": sum(len(files[f"{RUNTIME}/{p.name}"]) for p in wheels.values()),
         "panel_cdn_root": PANEL_CDN_ROOT,
         "scripts": scripts,
+        # Subresource Integrity of what runs before any lock check: the runtime and the lock (worker.js
+        # verifies them before loading) and the page's scripts (boot.js sets <script integrity>).
+        "integrity": {rel: "sha256-" + base64.b64encode(hashlib.sha256(files[rel]).digest()).decode()
+                      for rel in sorted(files) if rel.startswith(f"{RUNTIME}/") and not rel.endswith(".whl")
+                      or rel in scripts},
         "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
     }
     files["index.html"] = page(build_info, serve.CSP).encode()

@@ -54,10 +54,31 @@ async function step(index, fn) {
 const emit = (type, json) => post({ type, data: JSON.parse(json) });
 const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
 
+// The runtime files (and the lock, which holds every wheel's sha256) are fetched once with the sha256
+// build.py wrote into the page's config (Subresource Integrity), before Pyodide loads them from the
+// HTTP cache; a file that is missing or was modified is named, and nothing of it runs.
+async function verifyRuntime(config, runtime) {
+  const want = config.integrity || {};
+  await Promise.all(Object.keys(want).filter((p) => p.startsWith(config.runtime)).map(async (path) => {
+    const url = new URL(path, self.location).href;
+    let res;
+    try {
+      res = await fetch(url, { integrity: want[path] });
+    } catch (err) { // SRI mismatch and network failure look alike: ask again without the check
+      const plain = await fetch(url, { cache: "no-store" }).catch(() => null);
+      throw new Error(plain && plain.ok ? `${path} was modified: its sha256 is not the one this build recorded`
+        : `could not load ${path} from this site`);
+    }
+    if (!res.ok) throw new Error(`could not load ${path} from this site (HTTP ${res.status})`);
+    await res.arrayBuffer();
+  }));
+}
+
 async function boot({ config, query, scheme }) {
   const runtime = new URL(config.runtime, self.location).href;
   try {
     await step(0, async () => {
+      await verifyRuntime(config, runtime); // nothing of the runtime runs unless it is the file the build recorded
       try {
         importScripts(`${runtime}pyodide.js`);
       } catch (err) {
@@ -90,7 +111,9 @@ async function boot({ config, query, scheme }) {
 
 self.onmessage = (event) => {
   const msg = event.data;
-  if (msg.type === "boot") {
+  if (msg.type === "ping") {
+    post({ type: "pong", n: msg.n }); // heartbeat: answered whenever Python is not inside a call
+  } else if (msg.type === "boot") {
     boot(msg);
   } else if (msg.type === "rendered") {
     app.link(sendPatch);
@@ -100,7 +123,9 @@ self.onmessage = (event) => {
       app.apply_patch(msg.patch);
     } catch (err) {
       console.error(err);
-      post({ type: "error", fatal: false, message: readable(err) });
+      // After a Pyodide fatal error every later call fails too: the page must replace this worker.
+      const dead = !!(err && err.pyodide_fatal_error) || /fatally failed/.test(String(err && err.message));
+      post({ type: "error", fatal: dead, crashed: dead, message: readable(err) });
     } finally {
       post({ type: "idle" }); // always, or the page would queue changes forever
     }
