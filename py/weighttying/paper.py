@@ -59,13 +59,121 @@ def alignment(scales=(1.0, 4.0, 16.0), seeds=range(3), steps: int = 300, lr: flo
 def lens(tied: bool, seeds=range(3), steps: int = 300, lr: float = 0.5) -> dict:
     """Logit lens on the two-block toy: how much of the loss drop the early block achieves, and its size."""
     task = data.default_task()
-    drops, shares = [], []
-    for s in seeds:
-        cfg = model.Config(tied=tied, seed=s)
-        params = trained(cfg, steps, lr, net=twoblock)
-        cache = twoblock.forward(params, cfg, np.arange(cfg.V))
-        U = model.unembedding(params, cfg)
-        L0, L1, L2 = (-(task * model.log_softmax(cache[k] @ U.T)).sum(1).mean() for k in ("x", "h1", "h"))
-        drops.append((L0 - L1) / (L0 - L2))  # share of the whole network's loss drop made by block 1
-        shares.append(np.linalg.norm(cache["h1"] - cfg.res * cache["x"]) / np.linalg.norm(cache["h"]))
+    drops, shares = zip(*(lens_one(trained(cfg, steps, lr, net=twoblock), cfg, task)
+                          for cfg in (model.Config(tied=tied, seed=s) for s in seeds)))
     return {"tied": tied, "block1_loss_drop": float(np.mean(drops)), "block1_norm_share": float(np.mean(shares))}
+
+
+def lens_one(params: dict, cfg: model.Config, task: np.ndarray) -> tuple[float, float]:
+    """Logit lens of one trained two-block model: (block 1's share of the loss drop, its output norm share)."""
+    cache = twoblock.forward(params, cfg, np.arange(cfg.V))
+    U = model.unembedding(params, cfg)
+    L0, L1, L2 = (-(task * model.log_softmax(cache[k] @ U.T)).sum(1).mean() for k in ("x", "h1", "h"))
+    drop = (L0 - L1) / (L0 - L2)  # share of the whole network's loss drop made by block 1
+    share = np.linalg.norm(cache["h1"] - cfg.res * cache["x"]) / np.linalg.norm(cache["h"])
+    return float(drop), float(share)
+
+
+# --- streaming: the three measurements at one input_grad_scale, in chunks a UI can interleave ---
+
+EARLY = 100  # "early training": the ratio is averaged over steps 0..EARLY, as in grad_norms' default
+
+
+def study_runs(scale: float, seeds: int) -> list[tuple[str, bool, float, object]]:
+    """The training runs of one study, per seed: (role, tied, input_grad_scale, net)."""
+    roles = [("tied", True, scale, model), ("untied", False, 1.0, model)]
+    if scale != 1.0:  # the unscaled tied model is the reference the bias is compared with
+        roles.append(("tied_ref", True, 1.0, model))
+    roles += [("lens_tied", True, scale, twoblock), ("lens_untied", False, 1.0, twoblock)]
+    return roles * seeds
+
+
+def study_total(scale: float, steps: int, seeds: int) -> int:
+    """Training steps a study takes in all (its progress bar's length)."""
+    return steps * len(study_runs(scale, seeds))
+
+
+def _mean_rows(rows: list[dict]) -> dict:
+    """Column means of per-seed rows {key: float} (NaN stays NaN)."""
+    return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
+
+
+def iter_study(scale: float = 1.0, steps: int = 300, seed: int = 0, seeds: int = 3, lr: float = 0.5,
+               probe: int = 256, chunk: int = 20, measure_chunk: int = 5):
+    """Yield {step, total, phase, loss[, norms]} every chunk, then a last dict with "result" (see study).
+
+    Seeds seed..seed+seeds-1. On the first seed's tied run the output- and input-path gradient norms
+    into E are measured on a fixed probe batch every max(1, steps // 300) steps ("norms").
+    """
+    task = data.default_task()
+    inputs, targets = data.sample_batch(task, probe, np.random.default_rng([seed, 1]))
+    every = max(1, steps // 300)
+    runs = study_runs(scale, seeds)
+    total, done = study_total(scale, steps, seeds), 0
+    norms = {"step": [], "output": [], "input": []}
+    final = {}
+    for i, (role, tied, s_in, net) in enumerate(runs):
+        s = seed + i // (len(runs) // seeds)
+        cfg = model.Config(tied=tied, seed=s)
+        measuring = i == 0
+        params = net.init_params(cfg)
+        if measuring:
+            for k, v in zip(("output", "input"), path_norms(params, cfg, inputs, targets)):
+                norms[k].append(v)
+            norms["step"].append(0)
+        phase = f"seed {s}: {PHASES[role].format(scale=f'{s_in:g}')}"
+        n_chunk = every if measuring else chunk
+        for p in train.iter_train(params, cfg, task, steps, lr, seed=s, chunk=n_chunk, input_grad_scale=s_in, net=net):
+            params = p["params"]
+            out = {"step": done + p["step"], "total": total, "phase": phase, "loss": p["loss"]}
+            if measuring:
+                for k, v in zip(("output", "input"), path_norms(params, cfg, inputs, targets)):
+                    norms[k].append(v)
+                norms["step"].append(p["step"])
+                if len(norms["step"]) % measure_chunk and p["step"] != steps:
+                    continue
+                out["norms"] = _norms(norms, scale)
+            yield out
+        done += steps
+        final[(role, s)] = params
+    yield {"step": total, "total": total, "phase": "done", "loss": 0.0,
+           "result": _study_result(final, _norms(norms, scale), scale, range(seed, seed + seeds), task)}
+
+
+PHASES = {"tied": "tied, input-gradient scale {scale}", "untied": "untied",
+          "tied_ref": "tied, scale {scale} (reference)", "lens_tied": "two blocks, tied, scale {scale}",
+          "lens_untied": "two blocks, untied"}
+
+
+def _norms(norms: dict, scale: float) -> dict:
+    """Arrays of the path norms so far, the ratio output / (scale * input) and its early mean."""
+    step, out, inp = (np.asarray(norms[k], float) for k in ("step", "output", "input"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = out / (scale * inp)  # what reaches E per step: the input path is multiplied by scale
+    early = step <= EARLY
+    return {"step": step, "output": out, "input": inp, "ratio": ratio, "mean_ratio": float(np.mean(ratio[early]))}
+
+
+def _study_result(final: dict, norms: dict, scale: float, seeds, task: np.ndarray) -> dict:
+    """Alignment and lens numbers from the trained runs {(role, seed): params}."""
+    align, lens_rows = [], []
+    for s in seeds:
+        U, E = final[("untied", s)]["U"], final[("untied", s)]["E"]
+        ref = final[("tied_ref", s)] if ("tied_ref", s) in final else final[("tied", s)]
+        Et, Er = final[("tied", s)]["E"], ref["E"]
+        align.append({"cka_with_U": linear_cka(Et, U), "cka_with_E": linear_cka(Et, E),
+                      "ref_cka_with_U": linear_cka(Er, U),
+                      "ref_cka_with_E": linear_cka(Er, E)})
+        tied = lens_one(final[("lens_tied", s)], model.Config(tied=True, seed=s), task)
+        untied = lens_one(final[("lens_untied", s)], model.Config(tied=False, seed=s), task)
+        lens_rows.append({"tied_loss_drop": tied[0], "untied_loss_drop": untied[0],
+                          "tied_norm_share": tied[1], "untied_norm_share": untied[1]})
+    return {"scale": scale, "norms": norms, "align": _mean_rows(align), "align_seeds": align,
+            "lens": _mean_rows(lens_rows), "lens_seeds": lens_rows}
+
+
+def study(scale: float = 1.0, steps: int = 300, seed: int = 0, seeds: int = 3, lr: float = 0.5) -> dict:
+    """iter_study run to the end: {scale, norms, align (means), align_seeds, lens (means), lens_seeds}."""
+    for p in iter_study(scale, steps, seed, seeds, lr):
+        pass
+    return p["result"]

@@ -34,3 +34,14 @@ def tying_saving(V: int, d: int, n_layers: int, d_ff: int, n_heads: int | None =
     untied = tied + V * d
     return {"saved": untied - tied, "untied": untied, "tied": tied, "share": (untied - tied) / untied}
 
+
+
+def toy_params(V: int, d: int, hidden: int = 64, tied: bool = True) -> int:
+    """Parameters of the toy (model.Config): E (V, d), U (V, d) when untied, one MLP d -> hidden -> d."""
+    mlp = (d * hidden + hidden) + (hidden * d + d)
+    return (1 if tied else 2) * V * d + mlp
+
+
+def share_curve(Vs, d: int, n_layers: int, d_ff: int, context: int = 0) -> list[float]:
+    """share (V*d / untied total) for each V in Vs, the other dimensions fixed: rises towards 1/2, never reaches it."""
+    return [tying_saving(int(V), d, n_layers, d_ff, context=context)["share"] for V in Vs]

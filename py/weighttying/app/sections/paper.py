@@ -1,0 +1,89 @@
+"""Live section: the paper at toy scale. One streamed, cancellable study (paper.iter_study) per
+setting: the path-norm curve grows while the first tied model trains, then the alignment, lens and
+claims tables fill in. Changing a control restarts the study (the stale run is dropped); Cancel stops it.
+"""
+from __future__ import annotations
+
+import asyncio
+import html
+import sys
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource
+
+from ... import paper
+from ...views.paper import align_html, align_rows, claim_rows, claims_html, lens_html, norms_readout, pending
+from ..store import Store, controls
+from ..widgets import Runner, export_buttons, stamped_figure
+from .tying import guarded
+
+SETTINGS = ("scale", "seeds", "steps", "lr", "seed")
+
+
+def can_run() -> bool:
+    """Whether an asyncio loop will drive a Job now: always in Pyodide's worker; in CPython only inside one."""
+    try:
+        asyncio.get_running_loop()
+        return True
+    except RuntimeError:
+        return sys.platform == "emscripten"
+
+
+def build(store: Store) -> pn.viewable.Viewable:
+    """The paper section's Panel root, bound to store["paper"]."""
+    p = store["paper"]
+    phase = pn.pane.HTML('<p class="wt-help" data-testid="paper-phase"></p>', sizing_mode="stretch_width")
+    norms_text = pn.pane.HTML(norms_readout({"step": []}, p.scale), sizing_mode="stretch_width")
+    norms_alt = pn.pane.HTML(sizing_mode="stretch_width")
+    results = {k: pn.pane.HTML(pending(label), sizing_mode="stretch_width")
+               for k, label in (("align", "Similarity"), ("lens", "Lens"), ("claims", "Claims"))}
+    last: dict = {}
+    src = ColumnDataSource({"step": [], "output": [], "input": []})
+    f = stamped_figure(store, "paper", title="Gradient norm into the tied E, per path", x_axis_label="training step",
+                       y_axis_label="Frobenius norm on a fixed batch", height=260, min_width=260)
+    f.line("step", "output", source=src, line_width=2, legend_label="output path")
+    f.line("step", "input", source=src, line_width=2, color="#e69f00", legend_label="input path × scale")
+    f.legend.location = "top_right"
+
+    def on_step(s: dict) -> None:
+        phase.object = f'<p class="wt-help" data-testid="paper-phase">Now: {html.escape(s["phase"])}.</p>'
+        n = s.get("norms")
+        if n is not None:
+            src.data = {"step": n["step"], "output": n["output"], "input": n["output"] / n["ratio"]}
+            guarded(norms_text, lambda: norms_readout(n, p.scale))
+            norms_alt.object = (f'<p class="wt-help">Plotted: {len(n["step"])} measurements; output-path norm '
+                                f'{n["output"][0]:.3g} at step 0 and {n["output"][-1]:.3g} at step {int(n["step"][-1])}; '
+                                f'scaled input-path norm {n["output"][0] / n["ratio"][0]:.3g} and '
+                                f'{n["output"][-1] / n["ratio"][-1]:.3g}.</p>')
+        if "result" in s:
+            last["result"] = s["result"]
+            for k, render in (("align", align_html), ("lens", lens_html), ("claims", claims_html)):
+                guarded(results[k], lambda render=render: render(s["result"]))
+
+    runner = Runner("Run again", lambda: paper.iter_study(p.scale, p.steps, p.seed, p.seeds, p.lr),
+                    lambda: paper.study_total(p.scale, p.steps, p.seeds), on_step)
+
+    def restart(*_) -> None:
+        last.clear()
+        src.data = {"step": [], "output": [], "input": []}
+        norms_text.object = norms_readout({"step": []}, p.scale)
+        for k, pane in results.items():
+            pane.object = pending(k.title())
+        if can_run():
+            runner.start()
+
+    p.param.watch(restart, list(SETTINGS))
+    restart()
+    exports = pn.Row(export_buttons(store, "paper", "paper-alignment",
+                                    lambda: align_rows(last["result"]) if last else (["status"], [["no result yet"]])),
+                     export_buttons(store, "paper", "paper-claims",
+                                    lambda: claim_rows(last["result"]) if last else (["status"], [["no result yet"]])),
+                     sizing_mode="stretch_width")
+    return pn.Column(
+        pn.FlexBox(pn.Column(controls(store, "paper"), min_width=280, sizing_mode="stretch_width"),
+                   pn.Column(runner.view(), phase, norms_text, pn.pane.Bokeh(f, sizing_mode="stretch_width"),
+                             norms_alt, min_width=280, sizing_mode="stretch_width"),
+                   flex_wrap="wrap", sizing_mode="stretch_width"),
+        results["align"], results["lens"], results["claims"], exports,
+        css_classes=["wt-paper"], sizing_mode="stretch_width")

@@ -1,0 +1,158 @@
+"""The paper section's HTML: path-norm readout and curve, CKA alignment, the two-block logit lens and
+the claims table (paper says | ours | verdict). No Panel.
+
+Everything renders from one `paper.study` result (or, while a run streams, from its "norms" so far),
+so the prerendered default state and the live section share these functions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import paper
+from .. import render as R
+from .. import report
+from .. import state as S
+from .tying import hook
+
+MILD = 2.0  # an output/input ratio under this is "dominates only mildly"
+
+
+def ratio_text(x: float) -> str:
+    """A path-norm ratio: ×1.23, or ∞ when the input path is switched off (scale 0)."""
+    return "∞ (input path off)" if np.isinf(x) else "×" + R.num(x, 3)
+
+
+def norms_readout(norms: dict, scale: float) -> str:
+    """Mean and latest output / (scale · input) gradient-norm ratio, with hooks."""
+    n = len(norms["step"])
+    if n == 0:
+        return '<p class="wt-readout" data-testid="paper-norms">Measuring gradient norms…</p>'
+    early = min(int(norms["step"][-1]), paper.EARLY)
+    mean, last = norms["mean_ratio"], float(norms["ratio"][-1])
+    return (f'<p class="wt-readout" data-testid="paper-norms">Input-gradient scale {R.num(scale)}: over steps 0 to '
+            f'{early} the output path’s gradient into E is {hook("paper-ratio", mean, ratio_text(mean))} the size of the '
+            f'(scaled) input path’s, on average; at step {int(norms["step"][-1])} it is '
+            f'{hook("paper-ratio-last", last, ratio_text(last))}.</p>')
+
+
+def norms_figure(norms: dict) -> str:
+    """Inline SVG of both path norms over the measured steps (prerender)."""
+    scaled = norms["output"] / norms["ratio"]  # = scale * input, without recomputing the scale
+    return R.lines({"output path": norms["output"], "input path × scale": scaled},
+                   f"Gradient norm into the tied E, steps 0 to {int(norms['step'][-1])}", "training step",
+                   "Frobenius norm")
+
+
+def align_rows(result: dict) -> tuple[list[str], list[list[object]]]:
+    """(columns, rows) of CKA(tied E, untied U) and CKA(tied E, untied E), at this scale and at scale 1."""
+    a, scale = result["align"], result["scale"]
+    rows = [[f"tied, scale {R.num(scale)}", a["cka_with_U"], a["cka_with_E"], a["cka_with_U"] - a["cka_with_E"]]]
+    if scale != 1.0:
+        rows.append(["tied, scale 1 (reference)", a["ref_cka_with_U"], a["ref_cka_with_E"],
+                     a["ref_cka_with_U"] - a["ref_cka_with_E"]])
+    return ["tied model", "CKA with untied U", "CKA with untied E", "bias (U minus E)"], rows
+
+
+def align_html(result: dict) -> str:
+    """The alignment readout and table."""
+    a = result["align"]
+    bias = a["cka_with_U"] - a["cka_with_E"]
+    ref = a["ref_cka_with_U"] - a["ref_cka_with_E"]
+    side = "its output matrix U" if bias > 0 else "its input matrix E" if bias < 0 else "neither"
+    text = (f'<p class="wt-readout" data-testid="paper-align">Averaged over {len(result["align_seeds"])} seed(s), '
+            f'the tied E is {hook("paper-cka-u", a["cka_with_U"], R.num(a["cka_with_U"], 3))} similar to the untied '
+            f'model’s U and {hook("paper-cka-e", a["cka_with_E"], R.num(a["cka_with_E"], 3))} to its E (linear CKA, '
+            f'1 = identical up to rotation): a bias of {hook("paper-bias", bias, R.num(bias, 3))}, towards {side}. '
+            f'Unscaled (scale 1) the bias is {hook("paper-ref-bias", ref, R.num(ref, 3))}.</p>')
+    columns, rows = align_rows(result)
+    return text + R.table(columns, [[r[0], *(R.num(v, 3) for v in r[1:])] for r in rows],
+                          "Similarity of the tied E to an untied model's two matrices", "paper-align-table")
+
+
+def lens_rows(result: dict) -> tuple[list[str], list[list[object]]]:
+    """(columns, rows): block 1's share of the loss drop and of the residual norm, tied vs untied, seed range."""
+    m, seeds = result["lens"], result["lens_seeds"]
+
+    def spread(key: str) -> str:
+        v = [r[key] for r in seeds]
+        return f"{min(v):.3f} to {max(v):.3f}"
+
+    return (["measure (two-block toy, logit lens)", "tied", "untied", "tied minus untied", "tied, per seed",
+             "untied, per seed"],
+            [["block 1's share of the loss drop", m["tied_loss_drop"], m["untied_loss_drop"],
+              m["tied_loss_drop"] - m["untied_loss_drop"], spread("tied_loss_drop"), spread("untied_loss_drop")],
+             ["block 1's output norm / final residual norm", m["tied_norm_share"], m["untied_norm_share"],
+              m["tied_norm_share"] - m["untied_norm_share"], spread("tied_norm_share"), spread("untied_norm_share")]])
+
+
+def lens_html(result: dict) -> str:
+    """The lens readout and table."""
+    m = result["lens"]
+    text = (f'<p class="wt-readout" data-testid="paper-lens">Block 1 makes '
+            f'{hook("paper-lens-drop-tied", m["tied_loss_drop"], R.num(m["tied_loss_drop"], 3))} of the tied model’s '
+            f'loss drop and {hook("paper-lens-drop-untied", m["untied_loss_drop"], R.num(m["untied_loss_drop"], 3))} '
+            f'of the untied one’s; its output is '
+            f'{hook("paper-lens-norm-tied", m["tied_norm_share"], R.num(m["tied_norm_share"], 3))} vs '
+            f'{hook("paper-lens-norm-untied", m["untied_norm_share"], R.num(m["untied_norm_share"], 3))} of the final '
+            "residual norm.</p>")
+    columns, rows = lens_rows(result)
+    body = [[r[0], *(R.num(v, 3) for v in r[1:4]), r[4], r[5]] for r in rows]
+    return text + ('<div style="overflow-x:auto">' + R.table(columns, body, "What the early block contributes "
+                   "(logit lens on a two-block toy, not the paper's tuned lens)", "paper-lens-table") + "</div>")
+
+
+def seed_signs(result: dict, key: str) -> tuple[int, int]:
+    """(seeds where tied < untied on this lens measure, seeds)."""
+    d = [r[f"tied_{key}"] - r[f"untied_{key}"] for r in result["lens_seeds"]]
+    return sum(x < 0 for x in d), len(d)
+
+
+def overlap(result: dict, key: str) -> bool:
+    """Whether the tied and untied per-seed ranges of a lens measure overlap (a difference within seed noise)."""
+    t, u = ([r[f"{m}_{key}"] for r in result["lens_seeds"]] for m in ("tied", "untied"))
+    return max(t) >= min(u) and max(u) >= min(t)
+
+
+def claim_rows(result: dict) -> tuple[list[str], list[list[object]]]:
+    """(columns, rows): each claim of the paper, what it says, our number, and the verdict with its rule."""
+    n, a, m, scale = result["norms"], result["align"], result["lens"], result["scale"]
+    bias, ref = a["cka_with_U"] - a["cka_with_E"], a["ref_cka_with_U"] - a["ref_cka_with_E"]
+    ratio = n["mean_ratio"]
+    mild = " — only mildly (under ×2)" if 1 < ratio < MILD else ""
+    rows = [["output gradients dominate early (mean output / input norm, steps 0-100, this scale)",
+             "> 1", ratio, report.sign(ratio > 1) + mild],
+            ["tied E is closer to untied U than to untied E (scale 1)", "> 0", ref, report.sign(ref > 0)]]
+    if scale > 1:
+        rows.append([f"scaling input gradients (×{R.num(scale)}) shrinks that bias", f"< {R.num(ref, 3)}", bias,
+                     report.sign(bias < ref) + (" — and reverses it" if bias < 0 < ref else "")])
+    else:
+        rows.append(["scaling input gradients shrinks that bias", "smaller bias at scale > 1", bias,
+                     "n/a: set the scale above 1 to test it"])
+    for key, label, rule in (("loss_drop", "early block contributes less when tied (share of loss drop)", "< 0"),
+                             ("norm_share", "early block contributes less when tied (output norm share)", "< 0")):
+        below, total = seed_signs(result, key)
+        diff = m[f"tied_{key}"] - m[f"untied_{key}"]
+        noise = f" — but within seed noise (per-seed ranges overlap; {below} of {total} paired seeds below 0)" \
+            if overlap(result, key) else ""
+        rows.append([label, rule, diff, report.sign(diff < 0) + noise])
+    return ["claim", "paper says", "ours", "verdict"], rows
+
+
+def claims_html(result: dict) -> str:
+    """The claims table."""
+    columns, rows = claim_rows(result)
+    body = [[r[0], r[1], "∞" if np.isinf(r[2]) else R.num(r[2], 3), r[3]] for r in rows]
+    return ('<div style="overflow-x:auto">' + R.table(columns, body, "The paper's claims at toy scale",
+                                                      "paper-claims") + "</div>")
+
+
+def pending(what: str) -> str:
+    """Placeholder while a run has not reached this part yet."""
+    return f'<p class="wt-help">{what}: waiting for the run.</p>'
+
+
+def prerender(st: S.Paper) -> str:
+    """The paper section's default state: every measurement of paper.study for st."""
+    r = paper.study(st.scale, st.steps, st.seed, st.seeds, st.lr)
+    return (norms_readout(r["norms"], st.scale) + norms_figure(r["norms"]) + align_html(r) + lens_html(r)
+            + claims_html(r))

@@ -1,0 +1,109 @@
+"""The savings section's HTML: the current config's share, the three presets beside the page, and the
+share-vs-vocabulary curve. No Panel.
+
+A preset and the five numbers are one state: `preset_fields` is what a preset means, `reconcile`
+says what to change so that they agree (used by the live section's watchers and on load from a URL).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import render as R
+from .. import report
+from .. import savings
+from .. import state as S
+from .tying import hook
+
+FIELDS = ("V", "d", "layers", "d_ff", "context")
+CUSTOM = "custom"
+CURVE_V = np.unique(np.round(np.logspace(1, 7, 61)).astype(int))  # 10 .. 10 million tokens, log-spaced
+
+
+def preset_fields(name: str) -> dict[str, int]:
+    """{V, d, layers, d_ff, context} of one of savings.PRESETS, in the state's field names."""
+    p = savings.PRESETS[name]
+    return {"V": p["V"], "d": p["d"], "layers": p["n_layers"], "d_ff": p["d_ff"], "context": p["context"]}
+
+
+def reconcile(values: dict, changed: str = "") -> dict:
+    """Updates that make preset and numbers agree; `changed` is "preset", a field, or "" on load.
+
+    Picking a preset fills in its numbers; editing a number away from the preset makes it 'custom'.
+    On load (a shared link) numbers left at their defaults take the preset's, others make it custom.
+    """
+    name = values["preset"]
+    if name == CUSTOM:
+        return {}
+    want, now = preset_fields(name), {f: values[f] for f in FIELDS}
+    if now == want:
+        return {}
+    defaults = {f: getattr(S.Savings(), f) for f in FIELDS}
+    if changed == "preset" or (not changed and now == defaults):
+        return want
+    return {"preset": CUSTOM}
+
+
+def config(values: dict) -> dict:
+    """savings.tying_saving's keyword arguments for the section's numbers."""
+    return {"V": values["V"], "d": values["d"], "n_layers": values["layers"], "d_ff": values["d_ff"],
+            "context": values["context"]}
+
+
+def readout(values: dict) -> str:
+    """The current config's saving: V*d, the untied and tied totals, the share, with test hooks."""
+    s = savings.tying_saving(**config(values))
+    name = values["preset"]
+    label = f"the {name} preset" if name != CUSTOM else "your configuration"
+    page = report.PAGE["share"].get(name)
+    beside = f" (the page says {page:.1%} for this model)" if page is not None else ""
+    n = {k: hook(f"savings-{k}", s[k], f"{s[k]:,}") for k in ("saved", "untied", "tied")}
+    share = hook("savings-share", s["share"], f"{s['share']:.2%}")
+    return (f'<p class="wt-readout" data-testid="savings-readout">For {label} (V = {values["V"]:,}, d = {values["d"]:,}, '
+            f'{values["layers"]} blocks, d_ff = {values["d_ff"]:,}, context {values["context"]:,}) tying removes '
+            f'V·d = {n["saved"]} of {n["untied"]} parameters, leaving {n["tied"]}: a share of {share}{beside}. '
+            "Half would need every other parameter of the model to be zero.</p>")
+
+
+def preset_rows() -> tuple[list[str], list[list[object]]]:
+    """(columns, rows): each preset's config, saving and share beside the page's share, with the verdict."""
+    rows = []
+    for name in savings.PRESETS:
+        f, s, page = preset_fields(name), savings.tying_saving(**config(preset_fields(name))), report.PAGE["share"][name]
+        rows.append([name, f["V"], f["d"], f["layers"], f["d_ff"], f["context"], s["saved"], s["untied"],
+                     s["share"], page, report.within(s["share"], page, 0.0005)])
+    return (["model", "V", "d", "layers", "d_ff", "context", "saved (V·d)", "untied total", "share", "page says",
+             "verdict"], rows)
+
+
+def presets_table() -> str:
+    """The three presets beside the page's shares (percentages to 0.01%)."""
+    columns, rows = preset_rows()
+    body = [[*r[:6], f"{r[6]:,}", f"{r[7]:,}", f"{r[8]:.2%}", f"{r[9]:.1%}", r[10]] for r in rows]
+    return ('<div style="overflow-x:auto">' + R.table(columns, body, "Share of parameters tying removes: ours "
+            "beside the page's (the presets' configs other than GPT-2 small are our stand-ins)",
+            "savings-presets") + "</div>")
+
+
+def curve(values: dict) -> dict:
+    """{V, share} over CURVE_V with the current d, layers, d_ff and context."""
+    c = config(values)
+    return {"V": CURVE_V, "share": np.array(savings.share_curve(CURVE_V, c["d"], c["n_layers"], c["d_ff"], c["context"]))}
+
+
+def curve_summary(values: dict) -> str:
+    """The curve's text alternative: where it starts, where the current V sits, where it ends."""
+    c, now = curve(values), savings.tying_saving(**config(values))["share"]
+    return (f'<p class="wt-help" data-testid="savings-curve-text">Share against vocabulary size at d = {values["d"]:,}, '
+            f'{values["layers"]} blocks: {c["share"][0]:.2%} at V = {c["V"][0]:,}, {now:.2%} at the current '
+            f'V = {values["V"]:,}, {c["share"][-1]:.2%} at V = {c["V"][-1]:,}. It rises towards 50% and never '
+            "reaches it.</p>")
+
+
+def prerender(st: S.Savings) -> str:
+    """The savings section's default state: readout, preset table, share-vs-V curve and its summary."""
+    values = vars(st)
+    c = curve(values)
+    fig = R.lines({"share of parameters saved": c["share"], "half (never reached)": np.full(len(c["V"]), 0.5)},
+                  f"Share saved against vocabulary size V (log scale, {c['V'][0]:,} to {c['V'][-1]:,}), "
+                  f"d = {st.d}, {st.layers} blocks", "vocabulary size V (log scale)", "share")
+    return readout(values) + presets_table() + fig + curve_summary(values)
