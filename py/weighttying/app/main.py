@@ -17,6 +17,10 @@ from .. import state as S
 from .sections import SECTIONS
 from .store import Store
 
+# Every Panel/Bokeh model renders in its own shadow root, out of reach of style.css: this rule goes
+# into each one (Panel adds config.raw_css to every component), so keyboard focus is always visible.
+FOCUS_CSS = ":focus-visible { outline: 3px solid #3d8bd9 !important; outline-offset: 2px; }"
+
 _store: Store | None = None  # the one live State of this worker; sections hold their own references
 
 
@@ -63,8 +67,11 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     if notes:  # the link held values we did not use: show why, and put the State we did use in the URL
         emit("notes", json.dumps(notes))
         emit("url", json.dumps(S.to_query(initial)))
-    pn.config.theme = "dark" if scheme_of(initial.page, preferred) == "dark" else "default"
     init_doc()
+    # Per-document settings (Panel keys them by curdoc), read as each component is created: after
+    # init_doc, before the sections are built.
+    pn.config.theme = "dark" if scheme_of(initial.page, preferred) == "dark" else "default"
+    pn.config.raw_css = [FOCUS_CSS]
     doc = state.curdoc
     roots = {}
     sections = shown_sections(initial.page)

@@ -18,6 +18,7 @@ from bokeh.plotting import figure
 from ... import sweep
 from ...views.sweep import hits as sweep_hits, readout as sweep_readout
 from ..store import Store, controls
+from ..widgets import export_buttons
 
 SCALES = (("resid", "Residual-stream scale"), ("logit", "Logit scale"))
 LOG_RANGE = 4  # colours span scales 1e-4 .. 1e4; 1 is white, in the middle of the diverging palette
@@ -79,6 +80,16 @@ def build(store: Store) -> pn.viewable.Viewable:
         hit_line.object = sweep_hits(grid, hits)
         on_point()
 
+    def table():
+        """The current setting, then every grid cell: both scales and whether both are in the band."""
+        cur = sweep.init_scales(p.sigma, p.in_scale)
+        _, _, g, mask = _grid_data(p.grid, p.band)
+        rows = [("current", p.sigma, p.in_scale, float(cur["resid"]), float(cur["logit"]),
+                 int(sweep.in_band(np.array([cur["resid"], cur["logit"]]), p.band).all()))]
+        rows += [(f"{p.grid} grid", float(s), float(k), float(g["resid"][i, j]), float(g["logit"][i, j]),
+                  int(mask[i, j])) for i, s in enumerate(g["sigmas"]) for j, k in enumerate(g["in_scales"])]
+        return ("setting", "sigma", "in_scale", "resid", "logit", "both_in_band"), rows
+
     p.param.watch(on_point, ["sigma", "in_scale"])
     p.param.watch(on_grid, ["grid", "band"])
     return pn.Column(
@@ -86,4 +97,5 @@ def build(store: Store) -> pn.viewable.Viewable:
                sizing_mode="stretch_width"),
         pn.Row(*figs, sizing_mode="stretch_width"),
         pn.pane.HTML(EXPLAIN, sizing_mode="stretch_width"),
+        export_buttons(store, "sweep", "sweep", table),
         css_classes=["wt-sweep"], sizing_mode="stretch_width")
