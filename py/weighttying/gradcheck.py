@@ -15,11 +15,10 @@ EPS = 1e-4  # truncation error ~EPS^2 stays below float64 rounding of the loss (
 FLOOR = 1e-4
 
 
-def numerical_grad(loss_fn, params: dict, name: str, eps: float = EPS, chunk: int = 1024) -> np.ndarray:
-    """(loss(P + eps e_i) - loss(P - eps e_i)) / 2 eps for every entry i of params[name]; shape of it."""
+def iter_numerical_grad(loss_fn, params: dict, name: str, eps: float = EPS, chunk: int = 1024):
+    """Yield (flat indices (n,), central differences (n,)) of params[name], one chunk of entries at a time."""
     P = params[name]
-    flat = np.empty(P.size)
-    # chunks bound the memory of the stack; the entries inside a chunk are evaluated together
+    # chunks bound the memory of the stack (and, in the browser, the time between yields)
     for start in range(0, P.size, chunk):
         idx = np.arange(start, min(P.size, start + chunk))
         bump = np.zeros((len(idx), P.size))
@@ -27,17 +26,39 @@ def numerical_grad(loss_fn, params: dict, name: str, eps: float = EPS, chunk: in
         bump = bump.reshape(len(idx), *P.shape)
         plus = loss_fn({**params, name: P + bump})
         minus = loss_fn({**params, name: P - bump})
-        flat[idx] = (plus - minus) / (2 * eps)
-    return flat.reshape(P.shape)
+        yield idx, (plus - minus) / (2 * eps)
+
+
+def numerical_grad(loss_fn, params: dict, name: str, eps: float = EPS, chunk: int = 1024) -> np.ndarray:
+    """(loss(P + eps e_i) - loss(P - eps e_i)) / 2 eps for every entry i of params[name]; shape of it."""
+    flat = np.empty(params[name].size)
+    for idx, values in iter_numerical_grad(loss_fn, params, name, eps, chunk):
+        flat[idx] = values
+    return flat.reshape(params[name].shape)
+
+
+def true_loss(cfg: model.Config, inputs, targets, net=model):
+    """loss_fn(params) -> mean cross-entropy of net, (...) over any leading stack axes of params."""
+    inputs, targets = np.asarray(inputs), np.asarray(targets)
+    return lambda p: model.cross_entropy(net.forward(p, cfg, inputs)["logits"], targets)[0]
+
+
+def iter_numerical_grads(params: dict, cfg: model.Config, inputs, targets, net=model, chunk: int = 1024):
+    """Yield {"step": entries done, "total": all entries} per chunk; the last also carries "numeric" {name: grad}."""
+    loss_fn, total, done = true_loss(cfg, inputs, targets, net), sum(P.size for P in params.values()), 0
+    flats = {name: np.empty(P.size) for name, P in params.items()}
+    for name in params:
+        for idx, values in iter_numerical_grad(loss_fn, params, name, chunk=chunk):
+            flats[name][idx] = values
+            done += len(idx)
+            if done < total:
+                yield {"step": done, "total": total}
+    yield {"step": total, "total": total, "numeric": {n: flats[n].reshape(P.shape) for n, P in params.items()}}
 
 
 def numerical_grads(params: dict, cfg: model.Config, inputs, targets, net=model) -> dict[str, np.ndarray]:
     """Central-difference gradient of net's true loss for every parameter {name: like param}."""
-    inputs, targets = np.asarray(inputs), np.asarray(targets)
-
-    def loss_fn(p):
-        return model.cross_entropy(net.forward(p, cfg, inputs)["logits"], targets)[0]
-
+    loss_fn = true_loss(cfg, inputs, targets, net)
     return {name: numerical_grad(loss_fn, params, name) for name in params}
 
 
@@ -69,4 +90,18 @@ def check(params: dict, cfg: model.Config, inputs, targets, net=model, **path_kw
     """Analytic (net.loss_and_grads, **path_kw) vs numerical: compare(), kinks(), both gradient dicts."""
     _, analytic = net.loss_and_grads(params, cfg, inputs, targets, **path_kw)
     numeric = numerical_grads(params, cfg, inputs, targets, net)
+    return finish_check(params, cfg, inputs, analytic, numeric, net)
+
+
+def finish_check(params: dict, cfg: model.Config, inputs, analytic: dict, numeric: dict, net=model) -> dict:
+    """check()'s dict from gradients already computed: compare(), kinks(), both gradient dicts."""
     return {**compare(analytic, numeric), **kinks(params, cfg, inputs, net), "analytic": analytic, "numeric": numeric}
+
+
+def iter_check(params: dict, cfg: model.Config, inputs, targets, net=model, chunk: int = 1024, **path_kw):
+    """check() in steps: yield {"step", "total"} per chunk of entries; the last also carries "result"."""
+    _, analytic = net.loss_and_grads(params, cfg, inputs, targets, **path_kw)
+    for point in iter_numerical_grads(params, cfg, inputs, targets, net, chunk):
+        if "numeric" in point:
+            point = {**point, "result": finish_check(params, cfg, inputs, analytic, point.pop("numeric"), net)}
+        yield point

@@ -14,6 +14,17 @@ from . import data, gradcheck, model, train
 TOL = 1e-4  # a row is wrong when its max relative error against central differences exceeds this
 
 SETTINGS = {"both paths": ("input", "output"), "output path only": ("output",), "input path only": ("input",)}
+NEITHER = "neither path"  # both toggles off: dE is zero, not a setting the page tabulates
+
+
+def paths_of(input: bool, output: bool) -> tuple[str, ...]:
+    """The kept paths into E for two toggles, e.g. (True, False) -> ("input",)."""
+    return tuple(p for p, on in (("input", input), ("output", output)) if on)
+
+
+def setting_of(paths) -> str:
+    """The page's name for a set of kept paths ("both paths", ..., or NEITHER)."""
+    return next((name for name, p in SETTINGS.items() if set(p) == set(paths)), NEITHER)
 
 
 def batch(V: int = 64, distinct: int = 8, B: int = 32, seed: int = 0):
@@ -63,6 +74,26 @@ def training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 
     params = model.init_params(cfg)
     return {name: train.train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk, paths=paths)["history"]
             for name, paths in (("both paths", model.PATHS), ("output path only", ("output",)))}
+
+
+def iter_training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 600, lr: float = 0.5,
+                         seed: int = 0, chunk: int = 25):
+    """training_curves() as it trains: yield {"step", "loss" (worst eval), "points": {setting: {step, loss, eval}}}.
+
+    The correct and the output-path-only run advance one chunk each between yields, so a UI can draw
+    both curves live and stop them; the points equal training_curves()'s histories at those steps.
+    """
+    task = data.default_task(cfg.V) if task is None else task
+    params = model.init_params(cfg)
+    runs = {name: train.iter_train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk, paths=paths)
+            for name, paths in (("both paths", model.PATHS), ("output path only", ("output",)))}
+    first = data.expected_loss(params, cfg, task)
+    yield {"step": 0, "loss": first, "points": {name: {"step": 0, "loss": float("nan"), "eval": first} for name in runs}}
+    for points in zip(*runs.values()):
+        pts = {name: {k: p[k] for k in ("step", "loss", "eval")} for name, p in zip(runs, points)}
+        evals = [p["eval"] for p in pts.values()]
+        worst = max(evals) if all(math.isfinite(e) for e in evals) else float("nan")
+        yield {"step": points[0]["step"], "loss": worst, "points": pts}
 
 
 def scatter_buffered(V: int, inputs: np.ndarray, dx: np.ndarray) -> np.ndarray:

@@ -1,0 +1,180 @@
+"""The path-drop section's HTML: wrong-rows table, k-entry check, += trap, loss curves. No Panel.
+
+The numerical gradient of the page's batch (8 distinct tokens among 32) is computed once per seed
+(in steps, live); every toggle then only recomputes the analytic side, so flipping is instant.
+build.py prerenders `prerender(State().pathdrop)`; the live section reuses every function here.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from .. import gradcheck, model, pathdrop
+from .. import render as R
+from .. import state as S
+from ..report import PAGE, within
+from . import gradcheck as G
+
+DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
+TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, standard error <= 0.005
+LOSS_TOL = 0.05  # final losses agree with the page's when within this (the report's rule)
+PAGE_STEPS, PAGE_LR = 600, 0.5  # the run the page's 1.61 vs 1.84 describes (the report's defaults)
+CURVES = ("both paths", "output path only")  # correct vs broken (input path dropped)
+CURVE_CHUNK = 5  # SGD steps per run between yields: ~15 ms each in Pyodide, so Cancel lands at once
+
+
+def config(st: S.Pathdrop) -> model.Config:
+    """The page's toy: tied, res 1, default shape; the seed picks the init."""
+    return model.Config(seed=st.seed)
+
+
+def batch(st: S.Pathdrop) -> tuple[np.ndarray, np.ndarray]:
+    """The page's batch for this seed: (inputs (32,), targets (32,))."""
+    return pathdrop.batch(config(st).V, DISTINCT, B, st.seed)
+
+
+def entries(st: S.Pathdrop) -> int:
+    """Entries of every parameter: how many central differences one seed needs."""
+    return sum(P.size for P in model.init_params(config(st)).values())
+
+
+def iter_numeric(st: S.Pathdrop):
+    """Central differences of every entry, in steps; the last progress dict carries "numeric"."""
+    cfg = config(st)
+    inputs, targets = batch(st)
+    return gradcheck.iter_numerical_grads(model.init_params(cfg), cfg, inputs, targets, chunk=G.chunk(B))
+
+
+def numeric(st: S.Pathdrop) -> dict:
+    """The whole numerical gradient at once (prerender, tests)."""
+    for point in iter_numeric(st):
+        pass
+    return point["numeric"]
+
+
+def rows(st: S.Pathdrop, num: dict) -> dict[str, dict]:
+    """{setting: pathdrop.wrong_rows(...) plus "E_err" (V, d)} for the page's three settings and NEITHER."""
+    cfg, params = config(st), model.init_params(config(st))
+    inputs, targets = batch(st)
+    out = {}
+    for name, paths in (*pathdrop.SETTINGS.items(), (pathdrop.NEITHER, ())):
+        r = pathdrop.wrong_rows(params, cfg, inputs, targets, paths, num)
+        _, analytic = model.loss_and_grads(params, cfg, inputs, targets, paths=paths)
+        out[name] = {**r, "E_err": gradcheck.rel_error(analytic["E"], num["E"])}
+    return out
+
+
+def current(st: S.Pathdrop) -> str:
+    """The setting the two toggles select."""
+    return pathdrop.setting_of(pathdrop.paths_of(st.input, st.output))
+
+
+COLUMNS = ("gradient into E", "wrong rows", "rows still exactly right", "% right", "page: wrong", "page: right",
+           "verdict", "toggles")
+
+
+def table_rows(st: S.Pathdrop, rs: dict) -> list[tuple]:
+    """The page's table with ours beside it; the row the toggles select is marked."""
+    out = []
+    for name, r in rs.items():
+        page_wrong, page_right = PAGE["wrong_rows"].get(name, "—"), PAGE["right_rows"].get(name, "—")
+        verdict = within(r["wrong_rows"], page_wrong, 0) if name in PAGE["wrong_rows"] else "n/a (not on the page)"
+        out.append((name, r["wrong_rows"], f"{r['right_rows']} of {r['wrong_rows'] + r['right_rows']}",
+                    f"{100 * r['right_share']:.1f}%", page_wrong, page_right, verdict,
+                    "◀ now" if name == current(st) else ""))
+    return out
+
+
+def table(st: S.Pathdrop, rs: dict) -> str:
+    """The wrong-rows table (HTML)."""
+    return R.table(COLUMNS, table_rows(st, rs), "Rows of the tied dE against central differences", "pathdrop-table")
+
+
+def readout(st: S.Pathdrop, rs: dict) -> str:
+    """The current toggles' numbers, with data-testid hooks."""
+    name = current(st)
+    r = rs[name]
+    share = f"{100 * r['right_share']:.1f}%"
+    return (f'<p class="wt-readout" data-testid="pathdrop-readout">Keeping <strong data-testid="pathdrop-setting">'
+            f'{html.escape(name)}</strong>: {G.value("pathdrop-wrong", r["wrong_rows"])} wrong rows, '
+            f'{G.value("pathdrop-right", r["right_rows"])} of {r["wrong_rows"] + r["right_rows"]} rows still exactly '
+            f'right ({G.value("pathdrop-share", r["right_share"], share)}); '
+            f'{r["wrong_entries"]} of {r["entries"]} entries of all parameters wrong.</p>')
+
+
+def kcheck(st: S.Pathdrop, rs: dict) -> dict:
+    """A k-entry random check of the toggles' bug (the page's, output path only, when nothing is dropped)."""
+    name = current(st) if current(st) != "both paths" else "output path only"
+    r = rs[name]
+    k = min(st.k, r["entries"])
+    return {"setting": name, "k": k, "wrong": r["wrong_entries"], "entries": r["entries"],
+            "exact": pathdrop.miss_probability(k, r["wrong_entries"], r["entries"]),
+            "simulated": pathdrop.miss_simulated(k, r["wrong_entries"], r["entries"], TRIALS, st.seed)}
+
+
+def kcheck_html(c: dict) -> str:
+    """One sentence on the random-entry check: exact miss probability and simulated pass rate."""
+    rate = f"{100 * c['simulated']:.2f}%"
+    return (f'<p data-testid="pathdrop-kcheck">Under <strong>{html.escape(c["setting"])}</strong>, '
+            f'{c["wrong"]} of the {c["entries"]} entries are wrong. A gradient check that compares {c["k"]} random '
+            f'entries misses every one of them, and passes the bug, with probability '
+            f'{G.value("pathdrop-miss", c["exact"])} exactly; in {TRIALS:,} simulated checks it passed '
+            f'{G.value("pathdrop-sim", c["simulated"], rate)} of the time.</p>')
+
+
+def trap(st: S.Pathdrop) -> dict:
+    """pathdrop.fancy_index_trap for this seed's batch and init."""
+    return pathdrop.fancy_index_trap(config(st), DISTINCT, B, st.seed)
+
+
+def trap_html(t: dict) -> str:
+    """The fancy-index trap in one paragraph."""
+    return (f'<p data-testid="pathdrop-trap">With the input path written as <code>dE[t] += dx</code> instead of '
+            f'<code>np.add.at(dE, t, dx)</code>, {G.value("pathdrop-trap-wrong", t["wrong_rows"])} rows of the '
+            f'input-path gradient are wrong: the batch repeats {G.value("pathdrop-trap-repeated", t["repeated_tokens"])} '
+            f'of its {t["distinct_tokens"]} tokens ({", ".join(map(str, t["repeated"]))}), and NumPy\'s buffered '
+            f'fancy-index write keeps one contribution per repeated row instead of their sum.</p>')
+
+
+def iter_curves(st: S.Pathdrop):
+    """pathdrop.iter_training_curves for this state: progress dicts with both runs' latest points."""
+    return pathdrop.iter_training_curves(config(st), steps=st.steps, lr=st.lr, seed=st.seed, chunk=CURVE_CHUNK)
+
+
+def curve_rows(st: S.Pathdrop, finals: dict[str, float]) -> list[tuple]:
+    """(run, ours after N steps, page says, verdict) for correct and broken, plus their gap."""
+    comparable = st.steps == PAGE_STEPS and st.lr == PAGE_LR
+    out = []
+    for name in CURVES:
+        ours, page = finals.get(name, float("nan")), PAGE["final_loss"][name]
+        verdict = within(ours, page, LOSS_TOL) if comparable else f"n/a (page: {PAGE_STEPS} steps, lr {PAGE_LR:g})"
+        out.append((f"{name}: loss after {st.steps} steps", ours, page, verdict))
+    gap = finals.get(CURVES[1], float("nan")) - finals.get(CURVES[0], float("nan"))
+    page_gap = PAGE["final_loss"][CURVES[1]] - PAGE["final_loss"][CURVES[0]]
+    out.append(("broken − correct", gap, round(page_gap, 10), "same sign" if gap * page_gap > 0 else "differs"))
+    return out
+
+
+CURVE_COLUMNS = ("run (exact expected loss)", "ours", "page says", "verdict")
+
+
+def curves_html(st: S.Pathdrop, finals: dict[str, float]) -> str:
+    """The final-loss table plus testid hooks for both runs' final losses."""
+    hooks = "".join(G.value(f"pathdrop-loss-{key}", finals[name]) + " "
+                    for key, name in zip(("correct", "broken"), CURVES) if name in finals)
+    return (R.table(CURVE_COLUMNS, curve_rows(st, finals), "Correct vs broken training", "pathdrop-curves")
+            + f'<p class="wt-help">Final expected loss, correct then broken: {hooks}</p>')
+
+
+def prerender(st: S.Pathdrop) -> str:
+    """The default state: readout, table, heatmap, k-check, trap, both training curves."""
+    rs = rows(st, numeric(st))
+    hist = pathdrop.training_curves(config(st), steps=st.steps, lr=st.lr, seed=st.seed)
+    finals = {name: h[-1]["eval"] for name, h in hist.items()}
+    return (readout(st, rs) + table(st, rs)
+            + G.heatmap_svg(rs[current(st)]["E_err"], batch(st)[0], f"Relative error of dE, {current(st)}")
+            + kcheck_html(kcheck(st, rs)) + trap_html(trap(st))
+            + R.lines({name: [p["eval"] for p in h] for name, h in hist.items()},
+                      "Exact expected loss, correct vs broken", "evaluation (every 50 steps)", "loss")
+            + curves_html(st, finals))

@@ -1,0 +1,103 @@
+"""The gradient-check section in CPython: its view functions give what weighttying computes, and the
+live section re-runs the check (through its Runner) when a control changes."""
+import asyncio
+import dataclasses
+import re
+
+import numpy as np
+import panel as pn
+import pytest
+
+from weighttying import gradcheck, model, pathdrop
+from weighttying import state as S
+from weighttying.app.sections import gradcheck as section
+from weighttying.app.store import Store
+from weighttying.views import gradcheck as V
+
+DEFAULT = S.State().gradcheck
+
+
+def with_(**kw) -> S.Gradcheck:
+    return dataclasses.replace(DEFAULT, **kw)
+
+
+def test_stepped_check_is_check():
+    st = with_(res=0.5, seed=3)
+    cfg = V.config(st)
+    inputs, targets = V.batch(st)
+    direct = gradcheck.check(model.init_params(cfg), cfg, inputs, targets)
+    points = list(V.iter_check(st))
+    assert [p["step"] for p in points] == sorted(p["step"] for p in points) and points[-1]["step"] == V.entries(st)
+    stepped = points[-1]["result"]
+    for name in direct["numeric"]:
+        np.testing.assert_array_equal(stepped["numeric"][name], direct["numeric"][name])
+    assert stepped["max"] == direct["max"] and stepped["kink_safe"] == direct["kink_safe"]
+
+
+def test_default_agrees_everywhere_and_badge_says_so():
+    s = V.summary(V.run_check(DEFAULT))
+    cfg = V.config(DEFAULT)
+    ref = gradcheck.check(model.init_params(cfg), cfg, *pathdrop.batch(seed=0))  # the page's batch
+    assert s["worst"] == max(ref["max"].values()) and s["entries"] == 3152 and s["disagree"] == 0
+    assert s["kink_safe"]
+    assert f"all 3152 entries agree to {V.decade(s['worst'])}" in V.badge(s)
+    assert V.decade(1.9e-5) == "1e-4" and V.decade(1e-7) == "1e-7" and V.decade(0.0) == "0"
+
+
+def test_kink_is_shown_not_hidden():
+    """Untied, seed 0: a ReLU pre-activation sits inside the bump, and entries disagree."""
+    s = V.summary(V.run_check(with_(tied=False)))
+    assert not s["kink_safe"] and s["disagree"] > 0 and s["nearest_kink"] < s["bump_reach"]
+    badge = V.badge(s)
+    assert "wt-bad" in badge and f"{s['disagree']} of {s['entries']} entries disagree" in badge and "kink" in badge
+    assert "kink" in V.kink_note(s) and "wt-bad" in V.kink_note(s)
+
+
+def test_batches():
+    inputs, _ = V.batch(with_(batch=32, repeats=True))
+    assert len(inputs) == 32 and len(np.unique(inputs)) == 8
+    inputs, _ = V.batch(with_(batch=20, repeats=False))
+    assert len(inputs) == len(np.unique(inputs)) == 20
+    inputs, _ = V.batch(with_(batch=200, repeats=False))
+    assert len(inputs) == len(np.unique(inputs)) == 64  # capped at V: distinct tokens cannot exceed it
+    assert len(V.batch(with_(batch=1))[0]) == 1
+
+
+def test_prerender_has_the_live_hooks():
+    html = V.prerender(DEFAULT)
+    for tid in ("gradcheck-badge", "gradcheck-entries", "gradcheck-worst", "gradcheck-disagree",
+                "gradcheck-kink-safe", "gradcheck-table"):
+        assert f'data-testid="{tid}"' in html
+    assert "<svg" in html and "Rows of E over 0.0001: 0 of 64" in html
+
+
+def value_of(html: str, testid: str) -> str:
+    return re.search(rf'data-testid="{testid}" data-value="([^"]*)"', html).group(1)
+
+
+def pane_with(root, testid: str) -> pn.pane.HTML:
+    """The one HTML pane of root showing data-testid=testid."""
+    [pane] = [p for p in root.select(pn.pane.HTML) if f'data-testid="{testid}"' in (p.object or "")]
+    return pane
+
+
+def test_section_rechecks_on_a_control_change():
+    store = Store(S.State(), base_url="http://x/")
+    root = section.build(store)
+    badge = root[0]
+    assert "running" in badge.object  # nothing computed before the page is ready
+
+    async def main():
+        store["gradcheck"].res = 0.0
+        for _ in range(500):
+            await asyncio.sleep(0.01)
+            if "running" not in badge.object:
+                return
+        pytest.fail("the check did not finish")
+
+    asyncio.run(main())
+    readout = pane_with(root, "gradcheck-readout")
+    expected = V.summary(V.run_check(with_(res=0.0)))
+    assert float(value_of(badge.object, "gradcheck-badge")) == expected["disagree"]
+    assert float(value_of(readout.object, "gradcheck-worst")) == expected["worst"]
+    assert "res = 0" in readout.object

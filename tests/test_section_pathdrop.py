@@ -1,0 +1,132 @@
+"""The path-drop section in CPython: the table, k-check, trap and curves give what weighttying computes;
+the live section recomputes on toggles and streams (and cancels) its training runs."""
+import asyncio
+import dataclasses
+import re
+
+import panel as pn
+import pytest
+
+from weighttying import pathdrop
+from weighttying import state as S
+from weighttying.app.sections import pathdrop as section
+from weighttying.app.store import Store
+from weighttying.views import pathdrop as V
+
+DEFAULT = S.State().pathdrop
+
+
+def test_rows_are_the_pages_table():
+    rs = V.rows(DEFAULT, V.numeric(DEFAULT))
+    ref = {r["setting"]: r for r in pathdrop.wrong_rows_table()}
+    assert [rs[n]["wrong_rows"] for n in ("both paths", "output path only", "input path only")] == [0, 8, 64]
+    for name, r in ref.items():
+        assert {k: rs[name][k] for k in r if k != "setting"} == {k: v for k, v in r.items() if k != "setting"}
+    assert rs[pathdrop.NEITHER]["wrong_rows"] == 64
+    # the heatmap's rows over TOL are exactly the wrong rows, and those are the batch's tokens
+    bad = (rs["output path only"]["E_err"].max(1) > V.G.TOL).nonzero()[0]
+    assert sorted(bad) == sorted(set(V.batch(DEFAULT)[0]))
+
+
+@pytest.mark.parametrize("toggles,setting,wrong", [((True, True), "both paths", 0),
+                                                   ((False, True), "output path only", 8),
+                                                   ((True, False), "input path only", 64)])
+def test_readout_follows_toggles(toggles, setting, wrong):
+    st = dataclasses.replace(DEFAULT, input=toggles[0], output=toggles[1])
+    rs = V.rows(st, V.numeric(st))
+    html = V.readout(st, rs)
+    assert V.current(st) == setting and f'data-testid="pathdrop-wrong" data-value="{wrong}"' in html
+    assert "◀ now" in dict((r[0], r[-1]) for r in V.table_rows(st, rs))[setting]
+
+
+def test_kcheck_is_the_exact_hypergeometric_miss():
+    st = dataclasses.replace(DEFAULT, k=20)
+    rs = V.rows(st, V.numeric(st))
+    c = V.kcheck(st, rs)  # both paths on: the k-check is about the page's bug, output path only
+    r = rs["output path only"]
+    assert c["setting"] == "output path only" and c["wrong"] == r["wrong_entries"] == 128
+    assert c["exact"] == pathdrop.miss_probability(20, 128, r["entries"])
+    assert abs(c["simulated"] - c["exact"]) < 5 * (c["exact"] * (1 - c["exact"]) / V.TRIALS) ** 0.5
+
+
+def test_trap_and_curves():
+    t = V.trap(DEFAULT)
+    assert t == pathdrop.fancy_index_trap() and t["wrong_rows"] == 8
+    st = dataclasses.replace(DEFAULT, steps=100)
+    *_, last = V.iter_curves(st)
+    ref = pathdrop.training_curves(V.config(st), steps=100, lr=st.lr, seed=st.seed)
+    for name in V.CURVES:
+        assert last["points"][name]["eval"] == ref[name][-1]["eval"]
+    rows = V.curve_rows(DEFAULT, {n: ref[n][-1]["eval"] for n in V.CURVES})
+    assert rows[0][2] == V.PAGE["final_loss"]["both paths"] and rows[1][2] == V.PAGE["final_loss"]["output path only"]
+    assert rows[0][3].startswith("agrees") or rows[0][3].startswith("differs")
+
+
+def value_of(html: str, testid: str) -> float:
+    return float(re.search(rf'data-testid="{testid}" data-value="([^"]*)"', html).group(1))
+
+
+def pane_with(root, testid: str) -> pn.pane.HTML:
+    [pane] = [p for p in root.select(pn.pane.HTML) if f'data-testid="{testid}"' in (p.object or "")]
+    return pane
+
+
+def button(root, name: str) -> pn.widgets.Button:
+    [b] = [b for b in root.select(pn.widgets.Button) if b.name == name]
+    return b
+
+
+async def until(cond, what: str, timeout: float = 30.0):
+    for _ in range(int(timeout / 0.01)):
+        if cond():
+            return
+        await asyncio.sleep(0.01)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def test_section_toggles_train_and_cancel():
+    store = Store(S.parse_query("pathdrop.steps=40")[0], base_url="http://x/")
+    root = section.build(store)
+    p = store["pathdrop"]
+
+    async def main():
+        button(root, "Recompute central differences").clicks += 1
+        await until(lambda: any('data-testid="pathdrop-wrong"' in (x.object or "") for x in root.select(pn.pane.HTML)),
+                    "the central differences")
+        seen = {}
+        for toggles in ((True, True), (False, True), (True, False)):
+            p.param.update(input=toggles[0], output=toggles[1])
+            seen[toggles] = value_of(pane_with(root, "pathdrop-readout").object, "pathdrop-wrong")
+        assert seen == {(True, True): 0, (False, True): 8, (True, False): 64}
+        p.k = 100
+        r = pathdrop.wrong_rows_table()[2]  # input path only: the current toggles
+        assert value_of(pane_with(root, "pathdrop-kcheck").object, "pathdrop-miss") == \
+            pathdrop.miss_probability(100, r["wrong_entries"], r["entries"])
+
+        button(root, "Train both").clicks += 1
+        await until(lambda: any('pathdrop-loss-correct' in (x.object or "") for x in root.select(pn.pane.HTML)),
+                    "the training runs")
+        ref = pathdrop.training_curves(V.config(p), steps=40, lr=p.lr, seed=p.seed)
+        finals = pane_with(root, "pathdrop-loss-correct").object
+        assert value_of(finals, "pathdrop-loss-correct") == ref["both paths"][-1]["eval"]
+        assert value_of(finals, "pathdrop-loss-broken") == ref["output path only"][-1]["eval"]
+
+    asyncio.run(main())
+
+
+def test_cancel_stops_training():
+    store = Store(S.parse_query("pathdrop.steps=5000")[0], base_url="http://x/")
+    root = section.build(store)
+    train_cancel = [b for b in root.select(pn.widgets.Button) if b.name == "Cancel"][-1]  # the second Runner's
+    src = root.select(pn.pane.Bokeh)[-1].object.renderers[0].data_source
+
+    async def main():
+        button(root, "Train both").clicks += 1
+        await until(lambda: len(src.data["step"]) > 2, "a few training points")
+        train_cancel.clicks += 1
+        n = len(src.data["step"])
+        await asyncio.sleep(0.3)
+        return n
+    n = asyncio.run(main())
+    assert len(src.data["step"]) == n and src.data["step"][-1] < 5000
+    assert any("Cancelled." in (x.object or "") for x in root.select(pn.pane.HTML))
