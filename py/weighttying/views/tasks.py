@@ -1,0 +1,101 @@
+"""The aligned/misaligned tasks section's HTML: the excess-loss table beside the page's numbers, the
+per-seed table and the parameter saving quoted both ways. No Panel here.
+
+Runs arrive one (seed, task) pair at a time from tasks.iter_runs; `collect` files them by task and
+the tables are redrawn from what has arrived, so the live section and the prerender (which runs
+everything at build time) share every line of HTML.
+"""
+from __future__ import annotations
+
+from .. import render as R
+from .. import report
+from .. import state as S
+from .. import tasks
+from .repeat import Num, table
+
+CHUNK = 50  # training steps per streamed chunk: ~15 ms in CPython, a few times that in Pyodide, < 100 ms
+# The verdict tolerances of report.tasks_table (the rules live there; these are their values).
+EXCESS_TOL, RATIO_TOL, SAVING_TOL = 0.05, 0.1, 0.01
+COLUMNS = ("quantity", "ours", "page says", "verdict")
+SEED_COLUMNS = ("seed", "task", "tied excess", "untied excess", "ratio")
+
+
+def empty() -> dict[str, list[dict]]:
+    """No runs yet: {task: []} for both tasks."""
+    return {name: [] for name in tasks.TASKS}
+
+
+def collect(runs: dict[str, list[dict]], point: dict) -> bool:
+    """File a streamed point's finished run under its task (in place); True when there was one."""
+    if "run" not in point:
+        return False
+    runs[point["task"]].append(point["run"])
+    return True
+
+
+def task_rows(name: str, runs: list[dict], seeds: int) -> list[list[object]]:
+    """Four rows for one task: tied and untied excess, their ratio, the per-seed ratio range."""
+    page_tied, page_untied = report.PAGE["excess"][name]
+    page_lo, page_hi = report.PAGE["ratio_range"][name]
+    page_range = f"{page_lo:.2f}–{page_hi:.2f}"
+    slug = name.lower()
+    if not runs:
+        return [[f"{name}: {q}", "not run yet", page, "n/a"] for q, page in
+                (("tied excess", page_tied), ("untied excess", page_untied), ("ratio tied/untied", report.PAGE["ratio"][name]),
+                 ("per-seed ratio range", page_range))]
+    s = tasks.summary(name, runs)
+    done = f"{len(runs)} of {seeds} seeds"
+    return [
+        [f"{name} (entropy {s['entropy']:.3f} nats): tied excess, mean of {done}", Num(f"tasks-{slug}-tied", s["tied"]),
+         page_tied, report.within(s["tied"], page_tied, EXCESS_TOL)],
+        [f"{name}: untied excess", Num(f"tasks-{slug}-untied", s["untied"]), page_untied,
+         report.within(s["untied"], page_untied, EXCESS_TOL)],
+        [f"{name}: ratio tied/untied", Num(f"tasks-{slug}-ratio", s["ratio"]), report.PAGE["ratio"][name],
+         report.within(s["ratio"], report.PAGE["ratio"][name], RATIO_TOL)],
+        [f"{name}: per-seed ratio range", (Num(f"tasks-{slug}-rmin", s["ratio_min"]), Num(f"tasks-{slug}-rmax", s["ratio_max"])),
+         page_range, report.same_side_of_one(s["ratio_min"], s["ratio_max"], page_lo, page_hi)]]
+
+
+def param_rows() -> list[list[object]]:
+    """The parameter counts and the V*d tying removes, as a share of each total (both are quoted)."""
+    c, page = tasks.parameter_counts(), report.PAGE["toy_saving"]
+    return [
+        ["parameters, tied", Num("tasks-params-tied", c["tied"]), "", ""],
+        ["parameters, untied", Num("tasks-params-untied", c["untied"]), "", ""],
+        ["V·d / untied total (tied has this share fewer)", Num("tasks-saving", c["saving"]), page,
+         report.within(c["saving"], page, SAVING_TOL)],
+        ["V·d / tied total (untied has this share more)", Num("tasks-saving-of-tied", c["saving_of_tied"]), page,
+         report.within(c["saving_of_tied"], page, SAVING_TOL)]]
+
+
+def summary_rows(runs: dict[str, list[dict]], seeds: int) -> list[list[object]]:
+    """Every row of the excess-loss table for the runs so far."""
+    return [r for name in tasks.TASKS for r in task_rows(name, runs[name], seeds)] + param_rows()
+
+
+def summary_table(rows: list[list[object]], st: S.Tasks) -> str:
+    """The excess-loss table as HTML."""
+    return table(COLUMNS, rows, f"Excess loss (nats above each task's own entropy) after {st.steps} steps at lr "
+                 f"{R.num(st.lr)}, tied vs untied, V = 64, d = 16", "tasks-table")
+
+
+def seed_rows(runs: dict[str, list[dict]]) -> list[list[object]]:
+    """One row per finished (seed, task) run, in the order they finished."""
+    rows = [[r["seed"], name, Num(f"tasks-s{r['seed']}-{name.lower()}-tied", r["tied"]),
+             Num(f"tasks-s{r['seed']}-{name.lower()}-untied", r["untied"]),
+             Num(f"tasks-s{r['seed']}-{name.lower()}-ratio", r["ratio"])] for name in tasks.TASKS for r in runs[name]]
+    return sorted(rows, key=lambda r: r[0])
+
+
+def seed_table(rows: list[list[object]]) -> str:
+    """The per-seed runs as HTML."""
+    return table(SEED_COLUMNS, rows, "Per seed (model init and batches): excess loss and the tied/untied ratio",
+                 "tasks-seed-table")
+
+
+def prerender(st: S.Tasks) -> str:
+    """Default state: every seed run at build time, both tables."""
+    runs = empty()
+    for point in tasks.iter_runs(range(st.seeds), st.steps, st.lr, chunk=st.steps):
+        collect(runs, point)
+    return summary_table(summary_rows(runs, st.seeds), st) + seed_table(seed_rows(runs))
