@@ -2,12 +2,14 @@
 sync with the page (Panel's pyodide-worker protocol, driven from site/worker.js).
 
 `start` runs once per worker; `link` and `apply_patch` carry widget changes both ways afterwards.
-Only `build_roots` runs under CPython (tests); the rest needs Pyodide's `js` module via panel.io.pyodide.
+`add_root` and `shown_sections` run under CPython (tests); the rest needs Pyodide's `js` module.
 """
 from __future__ import annotations
 
+import html
 import importlib
 import json
+import traceback
 from typing import Callable
 
 import panel as pn
@@ -34,9 +36,17 @@ def shown_sections(page: S.Page) -> tuple[str, ...]:
     return shown or SECTIONS[:1]
 
 
-def build_roots(store: Store, sections: tuple[str, ...] = SECTIONS) -> dict[str, pn.viewable.Viewable]:
-    """{section id: its Panel root} for the given registered sections, in page order."""
-    return {sid: importlib.import_module(f".sections.{sid}", __package__).build(store) for sid in sections}
+def add_root(doc, store: Store, sid: str) -> None:
+    """Add section sid's root to doc; if it fails to build, a readable note takes its place, so one
+    broken section never takes the rest of the page down with it."""
+    try:
+        importlib.import_module(f".sections.{sid}", __package__).build(store).server_doc(doc, location=False)
+    except Exception as err:
+        traceback.print_exc()  # the worker's console keeps the traceback; the reader gets one line
+        message = html.escape(f"{type(err).__name__}: {err}"[:300])
+        pn.pane.HTML(f'<p class="wt-bad" role="alert" data-testid="section-error">This section could not '
+                     f"start ({message}). The text above still explains it, and the other sections work.</p>"
+                     ).server_doc(doc, location=False)
 
 
 def scheme_of(page: S.Page, preferred: str) -> str:
@@ -75,8 +85,8 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     doc = state.curdoc
     roots = {}
     sections = shown_sections(initial.page)
-    for sid, view in build_roots(_store, sections).items():
-        view.server_doc(doc, location=False)
+    for sid in sections:
+        add_root(doc, _store, sid)
         roots[doc.roots[-1].id] = f"live-{sid}"
     docs_json, [item] = standalone_docs_json_and_render_items(doc.roots, suppress_callback_warning=True)
     render_item = {**item.to_json(), "roots": roots, "root_ids": list(roots)}

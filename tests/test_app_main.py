@@ -1,0 +1,33 @@
+"""The worker's document assembly: one broken section leaves a readable note, not a dead page."""
+import html
+import sys
+import types
+
+from bokeh.document import Document
+
+from weighttying import state as S
+from weighttying.app import main
+from weighttying.app.store import Store
+
+
+def test_a_section_that_fails_to_build_becomes_a_note(monkeypatch):
+    broken = types.ModuleType("weighttying.app.sections.broken")
+
+    def build(store):
+        raise FloatingPointError("overflow in <script>")
+    broken.build = build
+    monkeypatch.setitem(sys.modules, broken.__name__, broken)
+    doc, store = Document(), Store(S.State())
+    main.add_root(doc, store, "broken")
+    main.add_root(doc, store, "sweep")
+    assert len(doc.roots) == 2
+    shown = html.unescape(doc.roots[0].text)  # the HTML the browser renders (Panel escapes it once for transport)
+    assert "could not start" in shown and "FloatingPointError" in shown
+    assert "&lt;script&gt;" in shown and "<script>" not in shown
+
+
+def test_embed_and_hide_choose_what_is_built():
+    page = S.parse_query("embed=sweep")[0].page
+    assert main.shown_sections(page) == ("sweep",)
+    hidden = S.parse_query("hide=sweep,tying")[0].page
+    assert "sweep" not in main.shown_sections(hidden) and "tying" not in main.shown_sections(hidden)
