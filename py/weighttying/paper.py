@@ -20,9 +20,10 @@ def linear_cka(X: np.ndarray, Y: np.ndarray) -> float:
 
 def path_norms(params: dict, cfg: model.Config, inputs, targets) -> tuple[float, float]:
     """Frobenius norms of the output-path and the input-path gradient into the tied E on one batch."""
-    _, out = model.loss_and_grads(params, cfg, inputs, targets, paths=("output",))
-    _, inp = model.loss_and_grads(params, cfg, inputs, targets, paths=("input",))
-    return float(np.linalg.norm(out["E"])), float(np.linalg.norm(inp["E"]))
+    inputs, targets = np.asarray(inputs), np.asarray(targets)
+    cache = model.forward(params, cfg, inputs)  # one pass: backward keeps the two paths apart
+    grads = model.backward(params, cfg, inputs, cache, model.cross_entropy(cache["logits"], targets)[1])
+    return float(np.linalg.norm(grads["E_out"])), float(np.linalg.norm(grads["E_in"]))
 
 
 def grad_norms(cfg: model.Config = model.Config(), steps: int = 100, lr: float = 0.5, seed: int = 0,
@@ -99,7 +100,7 @@ def _mean_rows(rows: list[dict]) -> dict:
 
 
 def iter_study(scale: float = 1.0, steps: int = 300, seed: int = 0, seeds: int = 3, lr: float = 0.5,
-               probe: int = 256, chunk: int = 20, measure_chunk: int = 5):
+               probe: int = 256, chunk: int = 10, measure_chunk: int = 1):
     """Yield {step, total, phase, loss[, norms]} every chunk, then a last dict with "result" (see study).
 
     Seeds seed..seed+seeds-1. On the first seed's tied run the output- and input-path gradient norms

@@ -81,9 +81,9 @@ def build(store: Store) -> pn.viewable.Viewable:
                                     lambda: claim_rows(last["result"]) if last else (["status"], [["no result yet"]])),
                      sizing_mode="stretch_width")
     return pn.Column(
-        pn.FlexBox(pn.Column(controls(store, "paper"), min_width=280, sizing_mode="stretch_width"),
+        pn.Row(pn.Column(controls(store, "paper"), min_width=280, sizing_mode="stretch_width"),
                    pn.Column(runner.view(), phase, norms_text, pn.pane.Bokeh(f, sizing_mode="stretch_width"),
                              norms_alt, min_width=280, sizing_mode="stretch_width"),
-                   flex_wrap="wrap", sizing_mode="stretch_width"),
+                   sizing_mode="stretch_width", css_classes=["wt-pair"], styles={"flex-wrap": "wrap"}),
         results["align"], results["lens"], results["claims"], exports,
         css_classes=["wt-paper"], sizing_mode="stretch_width")

@@ -49,8 +49,8 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.watch(render, ["preset", *FIELDS])
     exports = export_buttons(store, "savings", "tying-savings-presets", preset_rows)
     return pn.Column(
-        pn.FlexBox(pn.Column(controls(store, "savings"), min_width=280, sizing_mode="stretch_width"),
+        pn.Row(pn.Column(controls(store, "savings"), min_width=280, sizing_mode="stretch_width"),
                    pn.Column(text, pn.pane.Bokeh(f, sizing_mode="stretch_width"), summary, min_width=280,
-                             sizing_mode="stretch_width"), flex_wrap="wrap", sizing_mode="stretch_width"),
+                             sizing_mode="stretch_width"), sizing_mode="stretch_width", css_classes=["wt-pair"], styles={"flex-wrap": "wrap"}),
         pn.pane.HTML(presets_table(), sizing_mode="stretch_width"), exports,
         css_classes=["wt-savings"], sizing_mode="stretch_width")

@@ -28,7 +28,8 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.watch(lambda *_: guarded(readout, lambda: counts(p.V, p.d)), ["V", "d"])
     exports = export_buttons(store, "tying", "tying-parameter-count", lambda: count_rows(p.V, p.d))
     return pn.Column(
-        pn.Row(controls(store, "tying"), pn.Column(readout, exports, sizing_mode="stretch_width"),
-               sizing_mode="stretch_width"),
+        pn.Row(pn.Column(controls(store, "tying"), min_width=280, sizing_mode="stretch_width"),
+               pn.Column(readout, exports, min_width=280, sizing_mode="stretch_width"),
+               sizing_mode="stretch_width", css_classes=["wt-pair"], styles={"flex-wrap": "wrap"}),
         pn.pane.HTML(notation(), sizing_mode="stretch_width"),
         css_classes=["wt-tying"], sizing_mode="stretch_width")

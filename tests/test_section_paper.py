@@ -1,0 +1,81 @@
+"""Paper section: the streamed study equals the report's batch functions; the claims table states the
+toy's (dis)agreements the prose makes; the live section streams, restarts on a change and cancels."""
+import asyncio
+import re
+
+import numpy as np
+
+from weighttying import paper
+from weighttying import state as S
+from weighttying.app.sections import paper as live
+from weighttying.app.store import Store
+from weighttying.views import paper as view
+
+
+def hooks(html: str) -> dict:
+    return {k: v for k, v in re.findall(r'data-testid="([\w-]+)" data-value="([^"]*)"', html)}
+
+
+def test_streamed_study_equals_the_batch_functions():
+    r = paper.study()  # defaults: scale 1, 300 steps, seeds 0-2, lr 0.5: the report's settings
+    assert r["norms"]["mean_ratio"] == paper.grad_norms()["mean_ratio"]
+    a = paper.alignment(scales=(1.0,))[0]
+    assert r["align"]["cka_with_U"] == a["cka_with_U"] and r["align"]["cka_with_E"] == a["cka_with_E"]
+    assert r["lens"]["tied_loss_drop"] == paper.lens(True)["block1_loss_drop"]
+    assert r["lens"]["untied_norm_share"] == paper.lens(False)["block1_norm_share"]
+
+
+def test_what_the_prose_says_holds_at_the_defaults():
+    r = paper.study()
+    assert 1.1 < r["norms"]["mean_ratio"] < 1.4  # "dominates only mildly, about 1.2"
+    assert r["align"]["ref_cka_with_U"] > r["align"]["ref_cka_with_E"]  # the bias reproduces
+    claims = view.claim_rows(r)[1]
+    assert "mildly" in claims[0][3] and claims[1][3].startswith("agrees")
+    assert "within seed noise" in claims[3][3] and view.overlap(r, "loss_drop")  # the lens: noise
+    assert claims[4][3].startswith("differs")  # the norm measure points the other way
+    four = paper.study(scale=4.0)
+    assert four["align"]["cka_with_U"] < four["align"]["cka_with_E"]  # scaling by 4 reverses the bias
+    assert "reverses" in view.claim_rows(four)[1][2][3]
+
+
+def test_scale_zero_is_infinite_not_a_crash():
+    r = paper.study(scale=0.0, steps=20, seeds=1)
+    assert np.isinf(r["norms"]["mean_ratio"]) and "∞" in view.norms_readout(r["norms"], 0.0)
+    assert "∞" in view.claims_html(r)
+
+
+def drive(query: str, act, wait: float):
+    async def main():
+        store = Store(S.parse_query(query)[0])
+        root = live.build(store)  # inside a running loop: the study starts by itself
+        await act(store, root)
+        await asyncio.sleep(wait)
+        return store, root
+    return asyncio.run(main())
+
+
+def test_live_section_streams_restarts_on_change_and_matches_cpython():
+    async def change(store, root):
+        await asyncio.sleep(0.05)
+        store["paper"].scale = 4.0  # restarts: the scale-1 run is dropped
+
+    store, root = drive("paper.seeds=1&paper.steps=40", change, 3.0)
+    want = paper.study(4.0, 40, 0, 1, 0.5)
+    got = {**hooks(root[1].object), **hooks(root[2].object), **hooks(root[0][1][2].object)}
+    assert float(got["paper-cka-u"]) == want["align"]["cka_with_U"]
+    assert float(got["paper-bias"]) == want["align"]["cka_with_U"] - want["align"]["cka_with_E"]
+    assert float(got["paper-ratio"]) == want["norms"]["mean_ratio"]
+    assert float(got["paper-lens-drop-tied"]) == want["lens"]["tied_loss_drop"]
+    assert "scaling input gradients (×4)" in root[3].object
+
+
+def test_cancel_stops_the_run():
+    async def cancel(store, root):
+        await asyncio.sleep(0.2)
+        runner = root[0][1][0]
+        runner[1].clicks += 1  # the Cancel button
+
+    store, root = drive("paper.steps=5000", cancel, 0.3)
+    status = root[0][1][0][3].object
+    assert "Cancelled." in status
+    assert "waiting for the run" in root[1].object  # no result was drawn
