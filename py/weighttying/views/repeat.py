@@ -19,7 +19,8 @@ from .. import report
 from .. import state as S
 
 SEEDS = 5  # the init table averages seeds seed .. seed+4, as report.repeat_table does for seed 0
-CHUNK = 25  # training steps between points of the curves: a few ms each in CPython, well under 100 ms in Pyodide
+EVERY = 25  # training steps between points of the rank curves
+CHUNK = 5  # steps per model between yields of a live run: ~1-2 ms a step in Pyodide, so a yield stays far below 100 ms
 BINS = 16  # histogram bins of width V/16 = 4 ranks at V = 64
 SLUG = {"tied, res = 1": "tied-res1", "untied": "untied", "chance": "chance", "tied, res = 0 (the control)": "tied-res0"}
 
@@ -149,13 +150,13 @@ def curves_svg(points: list[dict]) -> str:
     """Mean self-rank of tied and untied over training, as a static SVG line chart."""
     series = {name: [p[name] for p in points] for name in ("tied", "untied")}
     return R.lines(series, "Mean rank of the just-read token over training",
-                   f"training step (a point every {CHUNK}, last {points[-1]['step']})", "mean rank")
+                   f"training step (a point every {EVERY}, last {points[-1]['step']})", "mean rank")
 
 
 def prerender(st: S.Repeat) -> str:
     """Default state: init table, readout, histogram, and the full training race with its table."""
     ranks = repeat.self_ranks(model.init_params(config(st)), config(st))
-    points = list(repeat.race(st.res, st.sigma, st.steps, st.lr, st.seed, CHUNK))
+    points = list(repeat.race(st.res, st.sigma, st.steps, st.lr, st.seed, chunk=EVERY, every=EVERY))
     return (init_table(init_rows(st.sigma, st.seed), st.sigma, st.seed) + readout(st, ranks)
             + hist_svg(ranks, f"Where the just-read token ranks at init ({setting(st)})")
             + trained_table(trained_rows(points[-1]), st, points[-1]["step"]) + curves_svg(points))

@@ -42,6 +42,13 @@ def guarded(error: pn.pane.HTML, fn: Callable) -> Callable:
     return run
 
 
+def wrap_row(*columns: pn.Column) -> pn.Row:
+    """Columns side by side that wrap under each other on a narrow screen (360 px)."""
+    for c in columns:
+        c.param.update(sizing_mode="stretch_width", min_width=300, styles={"flex": "1 1 300px"})
+    return pn.Row(*columns, sizing_mode="stretch_width", styles={"flex-wrap": "wrap"})
+
+
 def rows_export(columns, rows) -> Callable:
     """An export_buttons table() over the current rows (hooks become plain numbers)."""
     return lambda: (list(columns), [[V.plain(v) for v in r] for r in rows()])
@@ -106,6 +113,8 @@ def build(store: Store) -> pn.viewable.Viewable:
             + "</p>")
 
     def on_step(pt: dict) -> None:
+        if "tied" not in pt:  # a tick between curve points: the Runner has moved the bar, nothing to draw
+            return
         if pt["step"] == 0:
             cur["points"] = []
             curve_src.data = {"step": [], "tied": [], "untied": []}
@@ -114,7 +123,7 @@ def build(store: Store) -> pn.viewable.Viewable:
         show_trained()
         show_hist()
 
-    runner = Runner("Train tied + untied", lambda: repeat.race(p.res, p.sigma, p.steps, p.lr, p.seed, V.CHUNK),
+    runner = Runner("Train tied + untied", lambda: repeat.race(p.res, p.sigma, p.steps, p.lr, p.seed, V.CHUNK, V.EVERY),
                     lambda: p.steps, guarded(error, on_step))
 
     def on_train_settings(*_) -> None:
@@ -130,14 +139,12 @@ def build(store: Store) -> pn.viewable.Viewable:
     guarded(error, show_init)()
     show_trained()
     return pn.Column(
-        pn.Row(controls(store, "repeat"), pn.Column(readout, error, init_pane,
-                                                    export_buttons(store, "repeat", "repeat-ranks-at-init",
-                                                                   rows_export(V.INIT_COLUMNS, lambda: cur["rows"])),
-                                                    sizing_mode="stretch_width"),
-               sizing_mode="stretch_width"),
-        pn.Row(pn.Column(pn.pane.Bokeh(hist, sizing_mode="stretch_width"), hist_text, sizing_mode="stretch_width"),
-               pn.Column(pn.pane.Bokeh(curves, sizing_mode="stretch_width"), curve_text, sizing_mode="stretch_width"),
-               sizing_mode="stretch_width"),
-        runner.view(), trained_pane,
+        wrap_row(controls(store, "repeat"), pn.Column(readout, error, init_pane,
+                                                      export_buttons(store, "repeat", "repeat-ranks-at-init",
+                                                                     rows_export(V.INIT_COLUMNS, lambda: cur["rows"])))),
+        runner.view(),
+        wrap_row(pn.Column(pn.pane.Bokeh(hist, sizing_mode="stretch_width"), hist_text),
+                 pn.Column(pn.pane.Bokeh(curves, sizing_mode="stretch_width"), curve_text)),
+        trained_pane,
         export_buttons(store, "repeat", "repeat-ranks-trained", rows_export(V.TRAINED_COLUMNS, lambda: cur["trained_rows"])),
         css_classes=["wt-repeat"], sizing_mode="stretch_width")

@@ -16,7 +16,7 @@ from ... import report, tasks
 from ...views import tasks as V
 from ..store import Store, controls
 from ..widgets import Runner, export_buttons, stamped_figure
-from .repeat import guarded, html_pane, rows_export
+from .repeat import guarded, html_pane, rows_export, wrap_row
 
 X = {name: i for i, name in enumerate(tasks.TASKS)}  # task -> x position in the per-seed plot
 
@@ -66,7 +66,10 @@ def build(store: Store) -> pn.viewable.Viewable:
         return tasks.iter_runs(range(p.seeds), p.steps, p.lr, chunk=V.CHUNK)
 
     def on_step(pt: dict) -> None:
-        say_now(f"Training seed {pt['seed'] + 1} of {p.seeds}: {pt['task']} task, {pt['model']} model.")
+        label = f"Training seed {pt['seed'] + 1} of {p.seeds}: {pt['task']} task, {pt['model']} model."
+        if label != cur.get("label"):  # one patch per model, not per chunk
+            cur["label"] = label
+            say_now(label)
         if V.collect(runs, pt):
             refresh()
 
@@ -89,14 +92,10 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.watch(guarded(error, on_settings), ["seeds", "steps", "lr"])
     guarded(error, on_settings)()
     return pn.Column(
-        pn.Row(controls(store, "tasks"), pn.Column(runner.view(), now, error, table_pane,
-                                                   export_buttons(store, "tasks", "tasks-excess",
-                                                                  rows_export(V.COLUMNS, lambda: cur["rows"])),
-                                                   sizing_mode="stretch_width"),
-               sizing_mode="stretch_width"),
-        pn.Row(pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), plot_text, sizing_mode="stretch_width"),
-               pn.Column(seed_pane, export_buttons(store, "tasks", "tasks-per-seed",
-                                                   rows_export(V.SEED_COLUMNS, lambda: cur["seed_rows"])),
-                         sizing_mode="stretch_width"),
-               sizing_mode="stretch_width"),
+        wrap_row(controls(store, "tasks"), pn.Column(runner.view(), now, error, table_pane,
+                                                     export_buttons(store, "tasks", "tasks-excess",
+                                                                    rows_export(V.COLUMNS, lambda: cur["rows"])))),
+        wrap_row(pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), plot_text),
+                 pn.Column(seed_pane, export_buttons(store, "tasks", "tasks-per-seed",
+                                                     rows_export(V.SEED_COLUMNS, lambda: cur["seed_rows"])))),
         css_classes=["wt-tasks"], sizing_mode="stretch_width")

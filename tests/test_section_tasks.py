@@ -1,0 +1,88 @@
+"""The tasks section: its tables show exactly what weighttying.tasks computes, beside the page's numbers
+with report.py's verdicts, rows stream in seed by seed, and the run cancels."""
+import asyncio
+
+import panel as pn
+
+from weighttying import report, tasks
+from weighttying import state as S
+from weighttying.app.sections import tasks as section
+from weighttying.app.store import Store
+from weighttying.views import tasks as V
+from test_section_repeat import button, run_until_done, shown, values
+
+
+def runs_of(seeds, steps, chunk=V.CHUNK):
+    runs = V.empty()
+    for p in tasks.iter_runs(seeds, steps, 0.5, chunk=chunk):
+        V.collect(runs, p)
+    return runs
+
+
+def test_streamed_runs_give_tasks_table_exactly():
+    want = tasks.table(seeds=range(2), steps=40)
+    runs = runs_of(range(2), 40)
+    for w in want:
+        s = tasks.summary(w["task"], runs[w["task"]])
+        assert {k: s[k] for k in ("tied", "untied", "ratio", "ratio_min", "ratio_max")} == \
+               {k: w[k] for k in ("tied", "untied", "ratio", "ratio_min", "ratio_max")}
+    got = values(V.summary_table(V.summary_rows(runs, 2), S.Tasks(seeds=2, steps=40)))
+    assert got["tasks-aligned-ratio"] == want[0]["ratio"] and got["tasks-misaligned-rmax"] == want[1]["ratio_max"]
+
+
+def test_chunks_are_short_and_progress_counts_every_step():
+    points = list(tasks.iter_runs(range(1), 30, 0.5, chunk=10))
+    assert [p["step"] for p in points] == list(range(10, 121, 10)) and points[-1]["total"] == 120
+    assert sum("run" in p for p in points) == 2  # one (seed, task) pair per task
+
+
+def test_table_rows_page_numbers_verdicts_and_both_savings():
+    runs = runs_of(range(1), 30)
+    rows = {r[0].split(" (")[0].split(",")[0]: r for r in V.summary_rows(runs, 1)}
+    ratio = rows["MISALIGNED: ratio tied/untied"]
+    assert ratio[2] == report.PAGE["ratio"]["MISALIGNED"]
+    assert ratio[3] == report.within(ratio[1].x, report.PAGE["ratio"]["MISALIGNED"], V.RATIO_TOL)
+    rng = rows["ALIGNED: per-seed ratio range"]
+    assert rng[3] == report.same_side_of_one(rng[1][0].x, rng[1][1].x, *report.PAGE["ratio_range"]["ALIGNED"])
+    c = tasks.parameter_counts()
+    assert (c["tied"], c["untied"], c["removed"]) == (3152, 4176, 64 * 16)
+    saving, of_tied = rows["V·d / untied total"], rows["V·d / tied total"]
+    assert abs(saving[1].x - 1024 / 4176) < 1e-15 and saving[3].startswith("differs")
+    assert abs(of_tied[1].x - 1024 / 3152) < 1e-15 and of_tied[3].startswith("agrees")
+    pending = V.summary_rows(V.empty(), 5)
+    assert pending[0][1] == "not run yet" and pending[0][2] == report.PAGE["excess"]["ALIGNED"][0]
+
+
+def test_live_run_fills_the_table_seed_by_seed_and_drops_it_on_change():
+    store = Store(S.parse_query("tasks.seeds=2&tasks.steps=20")[0], base_url="http://x/")
+    root = section.build(store)
+    assert "not run yet" in shown(root) and "tasks-aligned-tied" not in values(shown(root))
+    seen = []
+    orig = V.collect
+
+    def spy(runs, point):
+        got = orig(runs, point)
+        if got:
+            seen.append(sum(len(r) for r in runs.values()))
+        return got
+    V.collect = spy
+    try:
+        run_until_done(root, "Run the seeds")
+    finally:
+        V.collect = orig
+    assert seen == [1, 2, 3, 4]  # rows arrive one (seed, task) pair at a time
+    got = values(shown(root))
+    want = tasks.table(seeds=range(2), steps=20)
+    assert got["tasks-aligned-tied"] == want[0]["tied"] and got["tasks-misaligned-ratio"] == want[1]["ratio"]
+    assert got["tasks-s1-misaligned-ratio"] == want[1]["runs"][1]["ratio"]
+    assert "All 2 seeds done." in shown(root)
+    store["tasks"].lr = 0.25
+    assert "tasks-aligned-tied" not in values(shown(root)) and "Not run yet for these settings" in shown(root)
+
+
+def test_cancel_stops_the_seeds():
+    store = Store(S.parse_query("tasks.seeds=10&tasks.steps=2000")[0])
+    root = section.build(store)
+    run_until_done(root, "Run the seeds", cancel_after=5)
+    assert "Cancelled." in shown(root) and "tasks-aligned-tied" not in values(shown(root))
+    assert not any(b.disabled for b in root.select(pn.widgets.Button) if b.name == "Run the seeds")
