@@ -61,19 +61,23 @@ class Pathdrop:
 
 @dataclass(frozen=True)
 class Repeat:
-    tied: bool = _spec(True, "Tied or untied output projection.")
-    res: float = _spec(1.0, "Residual weight: 1 keeps x in h, 0 is the control without it.", 0.0, 1.0)
-    sigma: float = _spec(0.25, "Init std of E (and U).", 1e-8, 1e8, log=True)
-    steps: int = _spec(600, "Training steps before ranks are measured again.", 0, 5000)
-    lr: float = _spec(0.5, "Learning rate of the training run.", 1e-4, 1e3, log=True)
-    seed: int = seed_spec()
+    tied: bool = _spec(True, "Tied: logits are read against E, the matrix the model reads from; untied: a separate U. "
+                             "Picks the model the readout and histogram show (the race trains both).")
+    res: float = _spec(1.0, "Residual weight: h = res * x + MLP(x). 1 keeps a copy of E[t] in h; 0 is the control "
+                            "without it (still tied).", 0.0, 1.0)
+    sigma: float = _spec(0.25, "Init std of E (and U): the self-term res * |E[t]|^2 grows as sigma^2.", 1e-8, 1e8, log=True)
+    steps: int = _spec(600, "Training steps of the tied-vs-untied race (the page reports 600).", 0, 5000)
+    lr: float = _spec(0.5, "Learning rate of the race (too large diverges: the run stops and says so).", 1e-4, 1e3, log=True)
+    seed: int = _spec(0, "Random seed: the table averages seeds seed..seed+4; the readout, histogram and race use seed. "
+                         "Same seed, same numbers in CPython and in the browser.", 0, 2**31 - 1)
 
 
 @dataclass(frozen=True)
 class Tasks:
-    seeds: int = _spec(5, "Seeds per model: the table reports the mean and the per-seed ratio range.", 1, 10)
-    steps: int = _spec(600, "Training steps per seed.", 10, 5000)
-    lr: float = _spec(0.5, "Learning rate.", 1e-4, 1e3, log=True)
+    seeds: int = _spec(5, "Seeds 0..seeds-1 (model init and batches): the table reports the mean and the per-seed "
+                          "ratio range.", 1, 10)
+    steps: int = _spec(600, "Training steps per model and seed (the page reports 600).", 10, 5000)
+    lr: float = _spec(0.5, "Learning rate of every run.", 1e-4, 1e3, log=True)
 
 
 @dataclass(frozen=True)
