@@ -32,8 +32,15 @@ BADGE_CSS = """
   .wt-gc-badge.wt-bad { background: #3b1212; color: #ffd1d1; }
   .wt-gc-badge.wt-busy { background: #2a2a2a; color: #ddd; } }
 """
-BUSY = ('<a class="wt-gc-badge wt-busy" href="#gradcheck" role="status" data-testid="gradcheck-badge" '
-        'data-value="running">gradient check: running…</a>')
+
+
+def pending(state: str, text: str) -> str:
+    """The badge while no result stands: running, or cancelled by the reader."""
+    return (f'<a class="wt-gc-badge wt-busy" href="#gradcheck" role="status" data-testid="gradcheck-badge" '
+            f'data-value="{state}">gradient check: {text}</a>')
+
+
+BUSY, CANCELLED = pending("running", "running…"), pending("cancelled", "cancelled (not checked)")
 
 
 def error_data(err: np.ndarray, inputs) -> tuple[dict, dict, dict]:
@@ -98,6 +105,7 @@ def build(store: Store) -> pn.viewable.Viewable:
 
     p.param.watch(restart, [n for n in p.param if n != "name"])
     runner.run.on_click(lambda _: setattr(badge, "object", BUSY))
+    runner.cancel.on_click(lambda _: setattr(badge, "object", CANCELLED))
     doc = pn.state.curdoc  # in the worker: check once the page has embedded the section
     if doc is not None:
         doc.on_event("document_ready", lambda _: current or runner.job.running or restart())

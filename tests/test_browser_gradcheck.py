@@ -1,0 +1,79 @@
+"""The gradient-check section in headless Chromium (embed=gradcheck, one cold load per module).
+
+A link with gradcheck.tied=0 loads untied (the seed-0 kink case: the badge reports the disagreeing
+entries, not a pass); ticking "tied" re-runs the check and the fixed badge and readout show what
+CPython weighttying gives; Cancel stops a check. Counts must match exactly; the worst relative
+error to 1e-3 relative: it is |a - n| / (|a| + |n|) of two nearly equal numbers, and the numeric
+side divides summation-order rounding (different BLAS in the browser) by 2 eps = 2e-4.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from conftest import wait_booted
+from weighttying import state as S
+from weighttying.views import gradcheck as V
+
+pytestmark = pytest.mark.browser
+LIVE = "#live-gradcheck[data-live=true]"
+REL = 1e-3
+
+
+def expected(**kw) -> dict:
+    return V.summary(V.run_check(dataclasses.replace(S.State().gradcheck, **kw)))
+
+
+def badge_when_done(page, timeout_ms=90_000):
+    badge = page.locator(f"{LIVE} [data-testid=gradcheck-badge]")
+    badge.and_(page.locator("[data-value]:not([data-value=running])")).wait_for(timeout=timeout_ms)
+    return badge
+
+
+@pytest.fixture(scope="module")
+def live(browser, server):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(30_000)
+    page = ctx.new_page()
+    try:
+        page.goto(server.url + "?embed=gradcheck&gradcheck.tied=0", wait_until="domcontentloaded")
+        wait_booted(page)
+        yield page
+    finally:
+        ctx.close()
+
+
+def test_url_loads_untied_and_the_kink_is_shown(live):
+    exp = expected(tied=False)
+    assert not exp["kink_safe"] and exp["disagree"] > 0
+    badge = badge_when_done(live)
+    assert int(badge.get_attribute("data-value")) == exp["disagree"]
+    assert int(badge.get_attribute("data-entries")) == exp["entries"] == 4176
+    assert "kink" in badge.text_content()
+    assert live.locator(f"{LIVE} [data-testid=gradcheck-kink-safe]").get_attribute("data-value") == "False"
+
+
+def test_ticking_tied_rechecks(live):
+    live.locator(f"{LIVE} .wt-ctl-gradcheck-tied input[type=checkbox]").click()
+    exp = expected()
+    badge = live.locator(f"{LIVE} [data-testid=gradcheck-badge][data-entries='{exp['entries']}']")
+    badge.wait_for(timeout=90_000)
+    assert int(badge.get_attribute("data-value")) == exp["disagree"] == 0
+    assert badge.text_content() == f"gradient check: all {exp['entries']} entries agree to {V.decade(exp['worst'])}"
+    worst = float(live.locator(f"{LIVE} [data-testid=gradcheck-worst]").get_attribute("data-value"))
+    assert abs(worst - exp["worst"]) <= REL * exp["worst"], (worst, exp["worst"])
+    # the badge is fixed to the viewport: still on screen after scrolling to the bottom of the page
+    live.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    box = badge.bounding_box()
+    assert box and 0 <= box["y"] < 900 and box["height"] > 0
+
+
+def test_cancel_stops_a_check(live):
+    live.locator(f"{LIVE} button", has_text="Check every entry").click()
+    live.locator(f"{LIVE} button", has_text="Cancel").click()
+    status = live.locator(f"{LIVE} .wt-status")
+    status.filter(has_text="Cancelled.").wait_for(timeout=10_000)
+    live.wait_for_timeout(1500)
+    assert "Cancelled." in status.text_content()
+    assert live.locator(f"{LIVE} [data-testid=gradcheck-badge]").get_attribute("data-value") == "cancelled"
