@@ -3,15 +3,31 @@
 // <div id="live-SECTION"> in place of the prerendered figure, and relays Panel's pyodide-worker
 // protocol (render / patch / idle) plus ours (progress, timing, url, notes, ready, error).
 // Everything a test or a later feature needs is on window.__wt (see docs/DESIGN.md, "Page and worker").
+//
+// Robustness: once booted, the page pings the worker every PING_MS and declares it dead when a ping
+// stays unanswered for DEAD_MS (the worker's JS answers between Python's chunks; no Python call may
+// run longer than DEAD_MS). A dead, crashed or fatally failed worker is replaced without a reload:
+// a new one boots from the state in the URL, and the page says what happened. Repeated crashes
+// (MAX_CRASHES within CRASH_WINDOW_MS) stop at a Retry button instead of looping.
 "use strict";
 (() => {
   const config = JSON.parse(document.getElementById("wt-build").textContent);
+  const PING_MS = 150, DEAD_MS = 650, TICK_MS = 50; // worst case to notice a dead worker: ~900 ms
+  const BOOT_SILENCE_MS = 90_000; // booting, Python may be busy for seconds (import panel) but not this long
+  const MAX_CRASHES = 3, CRASH_WINDOW_MS = 60_000;
   const loaded = new Set(); // scripts that have run; a retry loads only the rest
   const prerendered = new Map(); // live-ID -> its prerendered content, put back on restart
   const wt = (window.__wt = {
     config, status: "booting", progress: 0, label: "", error: null, notes: [], timings: {},
     query: location.search.slice(1), worker: null, ready: null, restart, patchesSent: 0, patchesReceived: 0,
     lastPatchAt: 0, // performance.now() when the latest worker patch was applied (repaint latency)
+    crashes: [], // {reason, at, noticedAfterMs}: workers replaced after booting (see crashed())
+    queueHighWater: 0, // the longest the per-attribute change queue has been (bounded by the attributes)
+    cspViolations: [], // securitypolicyviolation events of this page: {directive, blocked}
+    heartbeat: { ping: PING_MS, dead: DEAD_MS, pongs: 0 },
+  });
+  document.addEventListener("securitypolicyviolation", (e) => {
+    wt.cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI });
   });
   let settle = null;
   let patching = 0; // >0 while a worker patch is applied, so it is not echoed back
@@ -27,8 +43,12 @@
       const s = document.createElement("script");
       s.src = src;
       s.async = false;
+      if (config.integrity && config.integrity[src]) s.integrity = config.integrity[src]; // refuse a modified file
       s.onload = () => { loaded.add(src); resolve(); };
-      s.onerror = () => { s.remove(); reject(new Error(`could not load ${src} from this site`)); };
+      s.onerror = () => {
+        s.remove();
+        reject(new Error(`could not load ${src} from this site (missing, or not the file this build recorded)`));
+      };
       document.head.appendChild(s);
     })));
   }
@@ -49,19 +69,26 @@
     showProgress();
   }
 
+  function say(kind, title, message, retry) {
+    // The error box: one bold line saying what state the lab is in, then one readable line of why.
+    whenDom(() => {
+      $("wt-error-msg").textContent = message;
+      $("wt-error").querySelector("strong").textContent = title;
+      $("wt-error").dataset.kind = kind;
+      $("wt-retry").hidden = !retry;
+      $("wt-error").hidden = false;
+    });
+  }
+
   function fail(message, fatal = true) {
     // A readable line on the page; the details (tracebacks) are in the console, logged where they arose.
     wt.error = message;
-    whenDom(() => {
-      $("wt-error-msg").textContent = message;
-      $("wt-error").querySelector("strong").textContent = fatal
-        ? "The live lab could not start." : "The last change could not be applied.";
-      $("wt-retry").hidden = !fatal;
-      $("wt-error").hidden = false;
-    });
+    const booted = !!(wt.worker && wt.worker.booted);
+    say(fatal ? (booted ? "stopped" : "failed") : "change",
+      !fatal ? "The last change could not be applied."
+        : booted ? "The live lab stopped." : "The live lab could not start.", message, fatal);
     if (fatal) {
-      if (wt.worker) wt.worker.terminate();
-      wt.worker = null;
+      stopWorker();
       setStatus("failed", "Failed");
       settle.reject(new Error(message));
     }
@@ -84,6 +111,7 @@
     if (worker.busy && event.model && event.attr) {
       worker.queue = worker.queue.filter((e) => !(e.model === event.model && e.attr === event.attr));
       worker.queue.push(event);
+      wt.queueHighWater = Math.max(wt.queueHighWater, worker.queue.length);
       return;
     }
     worker.busy = true;
@@ -115,7 +143,12 @@
   function onMessage(worker, event) {
     const msg = event.data;
     if (worker !== wt.worker) return; // a terminated worker's last words
+    worker.heardAt = performance.now();
     switch (msg.type) {
+      case "pong":
+        if (msg.n === worker.pingN) worker.pingAt = 0;
+        wt.heartbeat.pongs += 1;
+        break;
       case "progress":
         setStatus("booting", msg.label, msg.fraction);
         break;
@@ -126,6 +159,7 @@
         render(worker, msg).catch((e) => { console.error(e); fail(`Showing the live sections failed: ${e.message}`); });
         break;
       case "ready":
+        worker.booted = true;
         wt.timings.interactive = performance.now();
         setStatus("ready", "Live", 1);
         settle.resolve(wt);
@@ -157,7 +191,8 @@
         showNotes(msg.data);
         break;
       case "error":
-        fail(msg.message, msg.fatal);
+        if (msg.crashed && worker.booted) crashed(`Python failed fatally (${msg.message})`);
+        else fail(msg.message, msg.fatal);
         break;
       default:
         console.warn("unknown message from the worker", msg);
@@ -170,13 +205,19 @@
     Object.assign(wt, { error: null, timings: {} });
     setStatus("booting", "Starting…", 0);
     const worker = new Worker("worker.js");
-    Object.assign(worker, { busy: false, queue: [], jsdoc: null });
+    const now = performance.now();
+    Object.assign(worker, { busy: false, queue: [], jsdoc: null, booted: false, heardAt: now, pingAt: 0, pingN: 0,
+      sentAt: 0 });
     wt.worker = worker;
     worker.onmessage = (event) => onMessage(worker, event);
     worker.onerror = (event) => {
       event.preventDefault();
-      if (worker === wt.worker) fail(`The Python worker stopped: ${event.message || "worker.js could not be loaded"}`);
+      if (worker !== wt.worker) return;
+      const why = event.message || "worker.js could not be loaded";
+      if (worker.booted) crashed(`the Python worker threw an uncaught error (${why})`);
+      else fail(`The Python worker stopped: ${why}`);
     };
+    worker.heartbeat = setInterval(() => heartbeat(worker), TICK_MS);
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     worker.postMessage({ type: "boot", config, query: location.search.slice(1),
       scheme: document.documentElement.dataset.wtScheme || "light" });
@@ -184,20 +225,76 @@
     scripts.catch((e) => { if (worker === wt.worker) fail(e.message); });
   }
 
-  function restart() {
-    // A fresh worker without reloading the page: live views go, prerendered content comes back.
-    if (wt.worker) wt.worker.terminate();
+  function stopWorker() {
+    const worker = wt.worker;
     wt.worker = null;
+    if (worker) {
+      clearInterval(worker.heartbeat);
+      worker.terminate();
+    }
+  }
+
+  function heartbeat(worker) {
+    // Booted: a ping unanswered for DEAD_MS means the worker is gone or stuck in one long call.
+    // Booting: Python holds the thread for seconds at a time, so only a long total silence counts.
+    if (worker !== wt.worker) return clearInterval(worker.heartbeat);
+    const now = performance.now();
+    if (!worker.booted) {
+      if (now - worker.heardAt > BOOT_SILENCE_MS) fail(`The Python worker stopped responding while starting (no word for ${Math.round(BOOT_SILENCE_MS / 1000)} s).`);
+      return;
+    }
+    const stalled = now - (worker.tickAt || now) > 4 * TICK_MS; // this page's own thread was held up (or asleep)
+    worker.tickAt = now;
+    if (stalled) {
+      worker.pingAt = 0; // the answer may be queued behind us: ask again rather than judge
+    } else if (worker.pingAt && now - worker.pingAt > DEAD_MS) {
+      crashed(`the Python worker stopped responding (no answer for ${Math.round(now - worker.pingAt)} ms)`,
+        now - worker.pingAt);
+    } else if (!worker.pingAt && now - worker.sentAt >= PING_MS) {
+      worker.pingN += 1;
+      worker.pingAt = worker.sentAt = now;
+      worker.postMessage({ type: "ping", n: worker.pingN });
+    }
+  }
+
+  function crashed(reason, silentMs = 0) {
+    // A worker that booted and then died: replace it, restoring the state from the URL (the worker
+    // wrote it after every change), and say so. Loops are cut short after MAX_CRASHES.
+    const now = performance.now();
+    wt.crashes.push({ reason, at: now, noticedAfterMs: silentMs });
+    console.warn(`weighttying: ${reason}; starting a new worker`);
+    const recent = wt.crashes.filter((c) => now - c.at < CRASH_WINDOW_MS).length;
+    if (recent > MAX_CRASHES) {
+      fail(`It stopped ${recent} times in a minute; the last time because ${reason}.`);
+      return;
+    }
+    restart({ auto: true });
+    const detail = `Because ${reason}, a new one was started with the settings in this page's address; ` +
+      "a run that was in progress has to be started again.";
+    wt.error = detail;
+    say("restarted", "The live lab stopped and is restarting.", detail, false);
+    wt.ready.then(() => {
+      if (wt.error === detail) say("restarted", "The live lab stopped and was restarted; your settings are back.", detail, false);
+    }, () => {});
+  }
+
+  function restart(options = {}) {
+    // A fresh worker without reloading the page: live views go, prerendered content comes back.
+    // The Retry button and tests call it; options.auto is a crash restart (the crash count is kept).
+    stopWorker();
+    if (!options.auto) wt.crashes = [];
+    patching = 0;
     if (window.Bokeh) Bokeh.index.roots.forEach((view) => view.remove());
     for (const [id, content] of prerendered) {
       $(id).innerHTML = content;
       delete $(id).dataset.live;
     }
     $("wt-error").hidden = true;
+    showNotes([]);
     start();
     return wt.ready;
   }
 
-  whenDom(() => $("wt-retry").addEventListener("click", () => restart()));
+  whenDom(() => $("wt-retry").addEventListener("click", () => { restart(); }));
   start();
 })();

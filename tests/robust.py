@@ -1,0 +1,195 @@
+"""Helpers shared by the robustness tests (tests/test_browser_robust_*.py, tests/test_soak.py).
+
+Everything here drives the built site through its contract (docs/DESIGN.md, "Page and worker"):
+`window.__wt`, `<html data-wt-status>`, `#wt-error*`, `#wt-notes*`, `#live-<id>`. Waits use
+selectors or Python-side polling of page.evaluate, never eval'd strings (the page's CSP forbids eval).
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conftest import BOOT_TIMEOUT_S, ROOT, Recorder
+
+from weighttying import state as S
+
+# Installed before any page script: what the page itself would otherwise swallow.
+WATCH_JS = """
+window.__wtWatch = {rejections: [], csp: [], errors: []};
+window.addEventListener('unhandledrejection', (e) => window.__wtWatch.rejections.push(String(e.reason && (e.reason.stack || e.reason))));
+window.addEventListener('error', (e) => window.__wtWatch.errors.push(String(e.message)));
+document.addEventListener('securitypolicyviolation', (e) => window.__wtWatch.csp.push(e.effectiveDirective + ' ' + e.blockedURI));
+window.__wtPwned = [];
+"""
+
+CSP_CONSOLE = ("Content Security Policy", "Refused to")
+
+
+def live_sections(page) -> list[str]:
+    """Section ids the served page made live (`#live-<id>[data-live=true]`), in page order."""
+    return page.evaluate("""() => [...document.querySelectorAll('[id^="live-"][data-live="true"]')]
+        .map((e) => e.id.slice(5))""")
+
+
+def runner_sections(page) -> list[str]:
+    """Live sections with a widgets.Runner strip (a Cancel button beside a primary Run button)."""
+    return [sid for sid in live_sections(page) if page.locator(f"#live-{sid} button:has-text('Cancel')").count()]
+
+
+def page_sections() -> tuple[str, ...]:
+    """Section ids whose prose exists (they are on the page, live or not)."""
+    return tuple(s for s in S.SECTIONS if (ROOT / "site" / "sections" / f"{s}.html").is_file())
+
+
+@dataclass
+class Session:
+    """One browser context + page with a request recorder, dialog and console watch."""
+    ctx: object
+    page: object
+    rec: Recorder
+    dialogs: list = field(default_factory=list)
+    console: list = field(default_factory=list)  # (type, text) of every console message
+
+    def watch(self) -> dict:
+        return self.page.evaluate("() => window.__wtWatch")
+
+    def console_errors(self) -> list[str]:
+        return [t for k, t in self.console if k == "error"]
+
+    def csp_console(self) -> list[str]:
+        return [t for _, t in self.console if any(m in t for m in CSP_CONSOLE)]
+
+
+@contextlib.contextmanager
+def session(browser, viewport=(1280, 900)):
+    rec = Recorder()
+    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    ctx.set_default_timeout(30_000)
+    ctx.add_init_script(WATCH_JS)
+    rec.attach(ctx)
+    page = ctx.new_page()
+    rec.attach_page(page)
+    s = Session(ctx, page, rec)
+    page.on("dialog", lambda d: (s.dialogs.append(d.message), d.dismiss()))
+    page.on("console", lambda m: s.console.append((m.type, m.text)))
+    try:
+        yield s
+    finally:
+        ctx.close()
+
+
+def wait_status(page, status: str, timeout_s: float = BOOT_TIMEOUT_S) -> None:
+    page.wait_for_selector(f"html[data-wt-status={status}]", state="attached", timeout=timeout_s * 1000)
+
+
+def wait_boot_over(page, timeout_s: float = BOOT_TIMEOUT_S) -> str:
+    """'ready' or 'failed', whichever the boot ends in."""
+    page.wait_for_selector("html[data-wt-status=ready], html[data-wt-status=failed]", state="attached",
+                           timeout=timeout_s * 1000)
+    return page.evaluate("() => window.__wt.status")
+
+
+def poll(page, js: str, arg=None, timeout_s: float = 30, every_s: float = 0.05, what: str = ""):
+    """Evaluate JS (a function) until it returns something truthy; return that."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        v = page.evaluate(js, arg)
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s}s waiting for {what or js}")
+        time.sleep(every_s)
+
+
+SETTLED_JS = """() => { const w = window.__wt.worker;
+  return window.__wt.status === 'ready' && w && !w.busy && w.queue.length === 0; }"""
+
+
+def settle(page, quiet_s: float = 0.3, timeout_s: float = 60) -> None:
+    """Wait until no patch is in flight or queued, and nothing arrived for quiet_s."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        poll(page, SETTLED_JS, timeout_s=max(1, deadline - time.monotonic()), what="the worker to go idle")
+        before = page.evaluate("() => [window.__wt.patchesReceived, window.__wt.patchesSent]")
+        time.sleep(quiet_s)
+        if page.evaluate(SETTLED_JS) and page.evaluate("() => [window.__wt.patchesReceived, window.__wt.patchesSent]") == before:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError("the page never settled")
+
+
+DEEP_TEXT_JS = """(id) => {
+  // The visible text of #live-ID including every shadow root under it.
+  const parts = [];
+  (function walk(n) {
+    if (n.nodeType === 3) { parts.push(n.textContent); return; }
+    if (n.nodeType !== 1 && n.nodeType !== 11) return;
+    if (n.nodeType === 1 && ['STYLE', 'SCRIPT'].includes(n.tagName)) return;
+    if (n.shadowRoot) walk(n.shadowRoot);
+    for (const c of n.childNodes) walk(c);
+  })(document.getElementById('live-' + id));
+  return parts.join(' ').replace(/\\s+/g, ' ').trim();
+}"""
+
+
+def section_text(page, sid: str) -> str:
+    return page.evaluate(DEEP_TEXT_JS, sid)
+
+
+# Elements that only a successful injection would create, searched in the document and every shadow root.
+INJECTED_JS = """() => {
+  const bad = [];
+  (function walk(root) {
+    for (const e of root.querySelectorAll('[data-wt-injected], img[src="x"], iframe, object, embed, svg[onload], marquee, script:not([src])')) {
+      if (e.id === 'wt-build') continue;  // the page's own JSON config
+      if (e.tagName === 'SCRIPT' && e.type === 'application/json') continue;
+      bad.push(e.outerHTML.slice(0, 120));
+    }
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+  })(document);
+  return bad;
+}"""
+
+
+def injected(page) -> list[str]:
+    return page.evaluate(INJECTED_JS)
+
+
+def notes_shown(page) -> list[str]:
+    """The notes list as the reader sees it (text of each item), [] when the box is hidden."""
+    return page.evaluate("""() => document.getElementById('wt-notes').hidden ? [] :
+        [...document.querySelectorAll('#wt-notes-list li')].map((li) => li.textContent)""")
+
+
+def error_box(page) -> dict:
+    return page.evaluate("""() => ({shown: !document.getElementById('wt-error').hidden,
+        kind: document.getElementById('wt-error').dataset.kind || '',
+        title: document.querySelector('#wt-error strong').textContent,
+        message: document.getElementById('wt-error-msg').textContent,
+        retry: !document.getElementById('wt-retry').hidden})""")
+
+
+def newest_worker(page):
+    ws = page.workers
+    assert ws, "no worker"
+    return ws[-1]
+
+
+def worker_memory(page) -> dict:
+    """The worker's wasm linear memory (bytes; it never shrinks) and Python's live object count."""
+    w = newest_worker(page)
+    return w.evaluate("""() => ({wasm: py._module.HEAP8.buffer.byteLength,
+        objects: py.runPython('import gc; gc.collect(); len(gc.get_objects())')})""")
+
+
+def have_module(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
+def dist_copy(dist_dir: Path, dest: Path) -> Path:
+    import shutil
+    shutil.copytree(dist_dir, dest)
+    return dest
