@@ -1,0 +1,124 @@
+"""The repeat section in headless Chromium (embed=repeat, one cold load per module).
+
+A link with repeat.sigma=0.5, repeat.seed=3 and repeat.steps=2000 loads those settings (the rank table
+is CPython's for sigma 0.5, seeds 3..7); unticking `tied` moves the readout to CPython's untied number;
+Train + Cancel stops a 2000-step run part-way; with steps moved down by keyboard a full run ends at
+CPython's ranks. Ranks are means of half-integers over 64 tokens: exact in any float64 arithmetic, so
+the browser must agree to 1e-12.
+"""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from conftest import wait_booted
+from weighttying import model, repeat
+from weighttying import state as S
+
+pytestmark = pytest.mark.browser
+LIVE = "#live-repeat[data-live=true]"
+QUERY = "repeat.sigma=0.5&repeat.seed=3&repeat.steps=2000"
+TOL = 1e-12
+
+FOCUS_JS = """
+([section, title]) => {
+  // Focus the noUiSlider handle of the Bokeh slider titled TITLE inside #live-SECTION (shadow roots pierced).
+  const found = [];
+  (function walk(root) {
+    for (const t of root.querySelectorAll('.bk-slider-title'))
+      if (t.textContent.trim().startsWith(title)) { const h = t.getRootNode().querySelector('.noUi-handle'); if (h) found.push(h); }
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+  })(document.getElementById('live-' + section));
+  if (found.length !== 1) return `expected one slider titled ${title}, found ${found.length}`;
+  found[0].focus();
+  return null;
+}
+"""
+
+
+def open_section(browser, server, section: str, query: str):
+    """A fresh context and page on ?embed=SECTION&QUERY, booted; returns (context, page)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(30_000)
+    page = ctx.new_page()
+    page.goto(f"{server.url}?embed={section}&{query}", wait_until="domcontentloaded")
+    wait_booted(page)
+    return ctx, page
+
+
+def value(page, live: str, testid: str, timeout: float = 60_000) -> float:
+    """The exact number behind a hooked readout/table cell (waits until it exists)."""
+    loc = page.locator(f"{live} [data-testid={testid}]")
+    loc.wait_for(timeout=timeout)
+    return float(loc.get_attribute("data-value"))
+
+
+def press_slider(page, section: str, title: str, *keys: str) -> None:
+    """Keyboard on a slider's handle: the way a reader without a mouse moves it."""
+    err = page.evaluate(FOCUS_JS, [section, title])
+    assert err is None, err
+    for k in keys:
+        page.keyboard.press(k)
+
+
+def status(page, live: str, text: str, timeout: float = 120_000) -> None:
+    page.locator(f"{live} .wt-status", has_text=text).wait_for(timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def live(browser, server):
+    ctx, page = open_section(browser, server, "repeat", QUERY)
+    try:
+        yield page
+    finally:
+        ctx.close()
+
+
+def test_url_setting_loads_cpython_rank_table(live):
+    want = repeat.init_table(sigma=0.5, seeds=range(3, 8))
+    for slug, row in zip(("tied-res1", "untied", "chance", "tied-res0"), want):
+        assert abs(value(live, LIVE, f"repeat-rank-{slug}") - row["mean_rank"]) <= TOL
+    assert "σ = 0.5, seed 3" in live.locator(f"{LIVE} [data-testid=repeat-readout]").text_content()
+    assert "page says" in live.locator(f"{LIVE} [data-testid=repeat-init-table]").text_content()
+
+
+def test_untying_moves_the_readout_to_cpython(live):
+    cfg = model.Config(tied=False, res=1.0, sigma=0.5, seed=3)
+    want = float(repeat.self_ranks(model.init_params(cfg), cfg).mean())
+    live.locator(LIVE).get_by_role("checkbox").click()  # the only one: tied (Bokeh gives it no accessible name)
+    live.locator(f"{LIVE} [data-testid=repeat-current][data-value='{want!r}']").wait_for(timeout=60_000)
+    live.locator(LIVE).get_by_role("checkbox").click()  # the only one: tied (Bokeh gives it no accessible name)
+    cfg = model.Config(tied=True, res=1.0, sigma=0.5, seed=3)
+    want = float(repeat.self_ranks(model.init_params(cfg), cfg).mean())
+    live.locator(f"{LIVE} [data-testid=repeat-current][data-value='{want!r}']").wait_for(timeout=60_000)
+
+
+def trained_step(page) -> int:
+    text = page.locator(f"{LIVE} [data-testid=repeat-trained-table] caption").text_content()
+    return int(re.search(r"after (\d+) of", text).group(1))
+
+
+def test_cancel_stops_a_training_run(live):
+    live.locator(LIVE).get_by_role("button", name="Train tied + untied").click()
+    value(live, LIVE, "repeat-trained-tied")  # the first curve point arrived
+    live.locator(LIVE).get_by_role("button", name="Cancel").click()
+    status(live, LIVE, "Cancelled.")
+    stopped = trained_step(live)
+    time.sleep(1.0)
+    assert trained_step(live) == stopped < 2000
+    assert live.locator(LIVE).get_by_role("button", name="Train tied + untied").is_enabled()
+
+
+def test_full_run_ends_at_cpython_ranks(live):
+    press_slider(live, "repeat", "steps", "Home", "PageUp", "PageUp")  # 2000 -> 0 -> a few steps
+    live.locator(f"{LIVE} [data-testid=repeat-curve-text]", has_text="Not trained yet").wait_for()
+    live.locator(LIVE).get_by_role("button", name="Train tied + untied").click()
+    status(live, LIVE, "Done.")
+    steps = trained_step(live)
+    assert 0 < steps < 2000
+    want = repeat.trained_table(sigma=0.5, steps=steps, seeds=[3])
+    assert abs(value(live, LIVE, "repeat-trained-tied") - want[0]["mean_rank"]) <= TOL
+    assert abs(value(live, LIVE, "repeat-trained-untied") - want[1]["mean_rank"]) <= TOL
+    assert f"after {steps} of {steps} steps" in live.locator(f"{LIVE} [data-testid=repeat-trained-table]").text_content()

@@ -1,0 +1,69 @@
+"""The tasks section in headless Chromium (embed=tasks, one cold load per module).
+
+A link with tasks.seeds=2 and tasks.steps=30 loads those settings; Run fills the excess-loss table with
+CPython's numbers for them (1e-9 relative: the same float64 code, the parity test bounds the
+difference at 1e-12), per-seed rows included; the parameter shares are both shown; then, with seeds and
+steps pushed up by keyboard, Cancel stops a long run.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from test_browser_repeat import open_section, press_slider, status, value
+from weighttying import tasks
+
+pytestmark = pytest.mark.browser
+LIVE = "#live-tasks[data-live=true]"
+QUERY = "tasks.seeds=2&tasks.steps=30"
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+@pytest.fixture(scope="module")
+def live(browser, server):
+    ctx, page = open_section(browser, server, "tasks", QUERY)
+    try:
+        yield page
+    finally:
+        ctx.close()
+
+
+def test_url_setting_loads_and_nothing_is_claimed_before_a_run(live):
+    table = live.locator(f"{LIVE} [data-testid=tasks-table]")
+    table.wait_for()
+    assert "after 30 steps" in table.text_content() and "not run yet" in table.text_content()
+    assert "Run trains 8 models of 30 steps" in live.locator(f"{LIVE} [data-testid=tasks-now]").text_content()
+    c = tasks.parameter_counts()
+    assert value(live, LIVE, "tasks-saving") == c["saving"] and value(live, LIVE, "tasks-saving-of-tied") == c["saving_of_tied"]
+
+
+def test_run_fills_the_table_with_cpython_numbers(live):
+    live.locator(LIVE).get_by_role("button", name="Run the seeds").click()
+    status(live, LIVE, "Done.")
+    want = {r["task"].lower(): r for r in tasks.table(seeds=range(2), steps=30)}
+    for slug, r in want.items():
+        for key, testid in (("tied", "tied"), ("untied", "untied"), ("ratio", "ratio"), ("ratio_min", "rmin"),
+                            ("ratio_max", "rmax")):
+            assert close(value(live, LIVE, f"tasks-{slug}-{testid}"), r[key]), (slug, key)
+        for run in r["runs"]:
+            assert close(value(live, LIVE, f"tasks-s{run['seed']}-{slug}-ratio"), run["ratio"])
+    assert "All 2 seeds done." in live.locator(f"{LIVE} [data-testid=tasks-now]").text_content()
+
+
+def test_cancel_stops_the_seeds(live):
+    press_slider(live, "tasks", "seeds", "End")  # 10 seeds
+    press_slider(live, "tasks", "steps", "End")  # 5000 steps each: minutes of work
+    live.locator(f"{LIVE} [data-testid=tasks-now]", has_text="Run trains 40 models of 5000 steps").wait_for()
+    live.locator(LIVE).get_by_role("button", name="Run the seeds").click()
+    live.locator(f"{LIVE} [data-testid=tasks-now]", has_text="Training seed 1 of 10").wait_for()
+    live.locator(LIVE).get_by_role("button", name="Cancel").click()
+    status(live, LIVE, "Cancelled.")
+    now = live.locator(f"{LIVE} [data-testid=tasks-now]").text_content()
+    time.sleep(1.0)
+    assert live.locator(f"{LIVE} [data-testid=tasks-now]").text_content() == now
+    assert live.locator(f"{LIVE} [data-testid=tasks-aligned-tied]").count() == 0
+    assert live.locator(LIVE).get_by_role("button", name="Run the seeds").is_enabled()
