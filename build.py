@@ -63,7 +63,47 @@ SDIST_SOURCES = {"markupsafe": ("src", ("markupsafe",)), "pyyaml": ("lib", ("yam
 # The marker environment of Pyodide 0.27, for reading Requires-Dist into lock `depends`.
 EMSCRIPTEN = {"sys_platform": "emscripten", "platform_system": "Emscripten", "python_version": "3.12",
               "python_full_version": "3.12.7", "implementation_name": "cpython", "extra": ""}
-COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map")
+COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map", ".whl", ".zip")
+# Speed levers that `--without` can turn off one at a time, so bench/run.py measures each (bench/README.md).
+LEVERS = ("pyc", "br", "sw", "preload")
+# Where Pyodide 0.27 puts what we compile: the stdlib zip is mounted at /lib/python312.zip.
+SITE_PACKAGES = "/lib/python3.12/site-packages/"
+STDLIB_ZIP = "/lib/python312.zip/"
+# Compiles .py files to .pyc with Pyodide's own Python 3.12 (run under Node from node_modules/pyodide),
+# so the magic number and bytecode are exactly what the page runs. Unchecked-hash pycs: the importer
+# never stats or hashes a source to validate them (Pyodide runs with dont_write_bytecode=1, so without
+# them every import compiles from source, every visit).
+PYC_MJS = r"""
+import { pathToFileURL } from "node:url";
+const [pyodideDir, hostDir] = process.argv.slice(2);
+const { loadPyodide } = await import(pathToFileURL(pyodideDir + "/pyodide.mjs").href);
+const py = await loadPyodide({ indexURL: pyodideDir + "/", stdout: (s) => process.stderr.write(s + "\n") });
+py.FS.mkdirTree("/src");
+py.FS.mount(py.FS.filesystems.NODEFS, { root: hostDir }, "/src");
+console.log(py.runPython(`
+import json, py_compile, sys
+failed = []
+for src, dfile in json.load(open("/src/jobs.json")):
+    try:
+        py_compile.compile("/src/" + src, cfile="/src/" + src + "c", dfile=dfile, doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    except Exception as e:
+        failed.append([src, f"{type(e).__name__}: {e}"])
+json.dumps({"failed": failed, "version": sys.version.split()[0]})
+`));
+"""
+# Brotli (quality 11, 16 MB window) of every file listed in argv[2] (JSON [[src, dst], ...]), in parallel on
+# libuv's thread pool. Node's zlib has brotli built in, so the build needs no extra Python package.
+BROTLI_MJS = r"""
+import zlib from "node:zlib"; import fs from "node:fs";
+const jobs = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const P = zlib.constants;
+await Promise.all(jobs.map(([src, dst]) => new Promise((res, rej) => {
+  const data = fs.readFileSync(src);
+  zlib.brotliCompress(data, { params: { [P.BROTLI_PARAM_QUALITY]: 11, [P.BROTLI_PARAM_LGWIN]: 24,
+    [P.BROTLI_PARAM_SIZE_HINT]: data.length } }, (err, out) => err ? rej(err) : (fs.writeFileSync(dst, out), res()));
+})));
+"""
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
@@ -169,8 +209,9 @@ def record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def write_wheel(path: Path, dist_info: str, files: dict[str, bytes]) -> Path:
-    """A deterministic wheel: sorted members, fixed timestamps and modes, a fresh RECORD."""
+def write_wheel(path: Path, dist_info: str, files: dict[str, bytes], stored: bool = False) -> Path:
+    """A deterministic wheel: sorted members, fixed timestamps and modes, a fresh RECORD. STORED: members
+    uncompressed, for a wheel that is sent brotli/gzip-compressed as a whole (smaller than per-member deflate)."""
     files = dict(files)
     files.setdefault(f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: weighttying build.py\n"
                                             b"Root-Is-Purelib: true\nTag: py3-none-any\n")
@@ -181,7 +222,7 @@ def write_wheel(path: Path, dist_info: str, files: dict[str, bytes]) -> Path:
         for name in sorted(files):
             info = zipfile.ZipInfo(name, ZIP_DATE)
             info.external_attr = 0o644 << 16
-            z.writestr(info, files[name], zipfile.ZIP_DEFLATED, 6)
+            z.writestr(info, files[name], zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED, 6)
     path.write_bytes(buf.getvalue())
     return path
 
@@ -240,13 +281,81 @@ def our_wheel() -> Path:
     return write_wheel(out / f"{name}-{version}-py3-none-any.whl", f"{name}-{version}.dist-info", files)
 
 
+def precompiled(archives: dict[str, Path], keep_source: set[str]) -> dict[str, Path]:
+    """Each archive (a wheel, or python_stdlib.zip under the key "stdlib") with its .py files compiled
+    to .pyc by Pyodide's Python (PYC_MJS under Node): sourceless `mod.pyc` in place of `mod.py` (as
+    Pyodide's own py-compiled distribution ships them; smaller and one lookup less), except for the
+    archives named in KEEP_SOURCE, which keep their .py and gain `__pycache__/mod.cpython-312.pyc`.
+    A file Pyodide's compiler rejects keeps its source. Members are stored uncompressed: the archive
+    is sent compressed as a whole (brotli/gzip twins), which beats per-member deflate of bytecode. Cached by the inputs' hashes: one Node run
+    (about 10 s) per change."""
+    import tempfile
+
+    version = json.loads((NPM_DIR / "package.json").read_text())["version"]
+    key = [PYC_MJS, version, *(f"{k}:{sha256(v)}:{k in keep_source}" for k, v in sorted(archives.items()))]
+    outdir = CACHE / "pyc" / sha256("\n".join(key).encode())[:16]
+    out = {k: outdir / v.name for k, v in archives.items()}
+    if all(p.is_file() for p in out.values()):
+        return out
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="wt-pyc-") as tmp:
+        tmp = Path(tmp)
+        jobs = []
+        for i, (k, path) in enumerate(sorted(archives.items())):
+            prefix = STDLIB_ZIP if k == "stdlib" else SITE_PACKAGES
+            with zipfile.ZipFile(path) as z:
+                for n in z.namelist():
+                    if n.endswith(".py"):
+                        (tmp / str(i) / n).parent.mkdir(parents=True, exist_ok=True)
+                        (tmp / str(i) / n).write_bytes(z.read(n))
+                        jobs.append([f"{i}/{n}", prefix + n])
+        (tmp / "jobs.json").write_text(json.dumps(jobs))
+        (tmp / "pyc.mjs").write_text(PYC_MJS)
+        proc = subprocess.run(["node", str(tmp / "pyc.mjs"), str(NPM_DIR.resolve()), str(tmp)],
+                              capture_output=True, text=True)
+        if proc.returncode:
+            raise BuildError(f"compiling .pyc under Pyodide (node) failed:\n{proc.stderr[-3000:]}")
+        report = json.loads(proc.stdout.strip().splitlines()[-1])
+        outdir.mkdir(parents=True, exist_ok=True)
+        for i, (k, path) in enumerate(sorted(archives.items())):
+            files, infos = {}, {}
+            with zipfile.ZipFile(path) as z:
+                for info in z.infolist():
+                    n = info.filename
+                    pyc = tmp / str(i) / (n + "c")
+                    if not n.endswith(".py") or not pyc.is_file():
+                        files[n], infos[n] = z.read(n), info
+                    elif k in keep_source:
+                        files[n], infos[n] = z.read(n), info
+                        head, _, mod = n.rpartition("/")
+                        cache_name = (head + "/" if head else "") + f"__pycache__/{mod[:-3]}.cpython-312.pyc"
+                        files[cache_name] = pyc.read_bytes()
+                    else:
+                        files[n + "c"] = pyc.read_bytes()
+            if k == "stdlib":
+                buf = io.BytesIO()
+                with zipfile.ZipFile(buf, "w") as z:
+                    for n in sorted(files):
+                        info = zipfile.ZipInfo(n, ZIP_DATE)
+                        info.external_attr = 0o644 << 16
+                        z.writestr(info, files[n], zipfile.ZIP_STORED)
+                out[k].write_bytes(buf.getvalue())
+            else:
+                files = {n: d for n, d in files.items() if not n.endswith("/RECORD")}
+                dist_info = next(n.split("/")[0] for n in files if n.endswith(".dist-info/METADATA"))
+                write_wheel(out[k], dist_info, files, stored=True)
+    log(f"compiled {len(jobs) - len(report['failed'])} modules to .pyc with Pyodide's Python {report['version']} "
+        f"in {time.monotonic() - t0:.0f} s ({len(report['failed'])} kept as source)")
+    return out
+
+
 def wheel_metadata(path: Path):
     """(METADATA headers, top-level import names) of a wheel."""
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
         meta = HeaderParser().parsestr(z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode())
     tops = sorted({n.split("/")[0] for n in names if "/" in n and not n.split("/")[0].endswith((".dist-info", ".data"))}
-                  | {n[:-3] for n in names if "/" not in n and n.endswith(".py")})
+                  | {n.rsplit(".", 1)[0] for n in names if "/" not in n and n.endswith((".py", ".pyc"))})
     return meta, tops
 
 
@@ -257,8 +366,8 @@ def trimmed_lock(npm_lock: dict, wheels: dict[str, Path], lock_names: set[str]) 
     metas = {name: wheel_metadata(path) for name, path in wheels.items()}
     shipped = set(wheels)
     for name, path in wheels.items():
-        if name in lock_names:
-            packages[name] = dict(npm_lock["packages"][name])
+        if name in lock_names:  # Pyodide's own entry; file and sha256 are ours when we compiled it
+            packages[name] = {**npm_lock["packages"][name], "file_name": path.name, "sha256": sha256(path)}
             continue
         meta, tops = metas[name]
         depends = set()
@@ -335,10 +444,38 @@ def gzipped(data: bytes) -> bytes:
     return path.read_bytes()
 
 
+def brotlied(datas: list[bytes]) -> dict[str, bytes]:
+    """{sha256: brotli of it} for each of DATAS, cached by content; the missing ones in one Node run."""
+    cache = CACHE / "br"
+    cache.mkdir(parents=True, exist_ok=True)
+    want = {sha256(d): d for d in datas}
+    missing = {h: d for h, d in want.items() if not (cache / f"{h}.br").is_file()}
+    if missing:
+        import tempfile
+
+        t0 = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="wt-br-") as tmp:
+            tmp = Path(tmp)
+            jobs = []
+            for h, d in missing.items():
+                (tmp / h).write_bytes(d)
+                jobs.append([str(tmp / h), str(tmp / f"{h}.br")])
+            (tmp / "jobs.json").write_text(json.dumps(jobs))
+            (tmp / "br.mjs").write_text(BROTLI_MJS)
+            proc = subprocess.run(["node", str(tmp / "br.mjs"), str(tmp / "jobs.json")], capture_output=True, text=True)
+            if proc.returncode:
+                raise BuildError(f"brotli compression (node) failed:\n{proc.stderr[-3000:]}")
+            for h in missing:
+                shutil.move(tmp / f"{h}.br", cache / f"{h}.br")
+        log(f"brotli-compressed {len(missing)} files ({sum(map(len, missing.values())) >> 20} MB) "
+            f"in {time.monotonic() - t0:.0f} s (cached for next time)")
+    return {h: (cache / f"{h}.br").read_bytes() for h in want}
+
+
 # ------------------------------------------------------------------------------------------------
 # Assembly
 # ------------------------------------------------------------------------------------------------
-def build(wheels_from: Path | None, offline: bool) -> dict:
+def build(wheels_from: Path | None, offline: bool, without: frozenset = frozenset()) -> dict:
     t0 = time.monotonic()
     pins = json.loads(PINS.read_text())
     runtime = npm_runtime(pins, offline)
@@ -359,11 +496,16 @@ def build(wheels_from: Path | None, offline: bool) -> dict:
         else:
             wheels[project] = path
     wheels["weighttying"] = our_wheel()
+    stdlib = runtime["python_stdlib.zip"]
+    if "pyc" not in without:
+        compiled = precompiled({**wheels, "stdlib": stdlib}, keep_source={"weighttying"})
+        stdlib = compiled.pop("stdlib")
+        wheels = compiled
 
     files: dict[str, bytes] = {}  # dist-relative path -> content
     for name, path in runtime.items():
         if name != "pyodide-lock.json":
-            files[f"{RUNTIME}/{name}"] = path.read_bytes()
+            files[f"{RUNTIME}/{name}"] = (stdlib if name == "python_stdlib.zip" else path).read_bytes()
     for path in wheels.values():
         files[f"{RUNTIME}/{path.name}"] = path.read_bytes()
     lock = trimmed_lock(npm_lock, wheels, lock_names)
@@ -401,14 +543,28 @@ def build(wheels_from: Path | None, offline: bool) -> dict:
     }
     files["index.html"] = page(build_info, serve.CSP).encode()
 
+    # Precompressed twins (serve.py sends .br, else .gz, to a browser that accepts it); only where they
+    # are smaller. Brotli is worth it for the big files (wasm, stdlib, wheels); small text gets gzip only.
+    twins: dict[str, bytes] = {}
+    for rel, data in files.items():
+        if rel.endswith(COMPRESS):
+            gz = gzipped(data)
+            if len(gz) < len(data):
+                twins[rel + ".gz"] = gz
+    if "br" not in without:
+        big = {rel: data for rel, data in files.items() if rel.endswith(COMPRESS) and len(data) >= 4096}
+        br = brotlied(list(big.values()))
+        for rel, data in big.items():
+            b = br[sha256(data)]
+            if len(b) < len(twins.get(rel + ".gz", data)):
+                twins[rel + ".br"] = b
+
     tmp = DIST.with_name(DIST.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    for rel, data in files.items():
+    for rel, data in {**files, **twins}.items():
         out = tmp / rel
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
-        if rel.endswith(COMPRESS):
-            (tmp / (rel + ".gz")).write_bytes(gzipped(data))
     shutil.rmtree(DIST, ignore_errors=True)
     tmp.rename(DIST)
     total = sum(len(d) for d in files.values())
@@ -424,11 +580,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--offline", action="store_true", help="fail instead of downloading anything missing")
     ap.add_argument("--cache", type=Path, help="downloads and derived files (default .cache/)")
     ap.add_argument("--out", type=Path, help="the site to write (default dist/)")
+    ap.add_argument("--without", default="", help=f"comma-separated speed levers to leave out, for measuring "
+                    f"them (bench/run.py): {', '.join(LEVERS)}")
     args = ap.parse_args(argv)
+    without = frozenset(filter(None, args.without.split(",")))
+    if without - set(LEVERS):
+        ap.error(f"--without: unknown lever(s) {', '.join(sorted(without - set(LEVERS)))}; known: {', '.join(LEVERS)}")
     global CACHE, DIST
     CACHE, DIST = (args.cache or CACHE).resolve(), (args.out or DIST).resolve()
     try:
-        build(args.wheels_from, args.offline)
+        build(args.wheels_from, args.offline, without)
     except BuildError as e:
         print(f"build.py: error: {e}", file=sys.stderr)
         return 1

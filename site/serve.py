@@ -5,7 +5,7 @@
 
 Works from a copied dist/ on a laptop with no internet. Beyond `python -m http.server` it sends the
 right MIME types for .wasm/.mjs (browsers refuse to stream-compile wasm otherwise), serves the
-precompressed .gz copy of a file when the browser accepts gzip, and sends a Content-Security-Policy
+precompressed .br (brotli) or .gz copy of a file when the browser accepts it, and sends a Content-Security-Policy
 that keeps the page and its worker on this origin.
 """
 from __future__ import annotations
@@ -29,7 +29,8 @@ WORKERS = ("/worker.js",)
 class Handler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm",
                       ".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json",
-                      ".whl": "application/octet-stream", ".zip": "application/zip", ".gz": "application/gzip"}
+                      ".whl": "application/octet-stream", ".zip": "application/zip", ".gz": "application/gzip",
+                      ".br": "application/octet-stream"}
 
     def end_headers(self) -> None:
         path = self.path.split("?", 1)[0]
@@ -48,15 +49,30 @@ class Handler(SimpleHTTPRequestHandler):
         if not os.path.isfile(path):
             self.send_error(404, "File not found")
             return None
-        gz = path + ".gz"
-        use_gz = os.path.isfile(gz) and "gzip" in self.headers.get("Accept-Encoding", "")
-        f = open(gz if use_gz else path, "rb")
+        # The precompressed twin build.py wrote, best first: brotli, then gzip, else the file itself.
+        accepted = {e.split(";")[0].strip() for e in self.headers.get("Accept-Encoding", "").split(",")}
+        twins = [(enc, path + ext) for enc, ext in (("br", ".br"), ("gzip", ".gz")) if os.path.isfile(path + ext)]
+        encoding, chosen = next(((enc, p) for enc, p in twins if enc in accepted), (None, path))
+        # Validators, so a revalidation (Cache-Control: no-cache) costs a 304 and no body: the worker's
+        # integrity fetch and Pyodide's own fetch of the same file, and every repeat visit.
+        st = os.stat(chosen)
+        etag = f'"{st.st_size:x}-{st.st_mtime_ns:x}-{encoding or "id"}"'
+        if etag in [t.strip() for t in self.headers.get("If-None-Match", "").split(",")]:
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            if twins:
+                self.send_header("Vary", "Accept-Encoding")
+            self.end_headers()
+            return None
+        f = open(chosen, "rb")
         self.send_response(200)
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", self.date_time_string(int(st.st_mtime)))
         self.send_header("Content-Type", self.guess_type(path))
-        if os.path.isfile(gz):
+        if twins:
             self.send_header("Vary", "Accept-Encoding")
-        if use_gz:
-            self.send_header("Content-Encoding", "gzip")
+        if encoding:
+            self.send_header("Content-Encoding", encoding)
         self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
         self.end_headers()
         return f

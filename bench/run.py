@@ -1,0 +1,300 @@
+"""The speed benchmark of issue 5, one command: .venv/bin/python bench/run.py  ->  bench/out/run.json
+
+    .venv/bin/python bench/run.py [--runs 5] [--moves 20] [--levers] [--variant NAME=DIST ...] [--no-build]
+
+For each variant (default: "main" = dist/, rebuilt first if stale; --levers adds one build per speed
+lever left out, `build.py --without LEVER`, plus "none" with every lever out, each into a temp dir)
+it serves the site with its own serve.py (so compression is what serve.py sends) and, per run, in a
+brand-new Chromium profile (cold HTTP and code cache): time to readable, ready and interactive (first
+slider change round-tripped and repainted), bytes and requests up to interactive, the worker's boot
+steps, peak memory (renderer VmHWM = page + worker, the page's JS heap from CDP Performance.getMetrics,
+the worker's wasm heap), then a repeat visit in the same profile (warm cache) to interactive. Runs of
+all variants are interleaved (run 1 of each, then run 2, ...) so machine load hits them alike.
+The first variant's last run also times slider-to-repaint over --moves moves, and runs bench/numerics.py
+in the worker (bench hook of worker.js) and in this CPython, reported as Pyodide/native ratios.
+See bench/README.md for the JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+import conftest as harness  # noqa: E402
+from load_bench import INIT_JS, FCP_JS, percentile  # noqa: E402
+
+LEVERS = ("pyc", "br")  # build.py --without ...: levers that change dist/ (see bench/README.md)
+TARGETS = {"readable_ms": 500, "interactive_ms": 3000, "interactive_max_ms": 5000, "repeat_interactive_ms": 1500,
+           "bytes": 12e6, "repaint_p95_ms": 50, "gradcheck_worker_ms": 100, "train600_worker_ms": 1000,
+           "peer_ratio": 3.0}
+
+BENCH_HOOK_JS = """
+async (code) => {
+  const w = window.__wt.worker;
+  return await new Promise((resolve) => {
+    const on = (e) => { if (e.data && e.data.type === 'bench') { w.removeEventListener('message', on); resolve(e.data); } };
+    w.addEventListener('message', on);
+    w.postMessage({type: 'bench', code});
+  });
+}
+"""
+
+
+def descendants(pid: int) -> list[int]:
+    kids: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                ppid = int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            kids.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def renderer_peak_bytes(profile: str) -> int | None:
+    """Max VmHWM (peak resident set) over the renderer processes of the Chromium using PROFILE."""
+    browsers = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                cmd = open(f"/proc/{d}/cmdline", "rb").read().decode(errors="replace")
+            except OSError:
+                continue
+            if profile in cmd and "--type=" not in cmd:
+                browsers.append(int(d))
+    peak = None
+    for b in browsers:
+        for p in descendants(b):
+            try:
+                cmd = open(f"/proc/{p}/cmdline", "rb").read().decode(errors="replace")
+                if "--type=renderer" not in cmd:
+                    continue
+                for line in open(f"/proc/{p}/status"):
+                    if line.startswith("VmHWM:"):
+                        peak = max(peak or 0, int(line.split()[1]) * 1024)
+            except OSError:
+                continue
+    return peak
+
+
+def wire_bytes(reqs) -> int:
+    total = 0
+    for r in reqs:
+        try:
+            s = r.sizes()
+            total += s["responseBodySize"] + s["responseHeadersSize"]
+        except Exception:
+            pass
+    return total
+
+
+def visit(page, url: str, reqs: list, timeout_s: float) -> dict:
+    """Load URL in PAGE; readable, ready, interactive (ms on the page clock), bytes and requests to interactive."""
+    n0 = len(reqs)
+    page.goto(url, wait_until="commit")
+    page.wait_for_function("() => window.__bench && window.__bench.readable !== null")
+    readable = page.evaluate("() => window.__bench.readable")
+    harness.wait_booted(page, timeout_s)
+    timings = page.evaluate("() => window.__wt.timings")
+    try:  # interactive: the first sigma change round-tripped and repainted
+        interactive, via = harness.move_and_wait_repaint(page, "sweep.sigma", "ArrowRight")["repainted"], "slider"
+    except AssertionError as e:  # the sweep slider is not on the page: fall back to the worker's ready
+        interactive, via = timings.get("interactive"), f"ready ({e})"
+    mine = reqs[n0:]
+    return {"readable_ms": readable, "fcp_ms": page.evaluate(FCP_JS), "ready_ms": timings.get("interactive"),
+            "interactive_ms": interactive, "interactive_via": via, "boot_steps_ms": timings, "bytes": wire_bytes(mine),
+            "requests": len(mine), "urls": [r.url for r in mine]}
+
+
+def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str | None, timeout_s: float) -> dict:
+    with tempfile.TemporaryDirectory(prefix="wt-bench-profile-") as profile:
+        ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe, args=harness.CHROMIUM_ARGS,
+                                                   headless=True, viewport={"width": 1280, "height": 900})
+        try:
+            ctx.set_default_timeout(timeout_s * 1000)
+            reqs: list = []
+            ctx.on("requestfinished", lambda r: reqs.append(r))
+            ctx.add_init_script(INIT_JS)
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+            cold = visit(page, url, reqs, timeout_s)
+            off = [u for u in cold.pop("urls") if not u.startswith(("data:", "blob:")) and harness.origin_of(u) != origin]
+            cold["off_origin"] = off
+            cdp = ctx.new_cdp_session(page)
+            cdp.send("Performance.enable")
+            metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+            cold["page_js_heap_bytes"] = metrics.get("JSHeapTotalSize")
+            if moves:
+                lat = []
+                for i in range(moves if cold["interactive_via"] == "slider" else 0):
+                    key = "ArrowRight" if (i // 5) % 2 == 0 else "ArrowLeft"
+                    lat.append(harness.move_and_wait_repaint(page, "sweep.in_scale", key)["latency"])
+                cold["repaint_ms"] = lat
+            if numerics_code:
+                got = page.evaluate(BENCH_HOOK_JS, numerics_code)
+                if "error" in got:
+                    cold["numerics_worker_error"] = got["error"]
+                else:
+                    cold["numerics_worker_s"] = json.loads(got["result"])
+                cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
+            else:
+                got = page.evaluate(BENCH_HOOK_JS, "'{}'")
+                cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
+            cold["renderer_peak_rss_bytes"] = renderer_peak_bytes(profile)
+            repeat = visit(page, url, reqs, timeout_s)
+            repeat.pop("urls")
+            cold["repeat"] = repeat
+            return cold
+        finally:
+            ctx.close()
+
+
+def numerics_cpython() -> dict:
+    code = "import sys, json; sys.path[:0] = [%r, %r]; import numerics; print(json.dumps(numerics.run()))" % (
+        str(ROOT / "py"), str(ROOT / "bench"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def worker_numerics_code() -> str:
+    # bench/numerics.py's source as a module, then run(): the worker has weighttying installed.
+    src = (ROOT / "bench" / "numerics.py").read_text()
+    return ("import sys, types, json\nm = types.ModuleType('wt_bench_numerics')\n"
+            f"exec(compile({src!r}, 'bench/numerics.py', 'exec'), m.__dict__)\njson.dumps(m.run())\n")
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def summarise(runs: list[dict]) -> dict:
+    def col(k, sub=None):
+        return [(r[sub] if sub else r).get(k) for r in runs]
+    inter = [x for x in col("interactive_ms") if x is not None]
+    s = {"runs": len(runs)}
+    for k in ("readable_ms", "fcp_ms", "ready_ms", "interactive_ms", "bytes", "requests", "page_js_heap_bytes",
+              "worker_wasm_heap_bytes", "renderer_peak_rss_bytes"):
+        s[k] = med(col(k))
+    s["interactive_spread_ms"] = [min(inter), max(inter)] if inter else None
+    s["readable_spread_ms"] = [min(col("readable_ms")), max(col("readable_ms"))]
+    s["repeat_interactive_ms"] = med(col("interactive_ms", "repeat"))
+    s["repeat_interactive_spread_ms"] = [min(col("interactive_ms", "repeat")), max(col("interactive_ms", "repeat"))]
+    s["repeat_bytes"] = med(col("bytes", "repeat"))
+    steps = {}
+    for r in runs:
+        for k, v in r["boot_steps_ms"].items():
+            steps.setdefault(k, []).append(v)
+    s["boot_steps_ms"] = {k: statistics.median(v) for k, v in steps.items()}
+    s["off_origin_requests"] = sum(len(r["off_origin"]) for r in runs)
+    return s
+
+
+def build_variant(name: str, without: str, out: Path) -> Path:
+    print(f"[bench] building variant {name}: build.py --without {without}", file=sys.stderr)
+    subprocess.run([sys.executable, "build.py", "--offline", "--out", str(out), "--without", without],
+                   cwd=ROOT, check=True)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--moves", type=int, default=20)
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIST", help="a built site to measure too")
+    ap.add_argument("--levers", action="store_true", help="also build and measure dist without each lever")
+    ap.add_argument("--dist", type=Path, default=None)
+    ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--no-numerics", action="store_true")
+    ap.add_argument("--timeout", type=float, default=180.0)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "run.json")
+    a = ap.parse_args(argv)
+
+    dist = (a.dist or ROOT / "dist").resolve()
+    if a.dist is None and not a.no_build and harness.dist_is_stale(dist):
+        subprocess.run([sys.executable, "build.py", "--offline"], cwd=ROOT, check=True)
+    variants = {"main": dist}
+    tmp = Path(tempfile.mkdtemp(prefix="wt-bench-"))
+    if a.levers:
+        for lever in LEVERS:
+            variants[f"without_{lever}"] = build_variant(lever, lever, tmp / lever)
+        variants["without_all"] = build_variant("all", ",".join(LEVERS), tmp / "all")
+    for v in a.variant:
+        name, _, d = v.partition("=")
+        variants[name] = Path(d).resolve()
+    exe = harness.chromium_path()
+    from playwright.sync_api import sync_playwright
+
+    code = None if a.no_numerics else worker_numerics_code()
+    runs: dict[str, list] = {n: [] for n in variants}
+    import contextlib
+    with contextlib.ExitStack() as stack, sync_playwright() as pw:
+        servers = {n: stack.enter_context(harness.serve(d, log_dir=tmp)) for n, d in variants.items()}
+        for i in range(a.runs):
+            for n, srv in servers.items():
+                last = i == a.runs - 1 and n == "main"
+                r = one_run(pw, exe, srv.url, srv.origin, a.moves if last else 0, code if last else None, a.timeout)
+                runs[n].append(r)
+                print(f"[bench] {n} run {i + 1}/{a.runs}: readable {r['readable_ms']:.0f} ms, interactive "
+                      f"{r['interactive_ms']:.0f} ms, repeat {r['repeat']['interactive_ms']:.0f} ms, "
+                      f"{r['bytes'] / 1e6:.2f} MB / {r['requests']} req", file=sys.stderr)
+
+    summary = {n: summarise(rs) for n, rs in runs.items()}
+    main_runs = runs["main"]
+    lat = main_runs[-1].get("repaint_ms", [])
+    m = summary["main"]
+    m["repaint_moves"] = len(lat)
+    m["repaint_median_ms"] = statistics.median(lat) if lat else None
+    m["repaint_p95_ms"] = percentile(lat, 0.95)
+    numerics = None
+    if code:
+        native = numerics_cpython()
+        worker = main_runs[-1].get("numerics_worker_s")
+        numerics = {"cpython_s": native, "worker_s": worker, "error": main_runs[-1].get("numerics_worker_error"),
+                    "pyodide_over_native": {k: worker[k] / native[k] for k in native} if worker else None}
+    levers = {}
+    for n in summary:
+        if n != "main":
+            levers[n] = {k: (summary[n][k], m[k]) for k in ("interactive_ms", "ready_ms", "repeat_interactive_ms", "bytes")}
+    peer = {"measured": False, "why": "not built: a stock `panel convert --to pyodide-worker` app installs Panel's "
+            "dependencies with micropip from PyPI at run time; served offline this needs a local PyPI JSON API "
+            "and Pyodide 0.29 (what Panel 1.9.4 targets) is not available here (bench/README.md)"}
+    met = {
+        "readable_ms": m["readable_ms"] <= TARGETS["readable_ms"],
+        "interactive_ms": m["interactive_ms"] <= TARGETS["interactive_ms"],
+        "interactive_max_ms": m["interactive_spread_ms"][1] <= TARGETS["interactive_max_ms"],
+        "repeat_interactive_ms": m["repeat_interactive_ms"] <= TARGETS["repeat_interactive_ms"],
+        "bytes": m["bytes"] <= TARGETS["bytes"],
+        "repaint_p95_ms": m["repaint_p95_ms"] is not None and m["repaint_p95_ms"] <= TARGETS["repaint_p95_ms"],
+    }
+    if numerics and numerics["worker_s"]:
+        met["gradcheck_worker_ms"] = numerics["worker_s"]["gradcheck_s"] * 1000 <= TARGETS["gradcheck_worker_ms"]
+        met["train600_worker_ms"] = numerics["worker_s"]["train600_s"] * 1000 <= TARGETS["train600_worker_ms"]
+    report = {"summary": summary, "targets": TARGETS, "met": met, "levers": levers, "numerics": numerics,
+              "peer": peer, "runs": runs,
+              "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg": os.getloadavg(),
+                          "chromium": exe},
+              "when": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps({"summary": summary, "met": met, "levers": levers, "numerics": numerics}, indent=2))
+    print(f"[bench] wrote {a.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
