@@ -67,13 +67,19 @@ def status(page, live: str, text: str, timeout: float = 120_000) -> None:
     page.locator(f"{live} .wt-status", has_text=text).wait_for(timeout=timeout)
 
 
-@pytest.fixture(scope="module")
-def live(browser, server):
-    ctx, page = open_section(browser, server, "repeat", QUERY)
-    try:
-        yield page
-    finally:
-        ctx.close()
+def live_fixture(section: str, query: str):
+    """A module-scoped fixture: one booted page on ?embed=SECTION&QUERY shared by a module's tests."""
+    @pytest.fixture(scope="module")
+    def live(browser, server):
+        ctx, page = open_section(browser, server, section, query)
+        try:
+            yield page
+        finally:
+            ctx.close()
+    return live
+
+
+live = live_fixture("repeat", QUERY)
 
 
 def test_url_setting_loads_cpython_rank_table(live):

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from test_browser_repeat import open_section, press_slider, status, value
+from test_browser_repeat import live_fixture, press_slider, status, value
 from weighttying import tasks
 
 pytestmark = pytest.mark.browser
@@ -23,13 +23,7 @@ def close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
 
 
-@pytest.fixture(scope="module")
-def live(browser, server):
-    ctx, page = open_section(browser, server, "tasks", QUERY)
-    try:
-        yield page
-    finally:
-        ctx.close()
+live = live_fixture("tasks", QUERY)
 
 
 def test_url_setting_loads_and_nothing_is_claimed_before_a_run(live):
