@@ -8,6 +8,7 @@ side divides summation-order rounding (different BLAS in the browser) by 2 eps =
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 import pytest
@@ -31,17 +32,24 @@ def badge_when_done(page, timeout_ms=90_000):
     return badge
 
 
-@pytest.fixture(scope="module")
-def live(browser, server):
+@contextlib.contextmanager
+def booted(browser, url: str):
+    """A fresh context's page at url, booted (shared with test_browser_pathdrop)."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     ctx.set_default_timeout(30_000)
     page = ctx.new_page()
     try:
-        page.goto(server.url + "?embed=gradcheck&gradcheck.tied=0", wait_until="domcontentloaded")
+        page.goto(url, wait_until="domcontentloaded")
         wait_booted(page)
         yield page
     finally:
         ctx.close()
+
+
+@pytest.fixture(scope="module")
+def live(browser, server):
+    with booted(browser, server.url + "?embed=gradcheck&gradcheck.tied=0") as page:
+        yield page
 
 
 def test_url_loads_untied_and_the_kink_is_shown(live):

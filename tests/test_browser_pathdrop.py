@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import wait_booted
+from test_browser_gradcheck import booted
 from weighttying import pathdrop
 from weighttying import state as S
 from weighttying.views import pathdrop as V
@@ -21,15 +21,8 @@ QUERY = "pathdrop.k=50&pathdrop.steps=1500"
 
 @pytest.fixture(scope="module")
 def live(browser, server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(30_000)
-    page = ctx.new_page()
-    try:
-        page.goto(f"{server.url}?embed=pathdrop&{QUERY}", wait_until="domcontentloaded")
-        wait_booted(page)
+    with booted(browser, f"{server.url}?embed=pathdrop&{QUERY}") as page:
         yield page
-    finally:
-        ctx.close()
 
 
 def toggle(page, name: str) -> None:
