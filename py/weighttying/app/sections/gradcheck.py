@@ -113,8 +113,8 @@ def build(store: Store) -> pn.viewable.Viewable:
                              lambda: (V.COLUMNS, V.table_rows(current["summary"]) if current else []))
     return pn.Column(
         badge,
-        pn.Row(controls(store, "gradcheck"), pn.Column(readout, table, exports, note, sizing_mode="stretch_width"),
-               sizing_mode="stretch_width"),
+        # stacked, not side by side: a Row does not wrap, and at 360 px the readout column vanished
+        controls(store, "gradcheck"), readout, table, exports, note,
         runner.view(),
         pn.pane.Bokeh(fig, sizing_mode="stretch_width"), desc,
         css_classes=["wt-gradcheck"], sizing_mode="stretch_width")

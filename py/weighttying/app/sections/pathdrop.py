@@ -138,9 +138,7 @@ def build(store: Store) -> pn.viewable.Viewable:
     curve_export = export_buttons(store, "pathdrop", "pathdrop-curves",
                                   lambda: (V.CURVE_COLUMNS, V.curve_rows(*shown["finals"]) if "finals" in shown else []))
     return pn.Column(
-        pn.Row(controls(store, "pathdrop"),
-               pn.Column(readout, table, table_export, kpane, trap, sizing_mode="stretch_width"),
-               sizing_mode="stretch_width"),
+        controls(store, "pathdrop"), readout, table, table_export, kpane, trap,  # stacked: works at 360 px
         check.view(), pn.pane.Bokeh(fig, sizing_mode="stretch_width"), desc,
         train.view(), pn.pane.Bokeh(curves, sizing_mode="stretch_width"), live_loss, finals_pane, curve_export,
         css_classes=["wt-pathdrop"], sizing_mode="stretch_width")
