@@ -26,6 +26,21 @@
     cspViolations: [], // securitypolicyviolation events of this page: {directive, blocked}
     heartbeat: { ping: PING_MS, dead: DEAD_MS, pongs: 0 },
   });
+  // Files the page itself loads (its stylesheet, Panel's CSS, scripts): Resource Timing records a failed
+  // one with status 0 (network) or >= 400. The lab may still work, but the reader is told which file
+  // failed and gets Retry (restart() re-creates the views, which ask for their stylesheets again).
+  if (window.PerformanceObserver) {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const bad = e.responseStatus === 0 || e.responseStatus >= 400;
+        if (!bad || !["link", "css", "script"].includes(e.initiatorType) || !e.name.startsWith(location.origin)) continue;
+        const file = e.name.slice(new URL(".", location.href).href.length).split("?")[0];
+        if (wt.status === "failed") continue; // the boot failure already says what failed
+        wt.error = `could not load ${file} from this site`;
+        say("asset", "Part of the page could not be loaded.", `${wt.error}; the lab may look or work wrong until it is retried.`, true);
+      }
+    }).observe({ type: "resource", buffered: true });
+  }
   document.addEventListener("securitypolicyviolation", (e) => {
     wt.cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI });
   });
@@ -291,10 +306,17 @@
     }
     $("wt-error").hidden = true;
     showNotes([]);
+    // A stylesheet of the page that failed to load is asked for again (a view's come with the views).
+    document.querySelectorAll("link[rel=stylesheet]").forEach((l) => { if (!l.sheet) l.replaceWith(l.cloneNode()); });
     start();
     return wt.ready;
   }
 
-  whenDom(() => $("wt-retry").addEventListener("click", () => { restart(); }));
+  // Retry: a new worker; but a file of the page itself (a stylesheet) is only asked for again by a reload,
+  // which loses nothing (the state is in the URL).
+  whenDom(() => $("wt-retry").addEventListener("click", () => {
+    if ($("wt-error").dataset.kind === "asset") location.reload();
+    else restart();
+  }));
   start();
 })();

@@ -39,11 +39,6 @@ def runner_sections(page) -> list[str]:
     return [sid for sid in live_sections(page) if page.locator(f"#live-{sid} button:has-text('Cancel')").count()]
 
 
-def page_sections() -> tuple[str, ...]:
-    """Section ids whose prose exists (they are on the page, live or not)."""
-    return tuple(s for s in S.SECTIONS if (ROOT / "site" / "sections" / f"{s}.html").is_file())
-
-
 @dataclass
 class Session:
     """One browser context + page with a request recorder, dialog and console watch."""

@@ -1,0 +1,149 @@
+"""Long session and containment: random interactions across every live section, in one page.
+
+    WT_SOAK=300 .venv/bin/python -m pytest tests/test_soak.py     # the full soak (several minutes)
+    ./dev test                                                    # runs it at WT_SOAK's default, 60
+
+Interactions are drawn (seeded: WT_SOAK_SEED, default 0) from whatever the live sections offer, found
+generically so new sections are covered: slider handles (arrow/page/home/end keys), buttons (Run,
+Cancel, Reset, radio groups, downloads), checkboxes, number boxes (typed values, some invalid) and
+selects. Actions come fast (0-150 ms apart, never waiting for the worker); every 20 the page must be
+live, with no error box and no worker crash.
+
+At the end: no console errors, no uncaught errors, no unhandled promise rejections; the
+Content-Security-Policy (sent by serve.py and in a <meta> tag) was never violated (page events, console
+"Refused to ..." messages from the page or its worker); zero requests left the serving origin; and the
+worker's memory grew by less than MEMORY_BOUND_MB of wasm heap (linear memory never shrinks, so this is
+its high-water mark) and Python's live objects by less than OBJECTS_BOUND.
+"""
+from __future__ import annotations
+
+import os
+import random
+import re
+import time
+import urllib.request
+
+import pytest
+
+from conftest import assert_same_origin
+from robust import error_box, live_sections, session, settle, wait_status, worker_memory
+
+pytestmark = pytest.mark.browser
+
+N = int(os.environ.get("WT_SOAK", "60"))
+SEED = int(os.environ.get("WT_SOAK_SEED", "0"))
+MEMORY_BOUND_MB = 64
+OBJECTS_BOUND = 0.25  # fraction of the live Python objects at the start
+TYPED = ["0.3", "1e-8", "1e8", "abc", "-5", "1e999", "nan", "0", "12", "3.5", "", "99999999"]
+KEYS = ["ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End", "ArrowUp", "ArrowDown"]
+
+
+def candidates(page) -> list[tuple[str, object]]:
+    out = []
+    for sid in live_sections(page):
+        root = f"#live-{sid}"
+        out += [("slider", h) for h in page.locator(f"{root} .noUi-handle").all()]
+        out += [("button", b) for b in page.locator(f"{root} button").all()]
+        out += [("check", c) for c in page.locator(f"{root} input[type=checkbox]").all()]
+        out += [("type", i) for i in page.locator(f"{root} input.bk-input[type=text], {root} input[type=number]").all()]
+        out += [("select", s) for s in page.locator(f"{root} select").all()]
+    return out
+
+
+def act(page, rng: random.Random, kind: str, el) -> str:
+    if not el.is_visible() or not el.is_enabled():
+        return "skip"
+    if kind == "slider":
+        el.focus()
+        key = rng.choice(KEYS)
+        for _ in range(rng.randint(1, 4)):
+            page.keyboard.press(key)
+        return f"slider {key}"
+    if kind == "button":
+        el.click(timeout=5_000)
+        return f"button {el.inner_text()[:20]!r}"
+    if kind == "check":
+        el.click(timeout=5_000)
+        return "checkbox"
+    if kind == "type":
+        v = rng.choice(TYPED)
+        el.fill(v, timeout=5_000)
+        el.press("Enter")
+        return f"type {v!r}"
+    if kind == "select":
+        opts = el.locator("option").all_inner_texts()
+        if opts:
+            el.select_option(label=rng.choice(opts), timeout=5_000)
+        return "select"
+    return "skip"
+
+
+def test_csp_sent_and_in_meta(server):
+    """Every page carries the CSP both ways, and it names no other origin."""
+    with urllib.request.urlopen(server.url) as r:
+        header, html = r.headers["Content-Security-Policy"], r.read().decode()
+    meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
+    assert header and meta and meta.group(1) == header, (header, meta)
+    with urllib.request.urlopen(server.url + "worker.js") as r:
+        worker_csp = r.headers["Content-Security-Policy"]
+    for csp in (header, worker_csp):
+        sources = {tok for d in csp.split(";") for tok in d.split()[1:]}
+        assert sources <= {"'self'", "'none'", "'unsafe-inline'", "data:", "blob:", "'wasm-unsafe-eval'",
+                           "'unsafe-eval'"}, f"a source beyond this origin: {sources}"
+        assert "default-src 'self'" in csp and "connect-src 'self'" in csp
+    assert "'unsafe-eval'" not in header and "script-src 'self';" in header, "the page itself may not eval"
+
+
+def test_soak(browser, server):
+    rng = random.Random(SEED)
+    with session(browser) as s:
+        page = s.page
+        page.goto(server.url)
+        wait_status(page, "ready")
+        settle(page)
+        mem0 = worker_memory(page)
+        js0 = page.evaluate("() => performance.memory ? performance.memory.usedJSHeapSize : 0")
+        pool, log, done = candidates(page), [], 0
+        assert pool, "no interactive elements in any live section"
+        t0 = time.monotonic()
+        while done < N:
+            kind, el = rng.choice(pool)
+            try:
+                what = act(page, rng, kind, el)
+            except Exception as e:  # an element that went away mid-action: draw again
+                what = f"skip ({type(e).__name__})"
+            if what.startswith("skip"):
+                pool = candidates(page)
+                continue
+            done += 1
+            log.append(what)
+            time.sleep(rng.random() * 0.15)
+            if done % 20 == 0 or done == N:
+                settle(page, timeout_s=120)
+                box = error_box(page)
+                assert page.evaluate("() => window.__wt.status") == "ready", (done, log[-20:], box)
+                assert not box["shown"], f"after {done} interactions: {box}; last: {log[-20:]}"
+                assert page.evaluate("() => window.__wt.crashes") == [], log[-20:]
+                pool = candidates(page)
+        elapsed = time.monotonic() - t0
+        settle(page)
+        mem1 = worker_memory(page)
+        js1 = page.evaluate("() => performance.memory ? performance.memory.usedJSHeapSize : 0")
+        watch = s.watch()
+        grow_mb = (mem1["wasm"] - mem0["wasm"]) / 2**20
+        grow_obj = (mem1["objects"] - mem0["objects"]) / mem0["objects"]
+        print(f"[soak] {done} interactions in {elapsed:.0f} s over {len(live_sections(page))} live sections; "
+              f"wasm heap {mem0['wasm'] / 2**20:.0f} -> {mem1['wasm'] / 2**20:.0f} MB (+{grow_mb:.1f}, bound "
+              f"{MEMORY_BOUND_MB}); Python objects {mem0['objects']} -> {mem1['objects']} ({grow_obj:+.1%}, bound "
+              f"{OBJECTS_BOUND:.0%}); page JS heap {js0 / 2**20:.1f} -> {js1 / 2**20:.1f} MB; "
+              f"patches sent {page.evaluate('() => window.__wt.patchesSent')}, queue high-water "
+              f"{page.evaluate('() => window.__wt.queueHighWater')}")
+        assert not s.console_errors(), s.console_errors()[:10]
+        assert not s.rec.page_errors, s.rec.page_errors
+        assert not watch["rejections"] and not watch["errors"], watch
+        assert not watch["csp"] and not s.csp_console(), (watch["csp"], s.csp_console())
+        assert page.evaluate("() => window.__wt.cspViolations") == []
+        assert not s.rec.aborted, s.rec.aborted
+        assert_same_origin(s.rec, server.origin)
+        assert grow_mb < MEMORY_BOUND_MB, f"wasm heap grew {grow_mb:.1f} MB over {done} interactions"
+        assert grow_obj < OBJECTS_BOUND, f"Python objects grew {grow_obj:.1%} over {done} interactions"
