@@ -45,8 +45,14 @@ def guarded(error: pn.pane.HTML, fn: Callable) -> Callable:
 def wrap_row(*columns: pn.Column) -> pn.Row:
     """Columns side by side that wrap under each other on a narrow screen (360 px)."""
     for c in columns:
-        c.param.update(sizing_mode="stretch_width", min_width=300, styles={"flex": "1 1 300px"})
+        c.param.update(sizing_mode="stretch_width", styles={"flex": "1 1 300px", "min-width": "0"})  # CSS, not min_width:
+        # Bokeh sums children's min_width into the row's, which would stop it from ever wrapping
     return pn.Row(*columns, sizing_mode="stretch_width", styles={"flex-wrap": "wrap"})
+
+
+def runner_strip(runner: Runner) -> pn.Column:
+    """The Runner's buttons, bar and status stacked, so the strip fits 360 px (its own view() is one row)."""
+    return pn.Column(pn.Row(runner.run, runner.cancel), runner.bar, runner.status, sizing_mode="stretch_width")
 
 
 def rows_export(columns, rows) -> Callable:
@@ -69,15 +75,14 @@ def build(store: Store) -> pn.viewable.Viewable:
     curve_src = ColumnDataSource({"step": [], "tied": [], "untied": []})
 
     hist = stamped_figure(store, "repeat", title="Rank of the just-read token, current setting",
-                          x_axis_label="rank among 64 next-token predictions (1 = top)", y_axis_label="tokens",
-                          min_width=260)
+                          x_axis_label="rank among 64 next-token predictions (1 = top)", y_axis_label="tokens")
     hist.vbar(x=dodge("x", -width / 4), top="init", width=width / 2, source=hist_src, color="#0b63b6",
               legend_label="at init")
     hist.vbar(x=dodge("x", width / 4), top="trained", width=width / 2, source=hist_src, color="#e69f00",
               legend_label="after training")
     hist.legend.location = "top_right"
     curves = stamped_figure(store, "repeat", title="Mean rank of the just-read token over training",
-                            x_axis_label="training step", y_axis_label="mean rank (chance 32.5)", min_width=260)
+                            x_axis_label="training step", y_axis_label="mean rank (chance 32.5)")
     for name, color in (("tied", "#0b63b6"), ("untied", "#e69f00")):
         curves.line("step", name, source=curve_src, line_width=2, color=color, legend_label=name)
         curves.scatter("step", name, source=curve_src, size=4, color=color)
@@ -142,7 +147,7 @@ def build(store: Store) -> pn.viewable.Viewable:
         wrap_row(controls(store, "repeat"), pn.Column(readout, error, init_pane,
                                                       export_buttons(store, "repeat", "repeat-ranks-at-init",
                                                                      rows_export(V.INIT_COLUMNS, lambda: cur["rows"])))),
-        runner.view(),
+        runner_strip(runner),
         wrap_row(pn.Column(pn.pane.Bokeh(hist, sizing_mode="stretch_width"), hist_text),
                  pn.Column(pn.pane.Bokeh(curves, sizing_mode="stretch_width"), curve_text)),
         trained_pane,

@@ -16,7 +16,7 @@ from ... import report, tasks
 from ...views import tasks as V
 from ..store import Store, controls
 from ..widgets import Runner, export_buttons, stamped_figure
-from .repeat import guarded, html_pane, rows_export, wrap_row
+from .repeat import guarded, html_pane, rows_export, runner_strip, wrap_row
 
 X = {name: i for i, name in enumerate(tasks.TASKS)}  # task -> x position in the per-seed plot
 
@@ -34,7 +34,7 @@ def build(store: Store) -> pn.viewable.Viewable:
         band["left"].append(X[name] - 0.3), band["right"].append(X[name] + 0.3)
         band["bottom"].append(lo), band["top"].append(hi)
     fig = stamped_figure(store, "tasks", title="Per-seed ratio tied/untied excess loss (shaded: the page's range)",
-                         x_axis_label="task", y_axis_label="ratio", min_width=260, x_range=(-0.6, len(X) - 0.4))
+                         x_axis_label="task", y_axis_label="ratio", x_range=(-0.6, len(X) - 0.4))
     fig.quad(source=ColumnDataSource(band), fill_color="#e69f00", fill_alpha=0.25, line_alpha=0,
              legend_label="page's per-seed range")
     fig.scatter("x", "ratio", source=points, size=9, color="#0b63b6", legend_label="ours, one seed each")
@@ -92,7 +92,7 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.watch(guarded(error, on_settings), ["seeds", "steps", "lr"])
     guarded(error, on_settings)()
     return pn.Column(
-        wrap_row(controls(store, "tasks"), pn.Column(runner.view(), now, error, table_pane,
+        wrap_row(controls(store, "tasks"), pn.Column(runner_strip(runner), now, error, table_pane,
                                                      export_buttons(store, "tasks", "tasks-excess",
                                                                     rows_export(V.COLUMNS, lambda: cur["rows"])))),
         wrap_row(pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), plot_text),
