@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import html
+import math
 import sys
+import time
+from typing import Iterator
 
 import numpy as np
 import panel as pn
@@ -19,6 +22,21 @@ from ..widgets import Runner, export_buttons, stamped_figure
 from .tying import guarded
 
 SETTINGS = ("scale", "seeds", "steps", "lr", "seed")
+BUDGET_S = 0.1  # compute per worker call: pings and other sections' patches get through between calls
+DRAW_S = 0.4  # redraw the streaming curve at most this often: each redraw is a patch the page must apply
+
+
+def batched(steps: Iterator[dict], budget: float = BUDGET_S) -> Iterator[dict]:
+    """Merge consecutive progress dicts for up to `budget` s of compute each, so the page is not flooded
+    with patches; a result or a non-finite loss is passed on at once."""
+    merged, t0 = {}, time.perf_counter()
+    for s in steps:
+        merged.update(s)
+        if "result" in s or not math.isfinite(s.get("loss", 0.0)) or time.perf_counter() - t0 >= budget:
+            yield merged
+            merged, t0 = {}, time.perf_counter()
+    if merged:
+        yield merged
 
 
 def can_run() -> bool:
@@ -30,6 +48,16 @@ def can_run() -> bool:
         return sys.platform == "emscripten"
 
 
+async def start_when_linked(start, poll: float = 0.25, timeout: float = 300.0) -> None:
+    """Start the first run once the page is listening: changes made before main.link forwards them
+    would never reach the page (a short run could finish unseen)."""
+    doc, waited = pn.state.curdoc, 0.0
+    while doc is not None and not doc.callbacks._change_callbacks and waited < timeout:
+        await asyncio.sleep(poll)
+        waited += poll
+    start()
+
+
 def build(store: Store) -> pn.viewable.Viewable:
     """The paper section's Panel root, bound to store["paper"]."""
     p = store["paper"]
@@ -39,6 +67,7 @@ def build(store: Store) -> pn.viewable.Viewable:
     results = {k: pn.pane.HTML(pending(label), sizing_mode="stretch_width")
                for k, label in (("align", "Similarity"), ("lens", "Lens"), ("claims", "Claims"))}
     last: dict = {}
+    drawn = [0.0]  # when the curve was last redrawn
     src = ColumnDataSource({"step": [], "output": [], "input": []})
     f = stamped_figure(store, "paper", title="Gradient norm into the tied E, per path", x_axis_label="training step",
                        y_axis_label="Frobenius norm on a fixed batch", height=260, min_width=260)
@@ -47,9 +76,12 @@ def build(store: Store) -> pn.viewable.Viewable:
     f.legend.location = "top_right"
 
     def on_step(s: dict) -> None:
-        phase.object = f'<p class="wt-help" data-testid="paper-phase">Now: {html.escape(s["phase"])}.</p>'
-        n = s.get("norms")
-        if n is not None:
+        now = f'<p class="wt-help" data-testid="paper-phase">Now: {html.escape(s["phase"])}.</p>'
+        if phase.object != now:  # one patch per phase, not per chunk
+            phase.object = now
+        n = s["result"]["norms"] if "result" in s else s.get("norms")
+        if n is not None and ("result" in s or time.perf_counter() - drawn[0] >= DRAW_S):
+            drawn[0] = time.perf_counter()
             src.data = {"step": n["step"], "output": n["output"], "input": n["output"] / n["ratio"]}
             guarded(norms_text, lambda: norms_readout(n, p.scale))
             norms_alt.object = (f'<p class="wt-help">Plotted: {len(n["step"])} measurements; output-path norm '
@@ -61,7 +93,7 @@ def build(store: Store) -> pn.viewable.Viewable:
             for k, render in (("align", align_html), ("lens", lens_html), ("claims", claims_html)):
                 guarded(results[k], lambda render=render: render(s["result"]))
 
-    runner = Runner("Run again", lambda: paper.iter_study(p.scale, p.steps, p.seed, p.seeds, p.lr),
+    runner = Runner("Run again", lambda: batched(paper.iter_study(p.scale, p.steps, p.seed, p.seeds, p.lr)),
                     lambda: paper.study_total(p.scale, p.steps, p.seeds), on_step)
 
     def restart(*_) -> None:
@@ -74,7 +106,8 @@ def build(store: Store) -> pn.viewable.Viewable:
             runner.start()
 
     p.param.watch(restart, list(SETTINGS))
-    restart()
+    if can_run():
+        asyncio.ensure_future(start_when_linked(restart))
     exports = pn.Row(export_buttons(store, "paper", "paper-alignment",
                                     lambda: align_rows(last["result"]) if last else (["status"], [["no result yet"]])),
                      export_buttons(store, "paper", "paper-claims",
