@@ -18,9 +18,9 @@ def test_a_section_that_fails_to_build_becomes_a_note(monkeypatch):
     broken.build = build
     monkeypatch.setitem(sys.modules, broken.__name__, broken)
     doc, store = Document(), Store(S.State())
-    main.add_root(doc, store, "broken")
-    main.add_root(doc, store, "sweep")
-    assert len(doc.roots) == 2
+    note = main.add_root(doc, store, "broken")
+    sweep = main.add_root(doc, store, "sweep")
+    assert doc.roots[:2] == [note, sweep] and note is not sweep
     shown = html.unescape(doc.roots[0].text)  # the HTML the browser renders (Panel escapes it once for transport)
     assert "could not start" in shown and "FloatingPointError" in shown
     assert "&lt;script&gt;" in shown and "<script>" not in shown

@@ -36,17 +36,20 @@ def shown_sections(page: S.Page) -> tuple[str, ...]:
     return shown or SECTIONS[:1]
 
 
-def add_root(doc, store: Store, sid: str) -> None:
-    """Add section sid's root to doc; if it fails to build, a readable note takes its place, so one
-    broken section never takes the rest of the page down with it."""
+def add_root(doc, store: Store, sid: str):
+    """Add section sid's root to doc and return it; if the section fails to build, a readable note
+    takes its place, so one broken section never takes the rest of the page down with it."""
+    first = len(doc.roots)  # server_doc adds the section's model first, then any helper roots
     try:
         importlib.import_module(f".sections.{sid}", __package__).build(store).server_doc(doc, location=False)
+        return doc.roots[first]
     except Exception as err:
         traceback.print_exc()  # the worker's console keeps the traceback; the reader gets one line
         message = html.escape(f"{type(err).__name__}: {err}"[:300])
         pn.pane.HTML(f'<p class="wt-bad" role="alert" data-testid="section-error">This section could not '
                      f"start ({message}). The text above still explains it, and the other sections work.</p>"
                      ).server_doc(doc, location=False)
+        return doc.roots[first]
 
 
 def scheme_of(page: S.Page, preferred: str) -> str:
@@ -82,12 +85,14 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     # init_doc, before the sections are built.
     pn.config.theme = "dark" if scheme_of(initial.page, preferred) == "dark" else "default"
     pn.config.raw_css = [FOCUS_CSS]
+    # Panel would add a BrowserInfo root after every section; nothing here reads it, and each extra
+    # root is one more model for BokehJS to place.
+    pn.config.browser_info = False
     doc = state.curdoc
     roots = {}
     sections = shown_sections(initial.page)
     for sid in sections:
-        add_root(doc, _store, sid)
-        roots[doc.roots[-1].id] = f"live-{sid}"
+        roots[add_root(doc, _store, sid).id] = f"live-{sid}"
     docs_json, [item] = standalone_docs_json_and_render_items(doc.roots, suppress_callback_warning=True)
     render_item = {**item.to_json(), "roots": roots, "root_ids": list(roots)}
     doc._session_context = None  # as panel.io.pyodide.write_doc: the mock server session ends here
