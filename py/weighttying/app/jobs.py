@@ -46,7 +46,9 @@ class Job:
                 on_step(last)
                 await asyncio.sleep(0)
         except asyncio.CancelledError:
-            raise
+            # The driver is the task's outermost frame and nobody awaits it: ending quietly keeps
+            # Pyodide's event loop from logging every Cancel click as an error.
+            return
         except Exception as err:  # a reader's setting broke the numerics: say so in the section
             on_error(err)
             return
