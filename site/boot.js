@@ -12,7 +12,11 @@
 "use strict";
 (() => {
   const config = JSON.parse(document.getElementById("wt-build").textContent);
-  const PING_MS = 150, DEAD_MS = 650, TICK_MS = 50; // worst case to notice a dead worker: ~900 ms
+  // A worker's death is seen at once through a Web Lock it holds (the "lifeline"; secure contexts such as
+  // 127.0.0.1). The heartbeat catches a worker stuck in one call: with a lifeline a silence is only a hang,
+  // so it may last HUNG_MS (a long synchronous Python call is slow, not dead); without one (plain http on a
+  // LAN address) a silence of DEAD_MS is all there is to go on.
+  const PING_MS = 150, DEAD_MS = 650, HUNG_MS = 8000, TICK_MS = 50;
   const BOOT_SILENCE_MS = 90_000; // booting, Python may be busy for seconds (import panel) but not this long
   const MAX_CRASHES = 3, CRASH_WINDOW_MS = 60_000;
   const loaded = new Set(); // scripts that have run; a retry loads only the rest
@@ -24,7 +28,7 @@
     crashes: [], // {reason, at, noticedAfterMs}: workers replaced after booting (see crashed())
     queueHighWater: 0, // the longest the per-attribute change queue has been (bounded by the attributes)
     cspViolations: [], // securitypolicyviolation events of this page: {directive, blocked}
-    heartbeat: { ping: PING_MS, dead: DEAD_MS, pongs: 0 },
+    heartbeat: { ping: PING_MS, dead: DEAD_MS, hung: HUNG_MS, pongs: 0 },
   });
   // Files the page itself loads (its stylesheet, Panel's CSS, scripts): Resource Timing records a failed
   // one with status 0 (network) or >= 400. The lab may still work, but the reader is told which file
@@ -160,6 +164,13 @@
     if (worker !== wt.worker) return; // a terminated worker's last words
     worker.heardAt = performance.now();
     switch (msg.type) {
+      case "lifeline": // the worker holds its lock: wait on it; it is granted when the worker ends
+        worker.lifeline = true;
+        navigator.locks.request(worker.lockName, () => {
+          if (worker === wt.worker && worker.booted) crashed("the Python worker stopped", performance.now() - worker.heardAt);
+          else if (worker === wt.worker) fail("The Python worker stopped while starting.");
+        });
+        break;
       case "pong":
         if (msg.n === worker.pingN) worker.pingAt = 0;
         wt.heartbeat.pongs += 1;
@@ -233,6 +244,10 @@
       else fail(`The Python worker stopped: ${why}`);
     };
     worker.heartbeat = setInterval(() => heartbeat(worker), TICK_MS);
+    if (navigator.locks) {
+      worker.lockName = `weighttying-worker-${Math.random().toString(36).slice(2)}`;
+      worker.postMessage({ type: "lifeline", name: worker.lockName });
+    }
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     worker.postMessage({ type: "boot", config, query: location.search.slice(1),
       scheme: document.documentElement.dataset.wtScheme || "light" });
@@ -262,7 +277,7 @@
     worker.tickAt = now;
     if (stalled) {
       worker.pingAt = 0; // the answer may be queued behind us: ask again rather than judge
-    } else if (worker.pingAt && now - worker.pingAt > DEAD_MS) {
+    } else if (worker.pingAt && now - worker.pingAt > (worker.lifeline ? HUNG_MS : DEAD_MS)) {
       crashed(`the Python worker stopped responding (no answer for ${Math.round(now - worker.pingAt)} ms)`,
         now - worker.pingAt);
     } else if (!worker.pingAt && now - worker.sentAt >= PING_MS) {

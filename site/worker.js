@@ -113,6 +113,10 @@ self.onmessage = (event) => {
   const msg = event.data;
   if (msg.type === "ping") {
     post({ type: "pong", n: msg.n }); // heartbeat: answered whenever Python is not inside a call
+  } else if (msg.type === "lifeline") {
+    // Held until this worker ends: the page waits on the same Web Lock, so it learns of a terminated
+    // or crashed worker at once, even while Python is busy in a long call (then pings go unanswered).
+    navigator.locks.request(msg.name, () => { post({ type: "lifeline" }); return new Promise(() => {}); });
   } else if (msg.type === "boot") {
     boot(msg);
   } else if (msg.type === "bench") {

@@ -9,6 +9,9 @@ Injected, in one page (each a real failure mode of the worker, applied from outs
   JS hang                  the worker's thread loops forever in JS (no message can be answered)
   Python hang              Python runs a loop that never returns (the heartbeat is the only witness)
 "Noticed" is measured in the page's clock: from the injection to the crash record boot.js makes.
+A dead worker (terminated, crashed) must be noticed within 1 s: boot.js waits on a Web Lock the worker
+holds (granted the moment the worker ends) and, without Web Locks, on a 650 ms heartbeat. A hung worker
+(alive but stuck in one call) is told from a slow one only by time: heartbeat.hung (8 s) with the lock.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ def crash_count(page) -> int:
     return page.evaluate("() => window.__wt.crashes.length")
 
 
-def expect_recovery(s, before_crashes: int, t0: float, what: str, results: list) -> None:
+def expect_recovery(s, before_crashes: int, t0: float, what: str, results: list, bound_ms: float = NOTICE_MS) -> None:
     page = s.page
     rec = poll(page, "(n) => window.__wt.crashes.length > n && window.__wt.crashes[n]", before_crashes,
                timeout_s=10, what=f"the page to notice ({what})")
@@ -50,7 +53,8 @@ def expect_recovery(s, before_crashes: int, t0: float, what: str, results: list)
     got, want = sweep_readout(page), sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
     assert abs(got["resid"] - float(want["resid"])) <= 1e-9 * abs(float(want["resid"])), (got, want)
     results.append((what, round(noticed), rec["reason"]))
-    assert noticed <= NOTICE_MS, f"{what}: noticed after {noticed:.0f} ms (> {NOTICE_MS} ms): {rec}"
+    print(f"[crash] {what}: noticed after {noticed:.0f} ms", flush=True)
+    assert noticed <= bound_ms, f"{what}: noticed after {noticed:.0f} ms (> {bound_ms} ms): {rec}"
     page.evaluate("() => { window.__wt.crashes = []; }")  # each case starts with a clean crash history
 
 
@@ -87,12 +91,13 @@ def test_crashes_are_noticed_and_survived(browser, server):
         # 4. the worker hangs (a runaway synchronous call): only the heartbeat can tell.
         t0 = page.evaluate("() => performance.now()")
         newest_worker(page).evaluate("() => { setTimeout(() => { for (;;) {} }, 0); }")
-        expect_recovery(s, 0, t0, "hung worker", results)
+        hung = page.evaluate("() => window.__wt.worker.lifeline ? window.__wt.heartbeat.hung : window.__wt.heartbeat.dead")
+        expect_recovery(s, 0, t0, "hung worker", results, bound_ms=hung + 2 * NOTICE_MS)
 
         # 5. Python itself runs away (a synchronous loop that never returns to the event loop).
         t0 = page.evaluate("() => performance.now()")
         newest_worker(page).evaluate("() => { setTimeout(() => py.runPython('while True: pass'), 0); }")
-        expect_recovery(s, 0, t0, "Python stuck in a runaway call", results)
+        expect_recovery(s, 0, t0, "Python stuck in a runaway call", results, bound_ms=hung + 2 * NOTICE_MS)
 
         assert not s.rec.page_errors, s.rec.page_errors
         assert not s.watch()["rejections"], s.watch()

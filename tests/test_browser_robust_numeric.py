@@ -126,12 +126,12 @@ def test_sliders_faster_than_the_worker(browser, server):
         high = max(high, page.evaluate("() => window.__wt.queueHighWater"))
         sent = page.evaluate("() => window.__wt.patchesSent") - sent0
         # The last setting: what the slider handles show now.
+        # The exact slider values in the page's Bokeh document (aria-valuenow is rounded to 0.1).
         pos = page.evaluate("""() => { const out = {};
-            (function walk(r) { for (const t of r.querySelectorAll('.bk-slider-title')) {
-                const h = t.getRootNode().querySelector('.noUi-handle');
-                if (h) out[t.textContent.trim().split(' ')[0]] = Number(h.getAttribute('aria-valuenow')); }
-              for (const e of r.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot); })(document.getElementById('live-sweep'));
-            return out; }""")
+            for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+              const t = m.title;
+              if (typeof t === 'string' && t.endsWith(' (log scale)') && typeof m.value === 'number') out[t.split(' ')[0]] = m.value;
+            } return out; }""")
         st, notes = S.parse_query(page.evaluate("() => location.search.slice(1)"))
         assert not notes
         for name in ("sigma", "in_scale"):
