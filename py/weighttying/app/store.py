@@ -76,12 +76,33 @@ def _round_sig(x: float, digits: int = 3) -> float:
     return float(f"{x:.{digits}g}")
 
 
+def number_box(obj: param.Parameterized, c: S.Control, **kw) -> pn.widgets.Widget:
+    """A number box for control c, linked both ways to its param by hand: an emptied box (None) or a
+    value the param refuses puts the param's value back in the box instead of failing the change."""
+    cls = pn.widgets.IntInput if c.type is int else pn.widgets.FloatInput
+    box = cls(name=c.name, value=getattr(obj, c.name), start=c.lo, end=c.hi, description=c.help, **kw)
+
+    def to_param(e) -> None:
+        v = e.new
+        ok = v is not None and (c.type is int or math.isfinite(v))
+        if ok:
+            v = c.type(min(max(v, c.lo), c.hi))
+            if v != getattr(obj, c.name):
+                setattr(obj, c.name, v)
+        if not ok or v != e.new:
+            box.value = getattr(obj, c.name)
+
+    box.param.watch(to_param, "value")
+    obj.param.watch(lambda e: setattr(box, "value", e.new), c.name)
+    return box
+
+
 def log_control(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     """A log10 slider for exploring plus a number box for exact values, both on one param."""
     lo, hi = math.log10(c.lo), math.log10(c.hi)
     slider = pn.widgets.FloatSlider(name=f"{c.name} (log scale)", start=lo, end=hi, step=0.01,
                                     value=math.log10(getattr(obj, c.name)), show_value=False)
-    box = pn.widgets.FloatInput.from_param(obj.param[c.name], name=c.name, description=c.help, width=120)
+    box = number_box(obj, c, width=120)
     # The slider lives in log space, so it cannot bind to the param directly: two watchers do the
     # conversion, and the param stays the only state.
     slider.param.watch(lambda e: setattr(obj, c.name, _round_sig(10 ** e.new)), "value_throttled")
@@ -99,7 +120,7 @@ def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
     elif c.type is int and c.hi - c.lo <= SLIDER_MAX_STEPS:
         w = pn.widgets.IntSlider.from_param(p, name=c.name, throttled=True)
     elif c.type is int:
-        w = pn.widgets.IntInput.from_param(p, name=c.name, description=c.help)
+        w = number_box(obj, c)
     elif c.type is float:
         step = 10 ** math.floor(math.log10((c.hi - c.lo) / 100))
         w = pn.widgets.FloatSlider.from_param(p, name=c.name, step=step, throttled=True)
