@@ -72,10 +72,10 @@ def test_live_section_streams_restarts_on_change_and_matches_cpython():
 def test_cancel_stops_the_run():
     async def cancel(store, root):
         await asyncio.sleep(0.2)
-        runner = root[0][1][0]
-        runner[1].clicks += 1  # the Cancel button
+        strip = root[0][1][0]  # repeat.runner_strip: Row(run, cancel), bar, status
+        strip[0][1].clicks += 1  # the Cancel button
 
     store, root = drive("paper.steps=5000", cancel, 0.3)
-    status = root[0][1][0][3].object
+    status = root[0][1][0][2].object
     assert "Cancelled." in status
     assert "waiting for the run" in root[1].object  # no result was drawn

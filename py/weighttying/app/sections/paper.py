@@ -19,6 +19,7 @@ from ... import paper
 from ...views.paper import align_html, align_rows, claim_rows, claims_html, lens_html, norms_readout, pending
 from ..store import Store, controls
 from ..widgets import Runner, export_buttons, stamped_figure
+from .repeat import html_pane, runner_strip, wrap_row
 from .tying import guarded
 
 SETTINGS = ("scale", "seeds", "steps", "lr", "seed")
@@ -61,16 +62,16 @@ async def start_when_linked(start, poll: float = 0.25, timeout: float = 300.0) -
 def build(store: Store) -> pn.viewable.Viewable:
     """The paper section's Panel root, bound to store["paper"]."""
     p = store["paper"]
-    phase = pn.pane.HTML('<p class="wt-help" data-testid="paper-phase"></p>', sizing_mode="stretch_width")
-    norms_text = pn.pane.HTML(norms_readout({"step": []}, p.scale), sizing_mode="stretch_width")
-    norms_alt = pn.pane.HTML(sizing_mode="stretch_width")
-    results = {k: pn.pane.HTML(pending(label), sizing_mode="stretch_width")
+    phase = html_pane('<p class="wt-help" data-testid="paper-phase"></p>')
+    norms_text = html_pane(norms_readout({"step": []}, p.scale))
+    norms_alt = html_pane()
+    results = {k: html_pane(pending(label))
                for k, label in (("align", "Similarity"), ("lens", "Lens"), ("claims", "Claims"))}
     last: dict = {}
     drawn = [0.0]  # when the curve was last redrawn
     src = ColumnDataSource({"step": [], "output": [], "input": []})
-    f = stamped_figure(store, "paper", title="Gradient norm into the tied E, per path", x_axis_label="training step",
-                       y_axis_label="Frobenius norm on a fixed batch", height=260, min_width=260)
+    f = stamped_figure(store, "paper", title="Gradient norm into tied E", x_axis_label="training step",
+                       y_axis_label="Frobenius norm on a fixed batch", height=260)
     f.line("step", "output", source=src, line_width=2, legend_label="output path")
     f.line("step", "input", source=src, line_width=2, color="#e69f00", legend_label="input path × scale")
     f.legend.location = "top_right"
@@ -108,15 +109,13 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.watch(restart, list(SETTINGS))
     if can_run():
         asyncio.ensure_future(start_when_linked(restart))
-    exports = pn.Row(export_buttons(store, "paper", "paper-alignment",
-                                    lambda: align_rows(last["result"]) if last else (["status"], [["no result yet"]])),
-                     export_buttons(store, "paper", "paper-claims",
-                                    lambda: claim_rows(last["result"]) if last else (["status"], [["no result yet"]])),
-                     sizing_mode="stretch_width")
+    table = lambda rows: (lambda: rows(last["result"]) if last else (["status"], [["no result yet"]]))  # noqa: E731
+    exports = pn.Column(html_pane('<p class="wt-help">Download the similarity table:</p>'),
+                        export_buttons(store, "paper", "paper-alignment", table(align_rows)),
+                        html_pane('<p class="wt-help">Download the claims table:</p>'),
+                        export_buttons(store, "paper", "paper-claims", table(claim_rows)), sizing_mode="stretch_width")
     return pn.Column(
-        pn.Row(pn.Column(controls(store, "paper"), min_width=280, sizing_mode="stretch_width"),
-                   pn.Column(runner.view(), phase, norms_text, pn.pane.Bokeh(f, sizing_mode="stretch_width"),
-                             norms_alt, min_width=280, sizing_mode="stretch_width"),
-                   sizing_mode="stretch_width", css_classes=["wt-pair"], styles={"flex-wrap": "wrap"}),
+        wrap_row(controls(store, "paper"), pn.Column(runner_strip(runner), phase, norms_text,
+                                                   pn.pane.Bokeh(f, sizing_mode="stretch_width"), norms_alt)),
         results["align"], results["lens"], results["claims"], exports,
         css_classes=["wt-paper"], sizing_mode="stretch_width")

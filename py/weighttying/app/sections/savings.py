@@ -11,6 +11,7 @@ from ... import savings
 from ...views.savings import FIELDS, curve, curve_summary, preset_rows, presets_table, readout, reconcile
 from ..store import Store, controls
 from ..widgets import export_buttons, stamped_figure
+from .repeat import html_pane, wrap_row
 from .tying import guarded
 
 
@@ -26,11 +27,11 @@ def build(store: Store) -> pn.viewable.Viewable:
     def on_field(event, *_):
         p.param.update(**reconcile(values(), event.name))
 
-    text, summary = pn.pane.HTML(sizing_mode="stretch_width"), pn.pane.HTML(sizing_mode="stretch_width")
+    text, summary = html_pane(), html_pane()
     line_src, point_src = ColumnDataSource({"V": [], "share": []}), ColumnDataSource({"V": [], "share": []})
-    f = stamped_figure(store, "savings", title="Share of parameters tying saves, against vocabulary size",
+    f = stamped_figure(store, "savings", title="Share saved vs vocabulary size",
                        x_axis_type="log", x_axis_label="vocabulary size V (log scale)",
-                       y_axis_label="V·d / untied total", y_range=(0, 0.55), height=260, min_width=260)
+                       y_axis_label="V·d / untied total", y_range=(0, 0.55), height=260)
     f.line("V", "share", source=line_src, line_width=2, legend_label="this width and depth")
     f.scatter("V", "share", source=point_src, size=10, color="#e69f00", legend_label="current V")
     f.add_layout(Span(location=0.5, dimension="width", line_dash="dashed", line_color="#888888"))
@@ -49,8 +50,6 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.watch(render, ["preset", *FIELDS])
     exports = export_buttons(store, "savings", "tying-savings-presets", preset_rows)
     return pn.Column(
-        pn.Row(pn.Column(controls(store, "savings"), min_width=280, sizing_mode="stretch_width"),
-                   pn.Column(text, pn.pane.Bokeh(f, sizing_mode="stretch_width"), summary, min_width=280,
-                             sizing_mode="stretch_width"), sizing_mode="stretch_width", css_classes=["wt-pair"], styles={"flex-wrap": "wrap"}),
-        pn.pane.HTML(presets_table(), sizing_mode="stretch_width"), exports,
+        wrap_row(controls(store, "savings"), pn.Column(text, pn.pane.Bokeh(f, sizing_mode="stretch_width"), summary)),
+        html_pane(presets_table()), exports,
         css_classes=["wt-savings"], sizing_mode="stretch_width")

@@ -10,6 +10,7 @@ import panel as pn
 from ...views.tying import count_rows, counts, notation
 from ..store import Store, controls
 from ..widgets import export_buttons
+from .repeat import html_pane, wrap_row
 
 
 def guarded(pane: pn.pane.HTML, render: Callable[[], str]) -> None:
@@ -23,13 +24,11 @@ def guarded(pane: pn.pane.HTML, render: Callable[[], str]) -> None:
 def build(store: Store) -> pn.viewable.Viewable:
     """The tying section's Panel root, bound to store["tying"]."""
     p = store["tying"]
-    readout = pn.pane.HTML(sizing_mode="stretch_width")
+    readout = html_pane()
     guarded(readout, lambda: counts(p.V, p.d))
     p.param.watch(lambda *_: guarded(readout, lambda: counts(p.V, p.d)), ["V", "d"])
     exports = export_buttons(store, "tying", "tying-parameter-count", lambda: count_rows(p.V, p.d))
     return pn.Column(
-        pn.Row(pn.Column(controls(store, "tying"), min_width=280, sizing_mode="stretch_width"),
-               pn.Column(readout, exports, min_width=280, sizing_mode="stretch_width"),
-               sizing_mode="stretch_width", css_classes=["wt-pair"], styles={"flex-wrap": "wrap"}),
-        pn.pane.HTML(notation(), sizing_mode="stretch_width"),
+        wrap_row(controls(store, "tying"), pn.Column(readout, exports)),
+        html_pane(notation()),
         css_classes=["wt-tying"], sizing_mode="stretch_width")
