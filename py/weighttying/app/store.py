@@ -101,8 +101,10 @@ def log_control(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     """A log10 slider for exploring plus a number box for exact values, both on one param."""
     lo, hi = math.log10(c.lo), math.log10(c.hi)
     slider = pn.widgets.FloatSlider(name=f"{c.name} (log scale)", start=lo, end=hi, step=0.01,
-                                    value=math.log10(getattr(obj, c.name)), show_value=False)
-    box = number_box(obj, c, width=120)
+                                    value=math.log10(getattr(obj, c.name)), show_value=False,
+                                    sizing_mode="stretch_width", min_width=130)
+    # slider + box fit a 360 px screen: the slider shrinks, the box keeps room for "1e-08"
+    box = number_box(obj, c, width=110)
     # The slider lives in log space, so it cannot bind to the param directly: two watchers do the
     # conversion, and the param stays the only state.
     slider.param.watch(lambda e: setattr(obj, c.name, _round_sig(10 ** e.new)), "value_throttled")
