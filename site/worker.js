@@ -74,6 +74,24 @@ async function verifyRuntime(config, runtime) {
   }));
 }
 
+// Pyodide names the package that failed ("...while loading numpy: Failed to fetch"); name its file and
+// say whether it is missing or was modified (its sha256 is not the one in the lock).
+async function whichWheels(config, runtime, message) {
+  try {
+    const lock = await (await fetch(`${runtime}pyodide-lock.json`)).json();
+    const names = [...message.matchAll(/while loading ([\w.-]+)/g)].map((m) => m[1]);
+    const why = await Promise.all(names.filter((n) => lock.packages[n]).map(async (n) => {
+      const file = `${config.runtime}${lock.packages[n].file_name}`;
+      const res = await fetch(new URL(file, self.location), { cache: "no-store" }).catch(() => null);
+      return res && res.ok ? `${file} was modified: its sha256 is not the one in pyodide-lock.json`
+        : `could not load ${file} from this site`;
+    }));
+    return why.length ? why.join("; ") : message;
+  } catch (err) {
+    return message;
+  }
+}
+
 async function boot({ config, query, scheme }) {
   const runtime = new URL(config.runtime, self.location).href;
   try {
@@ -93,7 +111,7 @@ async function boot({ config, query, scheme }) {
         messageCallback: () => {},
         errorCallback: (m) => errors.push(m),
       });
-      if (errors.length) throw new Error(errors.join(" "));
+      if (errors.length) throw new Error(await whichWheels(config, runtime, errors.join(" ")));
     });
     await step(2, () => {
       py.runPython(PRELUDE(config.panel_cdn_root));
