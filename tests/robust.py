@@ -103,8 +103,15 @@ SETTLED_JS = """() => { const w = window.__wt.worker;
   return window.__wt.status === 'ready' && w && !w.busy && w.queue.length === 0; }"""
 
 
-def settle(page, quiet_s: float = 0.3, timeout_s: float = 60) -> None:
-    """Wait until no patch is in flight or queued, and nothing arrived for quiet_s."""
+def settle(page, quiet_s: float = 0.3, timeout_s: float = 60, strict: bool = True) -> bool:
+    """Wait until no patch is in flight or queued, and nothing arrived for quiet_s. strict=False: give up
+    quietly after timeout_s (a section may stream a long run the link asked for) and return False."""
+    if not strict:
+        try:
+            settle(page, quiet_s, timeout_s)
+            return True
+        except AssertionError:
+            return False
     deadline = time.monotonic() + timeout_s
     while True:
         poll(page, SETTLED_JS, timeout_s=max(1, deadline - time.monotonic()), what="the worker to go idle")

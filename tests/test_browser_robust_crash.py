@@ -101,8 +101,8 @@ def test_crashes_are_noticed_and_survived(browser, server):
 
         assert not s.rec.page_errors, s.rec.page_errors
         assert not s.watch()["rejections"], s.watch()
-        for what, ms, reason in results:
-            print(f"[crash] {what}: noticed after {ms} ms ({reason})")
+        print(f"[crash] {len(results)} crashes injected, all survived; worst time to notice a death: "
+              f"{max(ms for what, ms, _ in results if 'hung' not in what and 'runaway' not in what)} ms")
 
 
 def test_repeated_crashes_stop_at_retry(browser, server):

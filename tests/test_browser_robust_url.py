@@ -103,7 +103,7 @@ def test_bad_url_state_in_the_browser(browser, server):
             page.evaluate("(q) => history.replaceState(null, '', '?' + q)", query)
             page.evaluate("() => { window.__wt.restart(); }")
             wait_status(page, "ready")
-            settle(page)
+            settle(page, timeout_s=10, strict=False)  # notes and URL come with the boot; runs may stream on
             where = f"batch {i} ({query[:200]!r})"
             # Every rejected or clamped value is named, exactly as CPython's parser names it.
             shown = notes_shown(page)
