@@ -137,6 +137,12 @@ def test_sliders_faster_than_the_worker(browser, server):
         for name in ("sigma", "in_scale"):
             assert math.isclose(math.log10(getattr(st.sweep, name)), pos[name], abs_tol=0.003), \
                 f"the URL's {name}={getattr(st.sweep, name)} is not the slider's last position 10**{pos[name]}"
+        # No press was lost: a late echo of an older value must not pull the handle back mid-burst.
+        d = S.State().sweep
+        for name, start, steps in (("sigma", d.sigma, PRESSES), ("in_scale", d.in_scale, -(PRESSES // 2))):
+            want_log = math.log10(start) + 0.01 * steps
+            assert abs(math.log10(getattr(st.sweep, name)) - want_log) < 0.03, \
+                f"{name} ended at {getattr(st.sweep, name)}, not 10**{want_log:.3f}: key presses were lost"
         got, want = sweep_readout(page), sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
         for k in ("resid", "logit"):
             assert abs(got[k] - float(want[k])) <= 1e-9 * abs(float(want[k])), (k, got, want)

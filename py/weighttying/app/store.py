@@ -108,7 +108,13 @@ def log_control(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     # The slider lives in log space, so it cannot bind to the param directly: two watchers do the
     # conversion, and the param stays the only state.
     slider.param.watch(lambda e: setattr(obj, c.name, _round_sig(10 ** e.new)), "value_throttled")
-    obj.param.watch(lambda e: setattr(slider, "value", min(max(math.log10(e.new), lo), hi)), c.name)
+    # Only a change from elsewhere (box, reset, preset) moves the slider: echoing the slider's own change
+    # back (rounded) would arrive late during a fast drag or key burst and pull the handle back.
+    def to_slider(e) -> None:
+        if _round_sig(10 ** slider.value) != e.new:
+            slider.value = min(max(math.log10(e.new), lo), hi)
+
+    obj.param.watch(to_slider, c.name)
     return pn.Row(slider, box, sizing_mode="stretch_width")
 
 
