@@ -63,9 +63,14 @@
       s.src = src;
       s.async = false;
       if (config.integrity && config.integrity[src]) s.integrity = config.integrity[src]; // refuse a modified file
-      s.onload = () => { loaded.add(src); resolve(); };
+      s.onload = () => {
+        if (!config.scripts.slice(0, config.scripts.indexOf(src)).some((before) => !loaded.has(before))) loaded.add(src);
+        resolve();
+      };
       s.onerror = () => {
         s.remove();
+        // The scripts after this one ran without it (BokehJS before its widgets, Panel): run them again too.
+        config.scripts.slice(config.scripts.indexOf(src) + 1).forEach((later) => loaded.delete(later));
         reject(new Error(`could not load ${src} from this site (missing, or not the file this build recorded)`));
       };
       document.head.appendChild(s);
