@@ -117,7 +117,7 @@ def test_bad_url_state_in_the_browser(browser, server):
             used, used_notes = S.parse_query(page.evaluate("() => location.search.slice(1)"))
             assert used_notes == [], where
             for k in {k for k, _ in batch if k in S.BY_KEY}:
-                assert S.values(used)[k] == S.values(want_state)[k], f"{where}: {k} is {S.values(used)[k]!r} in the URL
+                assert S.values(used)[k] == S.values(want_state)[k], f"{where}: {k} is {S.values(used)[k]!r} in the URL"
             # Nothing ran, nothing was rendered as markup.
             assert not s.dialogs, f"{where}: a dialog fired: {s.dialogs}"
             assert page.evaluate("() => window.__wtPwned") == [], f"{where}: injected code ran"
