@@ -12,9 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conftest import BOOT_TIMEOUT_S, ROOT, Recorder
-
-from weighttying import state as S
+from conftest import BOOT_TIMEOUT_S, Recorder
 
 # Installed before any page script: what the page itself would otherwise swallow.
 WATCH_JS = """
@@ -74,6 +72,17 @@ def session(browser, viewport=(1280, 900)):
         yield s
     finally:
         ctx.close()
+
+
+@contextlib.contextmanager
+def booted(browser, server, settled: bool = True):
+    """A session whose page has booted the full site and, unless settled=False, gone quiet."""
+    with session(browser) as s:
+        s.page.goto(server.url)
+        wait_status(s.page, "ready")
+        if settled:
+            settle(s.page)
+        yield s
 
 
 def wait_status(page, status: str, timeout_s: float = BOOT_TIMEOUT_S) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from robust import error_box, newest_worker, poll, runner_sections, session, settle, wait_status
+from robust import booted, error_box, newest_worker, poll, runner_sections, session, settle, wait_status
 from conftest import focus_slider, sweep_readout
 from weighttying import state as S
 from weighttying import sweep
@@ -107,10 +107,8 @@ def test_crashes_are_noticed_and_survived(browser, server):
 
 def test_repeated_crashes_stop_at_retry(browser, server):
     """A worker that keeps dying is not restarted forever: after MAX_CRASHES a Retry button is offered."""
-    with session(browser) as s:
+    with booted(browser, server, settled=False) as s:
         page = s.page
-        page.goto(server.url)
-        wait_status(page, "ready")
         # Pretend three crashes happened in the last minute, then crash once more.
         page.evaluate("""() => { const now = performance.now();
             window.__wt.crashes = [1, 2, 3].map((i) => ({reason: 'earlier', at: now - i, noticedAfterMs: 0})); }""")

@@ -19,7 +19,7 @@ import math
 import pytest
 
 from conftest import focus_slider, sweep_readout
-from robust import error_box, live_sections, poll, runner_sections, section_text, session, settle, wait_status
+from robust import booted, error_box, live_sections, poll, runner_sections, section_text, settle, wait_status
 from weighttying import render as R
 from weighttying import state as S
 from weighttying import sweep
@@ -45,11 +45,8 @@ def check_sweep(page, where: str) -> None:
 
 
 def test_extremes_and_divergence(browser, server):
-    with session(browser) as s:
+    with booted(browser, server) as s:
         page = s.page
-        page.goto(server.url)
-        wait_status(page, "ready")
-        settle(page)
         live = live_sections(page)
         default_text = {sid: section_text(page, sid) for sid in live}
         log_controls = [c for c in S.CONTROLS if c.log and c.section in live]
@@ -105,11 +102,8 @@ def run_to_end(page, sid: str, where: str) -> str:
 
 
 def test_sliders_faster_than_the_worker(browser, server):
-    with session(browser) as s:
+    with booted(browser, server) as s:
         page = s.page
-        page.goto(server.url)
-        wait_status(page, "ready")
-        settle(page)
         sent0 = page.evaluate("() => window.__wt.patchesSent")
         focus_slider(page, "sweep.sigma")
         high = 0

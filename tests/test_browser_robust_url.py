@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import pytest
 
-from robust import error_box, injected, notes_shown, session, settle, wait_status
+from robust import booted, error_box, injected, notes_shown, settle, wait_status
 from conftest import sweep_readout
 from weighttying import state as S
 from weighttying import sweep
@@ -91,10 +91,8 @@ def test_case_count():
 
 def test_bad_url_state_in_the_browser(browser, server):
     plan = batches(CASES)
-    with session(browser) as s:
+    with booted(browser, server, settled=False) as s:
         page = s.page
-        page.goto(server.url)
-        wait_status(page, "ready")
         page.evaluate("() => { window.__wtNoReload = 1; }")
         checked = 0
         for i, batch in enumerate(plan):

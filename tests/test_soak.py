@@ -27,7 +27,7 @@ import urllib.request
 import pytest
 
 from conftest import assert_same_origin
-from robust import error_box, live_sections, session, settle, wait_status, worker_memory
+from robust import booted, error_box, live_sections, settle, worker_memory
 
 pytestmark = pytest.mark.browser
 
@@ -101,11 +101,8 @@ def test_csp_sent_and_in_meta(server):
 
 def test_soak(browser, server):
     rng = random.Random(SEED)
-    with session(browser) as s:
+    with booted(browser, server) as s:
         page = s.page
-        page.goto(server.url)
-        wait_status(page, "ready")
-        settle(page)
         mem0 = worker_memory(page)
         js0 = page.evaluate("() => performance.memory ? performance.memory.usedJSHeapSize : 0")
         pool, log, done, samples = candidates(page), [], 0, [(0, mem0["wasm"])]
