@@ -41,7 +41,7 @@ def test_table_rows_page_numbers_verdicts_and_both_savings():
     rows = {r[0].split(" (")[0].split(",")[0]: r for r in V.summary_rows(runs, 1)}
     ratio = rows["MISALIGNED: ratio tied/untied"]
     assert ratio[2] == report.PAGE["ratio"]["MISALIGNED"]
-    assert ratio[3] == report.within(ratio[1].x, report.PAGE["ratio"]["MISALIGNED"], V.RATIO_TOL)
+    assert ratio[3] == report.within(ratio[1].x, report.PAGE["ratio"]["MISALIGNED"], report.RATIO_TOL)
     rng = rows["ALIGNED: per-seed ratio range"]
     assert rng[3] == report.same_side_of_one(rng[1][0].x, rng[1][1].x, *report.PAGE["ratio_range"]["ALIGNED"])
     c = tasks.parameter_counts()

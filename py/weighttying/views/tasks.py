@@ -14,8 +14,6 @@ from .. import tasks
 from .repeat import Num, table
 
 CHUNK = 10  # training steps per streamed chunk: ~3 ms in CPython, ~10-20 ms in Pyodide (measured), far below 100 ms
-# The verdict tolerances of report.tasks_table (the rules live there; these are their values).
-EXCESS_TOL, RATIO_TOL, SAVING_TOL = 0.05, 0.1, 0.01
 COLUMNS = ("quantity", "ours", "page says", "verdict")
 SEED_COLUMNS = ("seed", "task", "tied excess", "untied excess", "ratio")
 
@@ -47,11 +45,11 @@ def task_rows(name: str, runs: list[dict], seeds: int) -> list[list[object]]:
     done = f"{len(runs)} of {seeds} seeds"
     return [
         [f"{name} (entropy {s['entropy']:.3f} nats): tied excess, mean of {done}", Num(f"tasks-{slug}-tied", s["tied"]),
-         page_tied, report.within(s["tied"], page_tied, EXCESS_TOL)],
+         page_tied, report.within(s["tied"], page_tied, report.EXCESS_TOL)],
         [f"{name}: untied excess", Num(f"tasks-{slug}-untied", s["untied"]), page_untied,
-         report.within(s["untied"], page_untied, EXCESS_TOL)],
+         report.within(s["untied"], page_untied, report.EXCESS_TOL)],
         [f"{name}: ratio tied/untied", Num(f"tasks-{slug}-ratio", s["ratio"]), report.PAGE["ratio"][name],
-         report.within(s["ratio"], report.PAGE["ratio"][name], RATIO_TOL)],
+         report.within(s["ratio"], report.PAGE["ratio"][name], report.RATIO_TOL)],
         [f"{name}: per-seed ratio range", (Num(f"tasks-{slug}-rmin", s["ratio_min"]), Num(f"tasks-{slug}-rmax", s["ratio_max"])),
          page_range, report.same_side_of_one(s["ratio_min"], s["ratio_max"], page_lo, page_hi)]]
 
@@ -63,9 +61,9 @@ def param_rows() -> list[list[object]]:
         ["parameters, tied", Num("tasks-params-tied", c["tied"]), "", ""],
         ["parameters, untied", Num("tasks-params-untied", c["untied"]), "", ""],
         ["V·d / untied total (tied has this share fewer)", Num("tasks-saving", c["saving"]), page,
-         report.within(c["saving"], page, SAVING_TOL)],
+         report.within(c["saving"], page, report.SAVING_TOL)],
         ["V·d / tied total (untied has this share more)", Num("tasks-saving-of-tied", c["saving_of_tied"]), page,
-         report.within(c["saving_of_tied"], page, SAVING_TOL)]]
+         report.within(c["saving_of_tied"], page, report.SAVING_TOL)]]
 
 
 def summary_rows(runs: dict[str, list[dict]], seeds: int) -> list[list[object]]:
