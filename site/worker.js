@@ -54,10 +54,14 @@ async function step(index, fn) {
 const emit = (type, json) => post({ type, data: JSON.parse(json) });
 const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
 
-// The runtime files (and the lock, which holds every wheel's sha256) are fetched once with the sha256
-// build.py wrote into the page's config (Subresource Integrity), before Pyodide loads them from the
-// HTTP cache; a file that is missing or was modified is named, and nothing of it runs.
-async function verifyRuntime(config, runtime) {
+// The runtime files (and the lock, which holds every wheel's sha256) are fetched once, with the sha256
+// build.py wrote into the page's config (Subresource Integrity); a file that is missing or was modified
+// is named, and nothing of it runs. Pyodide then gets those same checked bytes from memory (fetch and
+// importScripts below), so nothing is downloaded twice and nothing unchecked can slip in between.
+const checked = new Map(); // absolute URL -> Blob whose sha256 matched
+const lent = []; // blob: URLs handed to importScripts, revoked with the bytes once Python runs
+
+async function verifyRuntime(config) {
   const want = config.integrity || {};
   await Promise.all(Object.keys(want).filter((p) => p.startsWith(config.runtime)).map(async (path) => {
     const url = new URL(path, self.location).href;
@@ -70,9 +74,25 @@ async function verifyRuntime(config, runtime) {
         : `could not load ${path} from this site`);
     }
     if (!res.ok) throw new Error(`could not load ${path} from this site (HTTP ${res.status})`);
-    await res.arrayBuffer();
+    checked.set(url, await res.blob());
   }));
 }
+
+const netFetch = self.fetch.bind(self);
+const netImportScripts = self.importScripts.bind(self);
+const urlOf = (input) => new URL(input instanceof Request ? input.url : String(input), self.location).href;
+
+self.fetch = (input, init) => {
+  const blob = checked.get(urlOf(input));
+  // new Response(blob) keeps the blob's type, so pyodide.asm.wasm still streams as application/wasm
+  return blob ? Promise.resolve(new Response(blob)) : netFetch(input, init);
+};
+self.importScripts = (...urls) => netImportScripts(...urls.map((u) => {
+  const blob = checked.get(urlOf(u));
+  if (!blob) return u;
+  lent.push(URL.createObjectURL(blob));
+  return lent[lent.length - 1];
+}));
 
 // Pyodide names the package that failed ("...while loading numpy: Failed to fetch"); name its file and
 // say whether it is missing or was modified (its sha256 is not the one in the lock).
@@ -96,13 +116,15 @@ async function boot({ config, query, scheme }) {
   const runtime = new URL(config.runtime, self.location).href;
   try {
     await step(0, async () => {
-      await verifyRuntime(config, runtime); // nothing of the runtime runs unless it is the file the build recorded
+      await verifyRuntime(config); // nothing of the runtime runs unless it is the file the build recorded
       try {
-        importScripts(`${runtime}pyodide.js`);
+        self.importScripts(`${runtime}pyodide.js`);
       } catch (err) {
         throw new Error(`could not load ${config.runtime}pyodide.js from this site`);
       }
       py = await loadPyodide({ indexURL: runtime, lockFileURL: `${runtime}pyodide-lock.json` });
+      checked.clear(); // Python is running: the ~13 MB of checked runtime bytes are no longer needed
+      lent.splice(0).forEach((u) => URL.revokeObjectURL(u));
     });
     await step(1, async () => {
       const errors = [];

@@ -170,3 +170,18 @@ def test_serve_revalidates_with_etag_and_304(server):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req)
     assert e.value.code == 304
+
+
+def test_serve_speaks_http11_so_browsers_use_its_etags(server):
+    # Chromium ignores the ETag of an HTTP/1.0 response: every repeat visit was a full download.
+    url = server.url + "style.css"
+    with urllib.request.urlopen(url) as r:
+        assert r.version == 11, f"serve.py answered HTTP/{r.version / 10:.1f}"
+        last_modified = r.headers["Last-Modified"]
+    req = urllib.request.Request(url, headers={"If-Modified-Since": last_modified})
+    with pytest.raises(urllib.error.HTTPError) as e:  # no If-None-Match: the date alone decides
+        urllib.request.urlopen(req)
+    assert e.value.code == 304
+    stale = urllib.request.Request(url, headers={"If-Modified-Since": "Thu, 01 Jan 1970 00:00:00 GMT"})
+    with urllib.request.urlopen(stale) as r:
+        assert r.status == 200 and r.read()
