@@ -130,3 +130,13 @@ def test_cancel_stops_training():
     n = asyncio.run(main())
     assert len(src.data["step"]) == n and src.data["step"][-1] < 5000
     assert any("Cancelled." in (x.object or "") for x in root.select(pn.pane.HTML))
+
+
+def test_default_central_differences_are_computed_once():
+    """At page load both sections check the default model on the same batch: the second reads the memo."""
+    V.G.NUMERIC_MEMO.clear()
+    checked = V.G.run_check(S.State().gradcheck)["numeric"]
+    points = list(V.iter_numeric(DEFAULT))
+    assert len(points) == 1 and points[0]["step"] == points[0]["total"] == V.entries(DEFAULT)
+    for name, grad in points[0]["numeric"].items():
+        assert grad is checked[name] and not grad.flags.writeable

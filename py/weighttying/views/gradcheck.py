@@ -2,7 +2,8 @@
 
 build.py prerenders `prerender(State().gradcheck)`; the live section runs the same check in steps
 (gradcheck.iter_check) and feeds its result to the same functions, so the page reads the same
-before and after it upgrades. The E heatmap pieces are shared with the path-drop section.
+before and after it upgrades. The E heatmap pieces and the memo of central differences are shared
+with the path-drop section.
 """
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ from .. import render as R
 from .. import state as S
 
 TOL = pathdrop.TOL  # an entry agrees when its relative error is at most this (the path-drop rule too)
-STEP_ENTRIES = 1024  # entries x batch per step of the check: ~5 ms in CPython, ~40 ms in Pyodide (10x slower)
+# (cfg, inputs, targets) -> central differences at init, newest last: at page load the gradient-check
+# and path-drop sections check the same default model on the same batch, so it is computed once.
+NUMERIC_MEMO: dict = {}
+MEMO_SIZE = 8
 
 
 def config(st: S.Gradcheck) -> model.Config:
@@ -33,16 +37,29 @@ def batch(st: S.Gradcheck, V: int = 64) -> tuple[np.ndarray, np.ndarray]:
     return rng.choice(V, B, replace=False), rng.integers(0, V, B)
 
 
-def chunk(B: int) -> int:
-    """Entries perturbed per step of the check, so each step costs about the same whatever B."""
-    return max(1, STEP_ENTRIES // B)
+def iter_numeric(cfg: model.Config, inputs, targets):
+    """gradcheck.iter_numerical_grads of model.init_params(cfg), through NUMERIC_MEMO: progress dicts, the last with "numeric"."""
+    key = (cfg, tuple(np.asarray(inputs).tolist()), tuple(np.asarray(targets).tolist()))
+    if key in NUMERIC_MEMO:
+        total = sum(P.size for P in NUMERIC_MEMO[key].values())
+        yield {"step": total, "total": total, "numeric": dict(NUMERIC_MEMO[key])}
+        return
+    for point in gradcheck.iter_numerical_grads(model.init_params(cfg), cfg, inputs, targets):
+        if "numeric" in point:
+            for grad in point["numeric"].values():
+                grad.flags.writeable = False  # shared by both sections: nobody may change it
+            NUMERIC_MEMO[key] = point["numeric"]
+            while len(NUMERIC_MEMO) > MEMO_SIZE:
+                NUMERIC_MEMO.pop(next(iter(NUMERIC_MEMO)))
+            point = {**point, "numeric": dict(point["numeric"])}
+        yield point
 
 
 def iter_check(st: S.Gradcheck):
     """gradcheck.iter_check for this section's state: progress dicts, the last with "result"."""
     cfg = config(st)
     inputs, targets = batch(st)
-    return gradcheck.iter_check(model.init_params(cfg), cfg, inputs, targets, chunk=chunk(len(inputs)))
+    return gradcheck.iter_check(model.init_params(cfg), cfg, inputs, targets, numeric=iter_numeric(cfg, inputs, targets))
 
 
 def entries(st: S.Gradcheck) -> int:

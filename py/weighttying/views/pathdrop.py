@@ -40,10 +40,8 @@ def entries(st: S.Pathdrop) -> int:
 
 
 def iter_numeric(st: S.Pathdrop):
-    """Central differences of every entry, in steps; the last progress dict carries "numeric"."""
-    cfg = config(st)
-    inputs, targets = batch(st)
-    return gradcheck.iter_numerical_grads(model.init_params(cfg), cfg, inputs, targets, chunk=G.chunk(B))
+    """Central differences of every entry, in steps (shared with the gradient check); the last carries "numeric"."""
+    return G.iter_numeric(config(st), *batch(st))
 
 
 def numeric(st: S.Pathdrop) -> dict:

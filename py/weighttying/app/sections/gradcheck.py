@@ -1,6 +1,6 @@
 """Live section: every entry of the hand-written gradient against central differences.
 
-Any control change restarts the check (gradcheck.iter_check, in chunks of entries, through a
+Any control change restarts the check (gradcheck.iter_check, in steps of a few batch tokens, through a
 Runner so other sections stay live and Cancel works); when it finishes, the fixed badge, the
 readout, the per-parameter table and E's error heatmap update in place. The heatmap pieces
 (`error_figure`, `error_data`) are shared with the path-drop section.
