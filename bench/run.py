@@ -12,7 +12,9 @@ the worker's wasm heap), then a repeat visit in the same profile (warm cache) to
 all variants are interleaved (run 1 of each, then run 2, ...) so machine load hits them alike.
 The first variant's last run also times slider-to-repaint over --moves moves, and runs bench/numerics.py
 in the worker (bench hook of worker.js) and in this CPython, reported as Pyodide/native ratios.
-See bench/README.md for the JSON.
+The peer (unless --no-peer): the same sections converted by `panel convert --to pyodide-worker`, served
+offline from this machine (bench/peer.py builds it once, cached in .cache/peer/), measured interleaved with
+the others the same way; `peer.ratio` = its interactive_ms / ours. See bench/README.md for the JSON.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 import conftest as harness  # noqa: E402
+import peer as peer_site  # noqa: E402
 from load_bench import INIT_JS, FCP_JS, percentile  # noqa: E402
 
 LEVERS = ("pyc", "br")  # build.py --without ...: levers that change dist/ (see bench/README.md)
@@ -103,37 +106,60 @@ def wire_bytes(reqs) -> int:
     return total
 
 
-def visit(page, url: str, reqs: list, timeout_s: float) -> dict:
+def booted(page, timeout_s: float, peer: bool):
+    """Wait until the page is ready: (readable, ready, boot steps, its move_and_wait_repaint), ms on the page clock."""
+    if not peer:
+        page.wait_for_function("() => window.__bench && window.__bench.readable !== null")
+        readable = page.evaluate("() => window.__bench.readable")
+        harness.wait_booted(page, timeout_s)
+        timings = page.evaluate("() => window.__wt.timings")
+        return readable, timings.get("interactive"), timings, harness.move_and_wait_repaint
+    # Panel's page: readable = its prerendered document on screen, ready = the loading class gone (peer.INIT_JS)
+    page.wait_for_function("() => window.__peer && window.__peer.ready !== null", timeout=timeout_s * 1000, polling=50)
+    p = page.evaluate("() => window.__peer")
+    at = {msg.split()[0].lower(): ms for msg, ms in p["status"]}  # loading, unpacking, installing, executing, render
+    gap = lambda a, b: at[b] - at[a] if a in at and b in at else None  # noqa: E731
+    steps = {"runtime": gap("loading", "unpacking"), "packages": gap("unpacking", "executing"),
+             "import_and_app": gap("executing", "render"), "embed": p["ready"] - at["render"] if "render" in at else None}
+    readable = p["shown"] if p["shown"] is not None else page.evaluate("() => window.__bench.readable")
+    return readable, p["ready"], steps, peer_site.move_and_wait_repaint
+
+
+def visit(page, url: str, reqs: list, timeout_s: float, peer: bool = False) -> dict:
     """Load URL in PAGE; readable, ready, interactive (ms on the page clock), bytes and requests to interactive."""
     n0 = len(reqs)
     page.goto(url, wait_until="commit")
-    page.wait_for_function("() => window.__bench && window.__bench.readable !== null")
-    readable = page.evaluate("() => window.__bench.readable")
-    harness.wait_booted(page, timeout_s)
-    timings = page.evaluate("() => window.__wt.timings")
+    readable, ready, timings, move = booted(page, timeout_s, peer)
+    first = {}
     try:  # interactive: the first sigma change round-tripped and repainted
-        interactive, via = harness.move_and_wait_repaint(page, "sweep.sigma", "ArrowRight")["repainted"], "slider"
+        first = move(page, "sweep.sigma", "ArrowRight")
+        interactive, via = first["repainted"], "slider"
     except AssertionError as e:  # the sweep slider is not on the page: fall back to the worker's ready
-        interactive, via = timings.get("interactive"), f"ready ({e})"
+        interactive, via = ready, f"ready ({e})"
     mine = reqs[n0:]
-    return {"readable_ms": readable, "fcp_ms": page.evaluate(FCP_JS), "ready_ms": timings.get("interactive"),
-            "interactive_ms": interactive, "interactive_via": via, "boot_steps_ms": timings, "bytes": wire_bytes(mine),
+    return {"readable_ms": readable, "fcp_ms": page.evaluate(FCP_JS), "ready_ms": ready,
+            "interactive_ms": interactive, "interactive_via": via, "first_keydown_ms": first.get("keydown"),
+            "first_change_ms": first.get("latency"), "boot_steps_ms": timings, "bytes": wire_bytes(mine),
             "requests": len(mine), "urls": [r.url for r in mine]}
 
 
-def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str | None, timeout_s: float) -> dict:
+def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str | None, timeout_s: float,
+            peer: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="wt-bench-profile-") as profile:
         ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe, args=harness.CHROMIUM_ARGS,
                                                    headless=True, viewport={"width": 1280, "height": 900})
         try:
             ctx.set_default_timeout(timeout_s * 1000)
             reqs: list = []
+            asked: list = []  # every request, also those that failed (an off-origin one fails here: no network)
             ctx.on("requestfinished", lambda r: reqs.append(r))
+            ctx.on("request", lambda r: asked.append(r.url))
             ctx.add_init_script(INIT_JS)
+            if peer:
+                ctx.add_init_script(peer_site.INIT_JS)
             page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            cold = visit(page, url, reqs, timeout_s)
-            off = [u for u in cold.pop("urls") if not u.startswith(("data:", "blob:")) and harness.origin_of(u) != origin]
-            cold["off_origin"] = off
+            cold = visit(page, url, reqs, timeout_s, peer)
+            cold.pop("urls")
             cdp = ctx.new_cdp_session(page)
             cdp.send("Performance.enable")
             metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
@@ -151,12 +177,14 @@ def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str 
                 else:
                     cold["numerics_worker_s"] = json.loads(got["result"])
                 cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
-            else:
+            elif not peer:  # the bench hook is our worker's
                 got = page.evaluate(BENCH_HOOK_JS, "'{}'")
                 cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
             cold["renderer_peak_rss_bytes"] = renderer_peak_bytes(profile)
-            repeat = visit(page, url, reqs, timeout_s)
+            repeat = visit(page, url, reqs, timeout_s, peer)
             repeat.pop("urls")
+            # both visits; the page's and its worker's requests, finished or not
+            cold["off_origin"] = [u for u in asked if not u.startswith(("data:", "blob:")) and harness.origin_of(u) != origin]
             cold["repeat"] = repeat
             return cold
         finally:
@@ -199,7 +227,7 @@ def summarise(runs: list[dict]) -> dict:
     for r in runs:
         for k, v in r["boot_steps_ms"].items():
             steps.setdefault(k, []).append(v)
-    s["boot_steps_ms"] = {k: statistics.median(v) for k, v in steps.items()}
+    s["boot_steps_ms"] = {k: med(v) for k, v in steps.items()}
     s["off_origin_requests"] = sum(len(r["off_origin"]) for r in runs)
     return s
 
@@ -220,6 +248,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dist", type=Path, default=None)
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-numerics", action="store_true")
+    ap.add_argument("--no-peer", action="store_true", help="leave out the panel-convert peer (bench/peer.py)")
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "run.json")
     a = ap.parse_args(argv)
@@ -236,6 +265,8 @@ def main(argv=None) -> int:
     for v in a.variant:
         name, _, d = v.partition("=")
         variants[name] = Path(d).resolve()
+    if not a.no_peer:  # built once and cached; pip downloads its pinned wheels the first time only
+        variants["peer"] = peer_site.build_peer(offline=False)
     exe = harness.chromium_path()
     from playwright.sync_api import sync_playwright
 
@@ -247,7 +278,8 @@ def main(argv=None) -> int:
         for i in range(a.runs):
             for n, srv in servers.items():
                 last = i == a.runs - 1 and n == "main"
-                r = one_run(pw, exe, srv.url, srv.origin, a.moves if last else 0, code if last else None, a.timeout)
+                r = one_run(pw, exe, srv.url, srv.origin, a.moves if last else 0, code if last else None, a.timeout,
+                            peer=n == "peer")
                 runs[n].append(r)
                 print(f"[bench] {n} run {i + 1}/{a.runs}: readable {r['readable_ms']:.0f} ms, interactive "
                       f"{r['interactive_ms']:.0f} ms, repeat {r['repeat']['interactive_ms']:.0f} ms, "
@@ -268,11 +300,18 @@ def main(argv=None) -> int:
                     "pyodide_over_native": {k: worker[k] / native[k] for k in native} if worker else None}
     levers = {}
     for n in summary:
-        if n != "main":
+        if n not in ("main", "peer"):
             levers[n] = {k: (summary[n][k], m[k]) for k in ("interactive_ms", "ready_ms", "repeat_interactive_ms", "bytes")}
-    peer = {"measured": False, "why": "not built: a stock `panel convert --to pyodide-worker` app installs Panel's "
-            "dependencies with micropip from PyPI at run time; served offline this needs a local PyPI JSON API "
-            "and Pyodide 0.29 (what Panel 1.9.4 targets) is not available here (bench/README.md)"}
+    peer = {"measured": False, "why": "--no-peer"}
+    if "peer" in summary:
+        p = summary["peer"]
+        peer = {"measured": True, "site": str(variants["peer"]), "summary": p,
+                "ratio": p["interactive_ms"] / m["interactive_ms"],  # peer / ours: how many times faster we are
+                "ratios": {k: p[k] / m[k] for k in ("readable_ms", "ready_ms", "interactive_ms", "repeat_interactive_ms",
+                                                    "bytes", "requests") if p[k] and m[k]},
+                "offline": p["off_origin_requests"] == 0,
+                "how": "bench/peer_app.py through `panel convert --to pyodide-worker`, CDN URLs pointed at this "
+                       "origin; deviations from stock in bench/README.md ('The peer') and bench/peer.py"}
     met = {
         "readable_ms": m["readable_ms"] <= TARGETS["readable_ms"],
         "interactive_ms": m["interactive_ms"] <= TARGETS["interactive_ms"],
@@ -284,6 +323,8 @@ def main(argv=None) -> int:
     if numerics and numerics["worker_s"]:
         met["gradcheck_worker_ms"] = numerics["worker_s"]["gradcheck_s"] * 1000 <= TARGETS["gradcheck_worker_ms"]
         met["train600_worker_ms"] = numerics["worker_s"]["train600_s"] * 1000 <= TARGETS["train600_worker_ms"]
+    if peer["measured"]:
+        met["peer_ratio"] = peer["ratio"] >= TARGETS["peer_ratio"]
     report = {"summary": summary, "targets": TARGETS, "met": met, "levers": levers, "numerics": numerics,
               "peer": peer, "runs": runs,
               "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg": os.getloadavg(),
@@ -291,7 +332,8 @@ def main(argv=None) -> int:
               "when": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps({"summary": summary, "met": met, "levers": levers, "numerics": numerics}, indent=2))
+    print(json.dumps({"summary": summary, "met": met, "levers": levers, "numerics": numerics,
+                      "peer": {k: v for k, v in peer.items() if k != "summary"}}, indent=2))
     print(f"[bench] wrote {a.out}", file=sys.stderr)
     return 0
 
