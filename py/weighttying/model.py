@@ -103,19 +103,24 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray):
     """Mean cross-entropy of logits (..., B, V) against targets (B,); returns (loss (...), dlogits)."""
-    logp = log_softmax(logits)
-    B = len(targets)
-    loss = -logp[..., np.arange(B), targets].mean(-1)
-    dlogits = np.exp(logp)
-    dlogits[..., np.arange(B), targets] -= 1.0
-    return loss, dlogits / B
+    # log_softmax spelled out: the softmax itself is dlogits, so exp runs once (the training hot path)
+    shifted = logits - logits.max(-1, keepdims=True)
+    e = np.exp(shifted)
+    s = e.sum(-1, keepdims=True)
+    B, rows = len(targets), np.arange(len(targets))
+    loss = (np.log(s[..., 0]) - shifted[..., rows, targets]).sum(-1) / B
+    dlogits = e / (B * s)
+    dlogits[..., rows, targets] -= 1.0 / B
+    return loss, dlogits
 
 
 def scatter_rows(V: int, inputs: np.ndarray, dx: np.ndarray) -> np.ndarray:
-    """dE (V, d) from per-token dx (B, d): add.at, so a token read twice gets both contributions."""
-    dE = np.zeros((V, dx.shape[-1]))
-    np.add.at(dE, inputs, dx)
-    return dE
+    """dE (V, d) from per-token dx (B, d): a token read twice gets both contributions."""
+    # np.add.at(dE, inputs, dx) as one bincount over flat (row, column) bins: the same additions in
+    # the same order, a few times faster (intp: bincount's index type, 32-bit in Pyodide)
+    d = dx.shape[-1]
+    bins = (np.asarray(inputs, dtype=np.intp)[:, None] * d + np.arange(d)).ravel()
+    return np.bincount(bins, dx.ravel(), V * d).reshape(V, d)
 
 
 def backward(params: dict, cfg: Config, inputs: np.ndarray, cache: dict, dlogits: np.ndarray,
@@ -138,11 +143,9 @@ def route_E(grads: dict, params: dict, cfg: Config, paths=PATHS, input_grad_scal
         raise ValueError(f"paths must be drawn from {PATHS}, got {sorted(unknown)}")
     grads = dict(grads)
     dE_in, dE_out = grads.pop("E_in"), grads.pop("E_out")
-    dE = np.zeros_like(params["E"])
-    if "input" in paths:
-        dE += input_grad_scale * dE_in
+    dE = input_grad_scale * dE_in if "input" in paths else np.zeros_like(params["E"])
     if cfg.tied and "output" in paths:
-        dE += dE_out  # E appears twice in the graph: its gradient sums both appearances
+        dE = dE + dE_out  # E appears twice in the graph: its gradient sums both appearances
     if not cfg.tied:
         grads["U"] = dE_out
     grads["E"] = dE
