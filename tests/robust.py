@@ -21,6 +21,12 @@ window.addEventListener('unhandledrejection', (e) => window.__wtWatch.rejections
 window.addEventListener('error', (e) => window.__wtWatch.errors.push(String(e.message)));
 document.addEventListener('securitypolicyviolation', (e) => window.__wtWatch.csp.push(e.effectiveDirective + ' ' + e.blockedURI));
 window.__wtPwned = [];
+// Hold-ups of this page's own thread (a timer 150+ ms late): boot.js's heartbeat does not judge the worker
+// across one (its clock restarts), so the time to notice a hung worker is counted from the last one.
+window.__wtWatch.stalls = [];
+(() => { let last = performance.now();
+  setInterval(() => { const now = performance.now(); if (now - last > 150) window.__wtWatch.stalls.push([last, now]); last = now; }, 50);
+})();
 """
 
 CSP_CONSOLE = ("Content Security Policy", "Refused to")
@@ -75,10 +81,11 @@ def session(browser, viewport=(1280, 900)):
 
 
 @contextlib.contextmanager
-def booted(browser, server, settled: bool = True):
-    """A session whose page has booted the full site and, unless settled=False, gone quiet."""
+def booted(browser, server, settled: bool = True, query: str = ""):
+    """A session whose page has booted the site at ?QUERY (default: the full page) and, unless
+    settled=False, gone quiet."""
     with session(browser) as s:
-        s.page.goto(server.url)
+        s.page.goto(server.url + (f"?{query}" if query else ""))
         wait_status(s.page, "ready")
         if settled:
             settle(s.page)
