@@ -1,14 +1,15 @@
 """Numerical extremes and concurrency in the browser.
 
-Extremes: every log-scale control of the live sections (sigma, inScale, learning rates...) at its
-bounds, 1e-8 .. 1e8 for sigma/inScale, set through the URL (one boot sets all of a section's log
-controls at once). The page stays live with no error box, every live section's text is free of
-tracebacks, the sweep shows exactly CPython's numbers (overflow/NaN cells named as such by
-render.num), and the other sections show what they show at the default state. Learning rates that
-diverge: every live section with a Runner and an lr control is run at lr's upper bound and must say
-"Diverged" in its status line.
+Extremes: every log-scale control of the page's sections (sigma, inScale, learning rates...) at its
+bounds, 1e-8 .. 1e8 for sigma/inScale, set through the URL: one boot with all of them at their lower
+bounds, one at their upper bounds (sections without a log control hidden, so not built), and the
+sweep's two mixed corners on ?embed=sweep. The page stays live with no error box, every live
+section's text is free of tracebacks, and the sweep shows exactly CPython's numbers (overflow/NaN
+cells named as such by render.num). Learning rates that diverge: in the upper-bound boot every live
+section with a Runner and an lr control is run, one after the other, and must say "Diverged" in its
+status line while the other sections' text stays as it was.
 
-Concurrency: a slider is hammered with key presses faster than the worker answers. The change queue
+Concurrency (on ?embed=sweep): a slider is hammered with key presses faster than the worker answers. The change queue
 holds at most one event per (model, attribute) and does not grow with the presses, and when the page settles the URL holds the slider's last
 position and the readout equals CPython's value for it (stale results were dropped).
 """
@@ -19,7 +20,7 @@ import math
 import pytest
 
 from conftest import focus_slider, sweep_readout
-from robust import booted, error_box, live_sections, poll, runner_sections, section_text, settle, wait_status
+from robust import booted, error_box, live_sections, poll, runner_sections, section_text, session, settle, wait_status
 from weighttying import render as R
 from weighttying import state as S
 from weighttying import sweep
@@ -44,48 +45,61 @@ def check_sweep(page, where: str) -> None:
         assert R.num(float(want[k])) in text, f"{where}: {k} should read {R.num(float(want[k]))}: {text!r}"
 
 
+def page_sections(page) -> list[str]:
+    """Every section of the page that has a live slot, live or not (in page order)."""
+    return page.evaluate("() => [...document.querySelectorAll('[id^=\"live-\"]')].map((e) => e.id.slice(5))")
+
+
 def test_extremes_and_divergence(browser, server):
-    with booted(browser, server) as s:
+    with session(browser) as s:
         page = s.page
-        live = live_sections(page)
-        default_text = {sid: section_text(page, sid) for sid in live}
-        log_controls = [c for c in S.CONTROLS if c.log and c.section in live]
+        page.goto(server.url)
+        sections = page_sections(page)
+        log_controls = [c for c in S.CONTROLS if c.log and c.section in sections]
         assert any(c.key == "sweep.sigma" for c in log_controls), log_controls
-        # Every section's log controls at their bounds at once (sections do not share controls), then
-        # the sweep's mixed corners alone, where the other sections must read as at the default state.
+        # Sections without a log-scale control have nothing to push to an extreme here: not built.
+        hide = ",".join(sid for sid in sections if sid not in {c.section for c in log_controls})
+        some = f"hide={hide}" if hide else ""
+        # Every section's log controls at their lower bounds at once (sections do not share controls), then
+        # at their upper bounds, then the sweep's mixed corners, on the sweep alone.
         sweep_keys = [c for c in log_controls if c.section == "sweep"]
-        settings = [("all", {c: "lo" for c in log_controls}), ("all", {c: "hi" for c in log_controls}),
-                    ("sweep", {sweep_keys[0]: "lo", sweep_keys[1]: "hi"}),
-                    ("sweep", {sweep_keys[0]: "hi", sweep_keys[1]: "lo"})]
-        tried = []
+        settings = [(some, {c: "lo" for c in log_controls}), (some, {c: "hi" for c in log_controls}),
+                    ("embed=sweep", {sweep_keys[0]: "lo", sweep_keys[1]: "hi"}),
+                    ("embed=sweep", {sweep_keys[0]: "hi", sweep_keys[1]: "lo"})]
+        tried, diverged = [], []
         for scope, ends in settings:
-            query = "&".join(f"{c.key}={S.fmt(getattr(c, end))}" for c, end in ends.items())
+            query = "&".join([scope] * bool(scope) + [f"{c.key}={S.fmt(getattr(c, end))}" for c, end in ends.items()])
             boot_with(page, query)
             assert not error_box(page)["shown"], (query, error_box(page))
-            for sid in live_sections(page):
+            live = live_sections(page)
+            assert set(live) == {c.section for c in ends}, (query, live)
+            for sid in live:
                 text = section_text(page, sid)
                 assert "Traceback" not in text and "Error:" not in text, (query, sid, text[:300])
-                if scope == "sweep" and sid != "sweep":
-                    assert text == default_text[sid], f"{query}: section {sid} changed"
             check_sweep(page, query)
             tried.append(query)
-        # Learning rates that diverge: every lr at its upper bound, then each Runner section run.
-        lrs = [S.BY_KEY[f"{sid}.lr"] for sid in runner_sections(page) if f"{sid}.lr" in S.BY_KEY]
-        diverged = []
-        if lrs:
-            boot_with(page, "&".join(f"{c.key}={S.fmt(c.hi)}" for c in lrs))
-            before = {sid: section_text(page, sid) for sid in live_sections(page)}
-            for c in lrs:
-                status = run_to_end(page, c.section, c.key)
-                assert "Diverged" in status, f"{c.section} at lr={c.hi}: {status!r}"
-                for other in live_sections(page):
-                    if other not in {x.section for x in lrs}:
-                        assert section_text(page, other) == before[other], f"divergence in {c.section} changed {other}"
-                diverged.append(c.section)
+            if set(ends.values()) == {"hi"}:
+                diverged = run_all_diverging(page)
         assert page.evaluate("() => window.__wt.crashes") == []
         assert not s.rec.page_errors and not s.watch()["rejections"], (s.rec.page_errors, s.watch())
         print(f"[extremes] {len(tried)} boots of extreme settings over {sorted({c.key for c in log_controls})}; "
               f"divergence reported in {diverged or 'no live section with a Runner and lr yet'}")
+
+
+def run_all_diverging(page) -> list[str]:
+    """Every live section with a Runner and an lr control (at lr's upper bound) is run, one after the other:
+    each must say "Diverged", and no other section's text may change meanwhile."""
+    lrs = [S.BY_KEY[f"{sid}.lr"] for sid in runner_sections(page) if f"{sid}.lr" in S.BY_KEY]
+    st, _ = S.parse_query(page.evaluate("() => location.search.slice(1)"))
+    assert all(S.values(st)[c.key] == c.hi for c in lrs), [(c.key, S.values(st)[c.key]) for c in lrs]
+    before = {sid: section_text(page, sid) for sid in live_sections(page)}
+    for c in lrs:
+        status = run_to_end(page, c.section, c.key)
+        assert "Diverged" in status, f"{c.section} at lr={c.hi}: {status!r}"
+        for other in live_sections(page):
+            if other not in {x.section for x in lrs}:
+                assert section_text(page, other) == before[other], f"divergence in {c.section} changed {other}"
+    return [c.section for c in lrs]
 
 
 def run_to_end(page, sid: str, where: str) -> str:
@@ -102,7 +116,7 @@ def run_to_end(page, sid: str, where: str) -> str:
 
 
 def test_sliders_faster_than_the_worker(browser, server):
-    with booted(browser, server) as s:
+    with booted(browser, server, query="embed=sweep") as s:
         page = s.page
         sent0 = page.evaluate("() => window.__wt.patchesSent")
         focus_slider(page, "sweep.sigma")
