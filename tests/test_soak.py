@@ -3,8 +3,9 @@
     WT_SOAK=300 .venv/bin/python -m pytest tests/test_soak.py     # the full soak (several minutes)
     ./dev test                                                    # runs it at WT_SOAK's default, 60
 
-Interactions are drawn (seeded: WT_SOAK_SEED, default 0) from whatever the live sections offer, found
-generically so new sections are covered: slider handles (arrow/page/home/end keys), buttons (Run,
+Interactions go to the live sections in rounds (each round touches every section once, in a seeded
+random order: WT_SOAK_SEED, default 0), so even the CI size touches every section; within a section
+the element is drawn from whatever it offers, found generically so new sections are covered: slider handles (arrow/page/home/end keys), buttons (Run,
 Cancel, Reset, radio groups, downloads), checkboxes, number boxes (typed values, some invalid) and
 selects. Actions come fast (0-150 ms apart, never waiting for the worker); every 20 the page must be
 live, with no error box and no worker crash.
@@ -43,16 +44,17 @@ TYPED = ["0.3", "1e-8", "1e8", "abc", "-5", "1e999", "nan", "0", "12", "3.5", ""
 KEYS = ["ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End", "ArrowUp", "ArrowDown"]
 
 
-def candidates(page) -> list[tuple[str, object]]:
-    out = []
+def candidates(page) -> dict[str, list[tuple[str, object]]]:
+    """Each live section's interactive elements, as (kind, locator)."""
+    out = {}
     for sid in live_sections(page):
         root = f"#live-{sid}"
-        out += [("slider", h) for h in page.locator(f"{root} .noUi-handle").all()]
-        out += [("button", b) for b in page.locator(f"{root} button").all()]
-        out += [("check", c) for c in page.locator(f"{root} input[type=checkbox]").all()]
-        out += [("type", i) for i in page.locator(f"{root} input.bk-input[type=text], {root} input[type=number]").all()]
-        out += [("select", s) for s in page.locator(f"{root} select").all()]
-    return out
+        out[sid] = ([("slider", h) for h in page.locator(f"{root} .noUi-handle").all()]
+                    + [("button", b) for b in page.locator(f"{root} button").all()]
+                    + [("check", c) for c in page.locator(f"{root} input[type=checkbox]").all()]
+                    + [("type", i) for i in page.locator(f"{root} input.bk-input[type=text], {root} input[type=number]").all()]
+                    + [("select", s) for s in page.locator(f"{root} select").all()])
+    return {sid: els for sid, els in out.items() if els}
 
 
 def act(page, rng: random.Random, kind: str, el) -> str:
@@ -106,24 +108,38 @@ def test_soak(browser, server):
         mem0 = worker_memory(page)
         js0 = page.evaluate("() => performance.memory ? performance.memory.usedJSHeapSize : 0")
         pool, log, done, samples = candidates(page), [], 0, [(0, mem0["wasm"])]
-        assert pool, "no interactive elements in any live section"
+        sections = sorted(pool)
+        assert sections, "no interactive elements in any live section"
+        touched: dict[str, int] = {}
+        order: list[str] = []  # sections in shuffled rounds: every round touches each section once
+        skips = 0
         t0 = time.monotonic()
         while done < N:
-            kind, el = rng.choice(pool)
+            if not order:
+                order = rng.sample(sections, len(sections))
+            sid = order[-1]
+            if sid not in pool:
+                pool = candidates(page)
+                if sid not in pool:
+                    raise AssertionError(f"no live controls left in {sid} after {done} interactions: status "
+                                         f"{page.evaluate('() => window.__wt.status')}, crashes "
+                                         f"{page.evaluate('() => window.__wt.crashes')}, box {error_box(page)}, "
+                                         f"url {page.url}; last: {log[-10:]}")
+            kind, el = rng.choice(pool[sid])
             try:
                 what = act(page, rng, kind, el)
             except Exception as e:  # an element that went away mid-action: draw again
                 what = f"skip ({type(e).__name__})"
             if what.startswith("skip"):
+                skips += 1
+                assert skips < 500, f"nothing in {sid} could be used 500 times in a row; last: {log[-10:]}"
                 pool = candidates(page)
-                if not pool:
-                    raise AssertionError(f"no live controls left after {done} interactions: status "
-                                         f"{page.evaluate('() => window.__wt.status')}, crashes "
-                                         f"{page.evaluate('() => window.__wt.crashes')}, box {error_box(page)}, "
-                                         f"url {page.url}; last: {log[-10:]}")
                 continue
+            order.pop()
+            skips = 0
             done += 1
-            log.append(what)
+            touched[sid] = touched.get(sid, 0) + 1
+            log.append(f"{sid}: {what}")
             time.sleep(rng.random() * 0.15)
             if done % 20 == 0 or done == N:
                 settle(page, timeout_s=120)
@@ -142,13 +158,15 @@ def test_soak(browser, server):
         half = next(w for d, w in samples if d >= done // 2)
         late_mb = (mem1["wasm"] - half) / 2**20
         grow_obj = (mem1["objects"] - mem0["objects"]) / mem0["objects"]
-        print(f"[soak] {done} interactions in {elapsed:.0f} s over {len(live_sections(page))} live sections; "
+        print(f"[soak] {done} interactions in {elapsed:.0f} s over {len(live_sections(page))} live sections "
+              f"(per section: {touched}); "
               f"wasm heap {mem0['wasm'] / 2**20:.0f} -> {mem1['wasm'] / 2**20:.0f} MB (+{grow_mb:.1f}, "
               f"total {TOTAL_BOUND_MB}), second half +{late_mb:.1f} MB (bound {LATE_GROWTH_BOUND_MB}); samples (MB) "
               f"{[(d, round(w / 2**20)) for d, w in samples]}; Python objects {mem0['objects']} -> {mem1['objects']} ({grow_obj:+.1%}, bound "
               f"{OBJECTS_BOUND:.0%}); page JS heap {js0 / 2**20:.1f} -> {js1 / 2**20:.1f} MB; "
               f"patches sent {page.evaluate('() => window.__wt.patchesSent')}, queue high-water "
               f"{page.evaluate('() => window.__wt.queueHighWater')}")
+        assert set(touched) == set(live_sections(page)), f"sections never touched: {set(live_sections(page)) - set(touched)}"
         assert not s.console_errors(), s.console_errors()[:10]
         assert not s.rec.page_errors, s.rec.page_errors
         assert not watch["rejections"] and not watch["errors"], watch
