@@ -278,11 +278,13 @@
       if (now - worker.heardAt > BOOT_SILENCE_MS) fail(`The Python worker stopped responding while starting (no word for ${Math.round(BOOT_SILENCE_MS / 1000)} s).`);
       return;
     }
-    const stalled = now - (worker.tickAt || now) > 4 * TICK_MS; // this page's own thread was held up (or asleep)
+    const gap = now - (worker.tickAt || now);
     worker.tickAt = now;
-    if (stalled) {
-      worker.pingAt = 0; // the answer may be queued behind us: ask again rather than judge
-    } else if (worker.pingAt && now - worker.pingAt > (worker.lifeline ? HUNG_MS : DEAD_MS)) {
+    // This page's own thread was held up (or asleep): that time does not count against the worker, whose
+    // answer may be queued behind us. The clock pauses rather than restarts, so stalls cannot postpone
+    // the verdict on a hung worker for ever.
+    if (gap > 4 * TICK_MS && worker.pingAt) worker.pingAt += gap - TICK_MS;
+    if (worker.pingAt && now - worker.pingAt > (worker.lifeline ? HUNG_MS : DEAD_MS)) {
       crashed(`the Python worker stopped responding (no answer for ${Math.round(now - worker.pingAt)} ms)`,
         now - worker.pingAt);
     } else if (!worker.pingAt && now - worker.sentAt >= PING_MS) {
