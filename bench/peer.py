@@ -401,6 +401,6 @@ def move_and_wait_repaint(page, key: str, press: str = "ArrowRight") -> dict:
     import conftest as harness  # tests/, on sys.path in bench/run.py
     err = page.evaluate(FOCUS_JS, [f"{key.split('.', 1)[1]} (log scale)"])
     assert err is None, f"slider {key}: {err}"
-    page.evaluate(harness.MOVE_JS.replace("document.getElementById('live-sweep')", "document.body"))
+    page.evaluate(harness.MOVE_JS, ["", f"{key.split('.', 1)[0]}-readout"])
     page.keyboard.press(press)
     return page.evaluate("() => window.__wtMove")

@@ -375,8 +375,8 @@ def prerendered_present(page) -> bool:
 
 
 FOCUS_SLIDER_JS = """
-([title]) => {
-  // The noUiSlider handle sharing a (shadow) root with the Bokeh slider title TITLE; focus it.
+([title, section]) => {
+  // The noUiSlider handle sharing a (shadow) root with the Bokeh slider title TITLE in #live-SECTION; focus it.
   const found = [];
   (function walk(root) {
     for (const t of root.querySelectorAll('.bk-slider-title')) {
@@ -386,7 +386,7 @@ FOCUS_SLIDER_JS = """
       }
     }
     for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-  })(document.getElementById('live-sweep'));
+  })(document.getElementById(`live-${section}`));
   if (found.length !== 1) return `expected one slider titled ${title}, found ${found.length}`;
   found[0].focus();
   return (found[0].getRootNode().activeElement === found[0]) ? null : 'the slider handle did not take focus';
@@ -396,8 +396,8 @@ FOCUS_SLIDER_JS = """
 
 def focus_slider(page, key: str) -> None:
     """Focus the keyboard-operable handle of a log-scale control, e.g. key 'sweep.sigma'."""
-    name = key.split(".", 1)[1]
-    err = page.evaluate(FOCUS_SLIDER_JS, [f"{name} (log scale)"])
+    section, name = key.split(".", 1)
+    err = page.evaluate(FOCUS_SLIDER_JS, [f"{name} (log scale)", section])
     assert err is None, f"slider {key}: {err}"
 
 
@@ -420,22 +420,24 @@ def sweep_readout(page) -> dict:
 
 
 MOVE_JS = """
-() => { window.__wtMove = new Promise((resolve, reject) => {
+([root, readout]) => { window.__wtMove = new Promise((resolve, reject) => {
   // Resolve at the first animation frame after the readout's text changed; stamp the keydown.
+  // root: the element id holding the readout (or '' for the whole body); readout: its data-testid.
   function deep(root) {
-    const el = root.querySelector('[data-testid="sweep-readout"]'); if (el) return el;
+    const el = root.querySelector(`[data-testid="${readout}"]`); if (el) return el;
     for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const f = deep(h.shadowRoot); if (f) return f; }
     return null;
   }
-  const el = deep(document.getElementById('live-sweep'));
-  if (!el) return reject(new Error('no sweep readout in #live-sweep'));
+  const scope = () => (root ? document.getElementById(root) : document.body);
+  const el = deep(scope());
+  if (!el) return reject(new Error(`no ${readout} in #${root || 'body'}`));
   const host = el.getRootNode() instanceof ShadowRoot ? el.getRootNode() : el.parentNode;
   const before = el.textContent;
   let t0 = null;
   const onKey = () => { if (t0 === null) t0 = performance.now(); };
   document.addEventListener('keydown', onKey, true);
   const done = () => {
-    const cur = deep(document.getElementById('live-sweep'));
+    const cur = deep(scope());
     if (!cur || cur.textContent === before) return false;
     mo.disconnect(); clearTimeout(timer); clearInterval(poll); document.removeEventListener('keydown', onKey, true);
     requestAnimationFrame(() => { const t1 = performance.now(); resolve({keydown: t0, repainted: t1, latency: t1 - t0}); });
@@ -450,11 +452,12 @@ MOVE_JS = """
 
 
 def move_and_wait_repaint(page, key: str, press: str = "ArrowRight") -> dict:
-    """Press a key on a slider handle; wait for the readout to change and repaint.
+    """Press a key on a slider handle of key's section; wait for its <section>-readout to change and repaint.
 
     Returns {"keydown", "repainted", "latency"} in ms of the page clock (0 = navigation start).
     """
     focus_slider(page, key)
-    page.evaluate(MOVE_JS)  # armed before the key press
+    section = key.split(".", 1)[0]
+    page.evaluate(MOVE_JS, [f"live-{section}", f"{section}-readout"])  # armed before the key press
     page.keyboard.press(press)
     return page.evaluate("() => window.__wtMove")

@@ -23,7 +23,7 @@ from .repeat import html_pane, runner_strip, wrap_row
 from .tying import guarded
 
 SETTINGS = ("scale", "seeds", "steps", "lr", "seed")
-BUDGET_S = 0.1  # compute per worker call: pings and other sections' patches get through between calls
+BUDGET_S = 0.03  # compute per worker call: a slider change elsewhere waits at most this long for the study to yield
 DRAW_S = 0.4  # redraw the streaming curve at most this often: each redraw is a patch the page must apply
 
 
