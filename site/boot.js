@@ -39,7 +39,8 @@
         const bad = e.responseStatus === 0 || e.responseStatus >= 400;
         if (!bad || !["link", "css", "script"].includes(e.initiatorType) || !e.name.startsWith(location.origin)) continue;
         const file = e.name.slice(new URL(".", location.href).href.length).split("?")[0];
-        if (wt.status === "failed") continue; // the boot failure already says what failed
+        // the boot failure already says what failed; a page script's failure fails the boot (loadScripts)
+        if (wt.status === "failed" || config.scripts.includes(file)) continue;
         wt.error = `could not load ${file} from this site`;
         say("asset", "Part of the page could not be loaded.", `${wt.error}; the lab may look or work wrong until it is retried.`, true);
       }
@@ -54,6 +55,10 @@
 
   const $ = (id) => document.getElementById(id);
   const whenDom = (fn) => (document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", fn, { once: true }) : fn());
+
+  // BokehJS and Panel (1.5 MB of script to parse and run) are needed only once Python has built the
+  // sections, seconds later: they are added after the page's first frame, so they never hold back the prose.
+  const firstPaint = new Promise((resolve) => whenDom(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
 
   function loadScripts() {
     // Downloads in parallel, runs in order (async=false); each failure names its file.
@@ -256,7 +261,7 @@
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     worker.postMessage({ type: "boot", config, query: location.search.slice(1),
       scheme: document.documentElement.dataset.wtScheme || "light" });
-    scripts = loadScripts();
+    scripts = firstPaint.then(loadScripts);
     scripts.catch((e) => { if (worker === wt.worker) fail(e.message); });
   }
 
