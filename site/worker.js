@@ -90,8 +90,9 @@ self.fetch = (input, init) => {
 self.importScripts = (...urls) => netImportScripts(...urls.map((u) => {
   const blob = checked.get(urlOf(u));
   if (!blob) return u;
-  lent.push(URL.createObjectURL(blob));
-  return lent[lent.length - 1];
+  const url = URL.createObjectURL(blob);
+  lent.push(url);
+  return url;
 }));
 
 // Pyodide names the package that failed ("...while loading numpy: Failed to fetch"); name its file and
