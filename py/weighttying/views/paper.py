@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import paper
 from .. import render as R
-from .. import report
+from .. import quoted
 from .. import state as S
 from .tying import hook
 
@@ -120,11 +120,11 @@ def claim_rows(result: dict) -> tuple[list[str], list[list[object]]]:
     ratio = n["mean_ratio"]
     mild = " — only mildly (under ×2)" if 1 < ratio < MILD else ""
     rows = [["output gradients dominate early (mean output / input norm, steps 0-100, this scale)",
-             "> 1", ratio, report.sign(ratio > 1) + mild],
-            ["tied E is closer to untied U than to untied E (scale 1)", "> 0", ref, report.sign(ref > 0)]]
+             "> 1", ratio, quoted.sign(ratio > 1) + mild],
+            ["tied E is closer to untied U than to untied E (scale 1)", "> 0", ref, quoted.sign(ref > 0)]]
     if scale > 1:
         rows.append([f"scaling input gradients (×{R.num(scale)}) shrinks that bias", f"< {R.num(ref, 3)}", bias,
-                     report.sign(bias < ref) + (" — and reverses it" if bias < 0 < ref else "")])
+                     quoted.sign(bias < ref) + (" — and reverses it" if bias < 0 < ref else "")])
     else:
         rows.append(["scaling input gradients shrinks that bias", "smaller bias at scale > 1", bias,
                      "n/a: set the scale above 1 to test it"])
@@ -134,7 +134,7 @@ def claim_rows(result: dict) -> tuple[list[str], list[list[object]]]:
         diff = m[f"tied_{key}"] - m[f"untied_{key}"]
         noise = f" — but within seed noise (per-seed ranges overlap; {below} of {total} paired seeds below 0)" \
             if overlap(result, key) else ""
-        rows.append([label, rule, diff, report.sign(diff < 0) + noise])
+        rows.append([label, rule, diff, quoted.sign(diff < 0) + noise])
     return ["claim", "paper says", "ours", "verdict"], rows
 
 

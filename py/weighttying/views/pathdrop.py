@@ -13,7 +13,7 @@ import numpy as np
 from .. import gradcheck, model, pathdrop
 from .. import render as R
 from .. import state as S
-from ..report import PAGE, within
+from ..quoted import PAGE, within
 from . import gradcheck as G
 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32

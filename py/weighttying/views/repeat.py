@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import model, repeat
 from .. import render as R
-from .. import report
+from .. import quoted
 from .. import state as S
 
 SEEDS = 5  # the init table averages seeds seed .. seed+4, as report.repeat_table does for seed 0
@@ -78,11 +78,11 @@ def init_rows(sigma: float, seed: int) -> list[list[object]]:
     """The four rows of the page's table at this sigma, averaged over seeds seed..seed+4, with verdicts."""
     rows = []
     for r in repeat.init_table(sigma=sigma, seeds=range(seed, seed + SEEDS)):
-        page = report.PAGE["rank_init"][r["model"]]
+        page = quoted.PAGE["rank_init"][r["model"]]
         slug = SLUG[r["model"]]
         rows.append([r["model"], Num(f"repeat-rank-{slug}", r["mean_rank"]),
                      (Num(f"repeat-rank-{slug}-min", r["min"]), Num(f"repeat-rank-{slug}-max", r["max"])),
-                     page, report.within(r["mean_rank"], page, report.RANK_TOL)])
+                     page, quoted.within(r["mean_rank"], page, quoted.RANK_TOL)])
     return rows
 
 
@@ -130,12 +130,12 @@ def trained_rows(last: dict | None) -> list[list[object]]:
     """Tied vs untied mean self-rank at the last point of a race, beside the page's 600-step numbers."""
     rows = []
     for name in ("tied", "untied"):
-        page = report.PAGE["rank_trained"][name]
+        page = quoted.PAGE["rank_trained"][name]
         if last is None:
             rows.append([name, "not trained yet", page, "n/a"])
         else:
             rows.append([name, Num(f"repeat-trained-{name}", last[name]), page,
-                         report.within(last[name], page, report.RANK_TOL)])
+                         quoted.within(last[name], page, quoted.RANK_TOL)])
     return rows
 
 

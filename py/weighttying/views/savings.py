@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import render as R
-from .. import report
+from .. import quoted
 from .. import savings
 from .. import state as S
 from .tying import hook
@@ -54,7 +54,7 @@ def readout(values: dict) -> str:
     s = savings.tying_saving(**config(values))
     name = values["preset"]
     label = f"the {name} preset" if name != CUSTOM else "your configuration"
-    page = report.PAGE["share"].get(name)
+    page = quoted.PAGE["share"].get(name)
     beside = f" (the page says {page:.1%} for this model)" if page is not None else ""
     n = {k: hook(f"savings-{k}", s[k], f"{s[k]:,}") for k in ("saved", "untied", "tied")}
     share = hook("savings-share", s["share"], f"{s['share']:.2%}")
@@ -68,9 +68,9 @@ def preset_rows() -> tuple[list[str], list[list[object]]]:
     """(columns, rows): each preset's config, saving and share beside the page's share, with the verdict."""
     rows = []
     for name in savings.PRESETS:
-        f, s, page = preset_fields(name), savings.tying_saving(**config(preset_fields(name))), report.PAGE["share"][name]
+        f, s, page = preset_fields(name), savings.tying_saving(**config(preset_fields(name))), quoted.PAGE["share"][name]
         rows.append([name, f["V"], f["d"], f["layers"], f["d_ff"], f["context"], s["saved"], s["untied"],
-                     s["share"], page, report.within(s["share"], page, 0.0005)])
+                     s["share"], page, quoted.within(s["share"], page, 0.0005)])
     return (["model", "V", "d", "layers", "d_ff", "context", "saved (V·d)", "untied total", "share", "page says",
              "verdict"], rows)
 

@@ -8,7 +8,7 @@ everything at build time) share every line of HTML.
 from __future__ import annotations
 
 from .. import render as R
-from .. import report
+from .. import quoted
 from .. import state as S
 from .. import tasks
 from .repeat import Num, table
@@ -33,37 +33,37 @@ def collect(runs: dict[str, list[dict]], point: dict) -> bool:
 
 def task_rows(name: str, runs: list[dict], seeds: int) -> list[list[object]]:
     """Four rows for one task: tied and untied excess, their ratio, the per-seed ratio range."""
-    page_tied, page_untied = report.PAGE["excess"][name]
-    page_lo, page_hi = report.PAGE["ratio_range"][name]
+    page_tied, page_untied = quoted.PAGE["excess"][name]
+    page_lo, page_hi = quoted.PAGE["ratio_range"][name]
     page_range = f"{page_lo:.2f}–{page_hi:.2f}"
     slug = name.lower()
     if not runs:
         return [[f"{name}: {q}", "not run yet", page, "n/a"] for q, page in
-                (("tied excess", page_tied), ("untied excess", page_untied), ("ratio tied/untied", report.PAGE["ratio"][name]),
+                (("tied excess", page_tied), ("untied excess", page_untied), ("ratio tied/untied", quoted.PAGE["ratio"][name]),
                  ("per-seed ratio range", page_range))]
     s = tasks.summary(name, runs)
     done = f"{len(runs)} of {seeds} seeds"
     return [
         [f"{name} (entropy {s['entropy']:.3f} nats): tied excess, mean of {done}", Num(f"tasks-{slug}-tied", s["tied"]),
-         page_tied, report.within(s["tied"], page_tied, report.EXCESS_TOL)],
+         page_tied, quoted.within(s["tied"], page_tied, quoted.EXCESS_TOL)],
         [f"{name}: untied excess", Num(f"tasks-{slug}-untied", s["untied"]), page_untied,
-         report.within(s["untied"], page_untied, report.EXCESS_TOL)],
-        [f"{name}: ratio tied/untied", Num(f"tasks-{slug}-ratio", s["ratio"]), report.PAGE["ratio"][name],
-         report.within(s["ratio"], report.PAGE["ratio"][name], report.RATIO_TOL)],
+         quoted.within(s["untied"], page_untied, quoted.EXCESS_TOL)],
+        [f"{name}: ratio tied/untied", Num(f"tasks-{slug}-ratio", s["ratio"]), quoted.PAGE["ratio"][name],
+         quoted.within(s["ratio"], quoted.PAGE["ratio"][name], quoted.RATIO_TOL)],
         [f"{name}: per-seed ratio range", (Num(f"tasks-{slug}-rmin", s["ratio_min"]), Num(f"tasks-{slug}-rmax", s["ratio_max"])),
-         page_range, report.same_side_of_one(s["ratio_min"], s["ratio_max"], page_lo, page_hi)]]
+         page_range, quoted.same_side_of_one(s["ratio_min"], s["ratio_max"], page_lo, page_hi)]]
 
 
 def param_rows() -> list[list[object]]:
     """The parameter counts and the V*d tying removes, as a share of each total (both are quoted)."""
-    c, page = tasks.parameter_counts(), report.PAGE["toy_saving"]
+    c, page = tasks.parameter_counts(), quoted.PAGE["toy_saving"]
     return [
         ["parameters, tied", Num("tasks-params-tied", c["tied"]), "", ""],
         ["parameters, untied", Num("tasks-params-untied", c["untied"]), "", ""],
         ["V·d / untied total (tied has this share fewer)", Num("tasks-saving", c["saving"]), page,
-         report.within(c["saving"], page, report.SAVING_TOL)],
+         quoted.within(c["saving"], page, quoted.SAVING_TOL)],
         ["V·d / tied total (untied has this share more)", Num("tasks-saving-of-tied", c["saving_of_tied"]), page,
-         report.within(c["saving_of_tied"], page, report.SAVING_TOL)]]
+         quoted.within(c["saving_of_tied"], page, quoted.SAVING_TOL)]]
 
 
 def summary_rows(runs: dict[str, list[dict]], seeds: int) -> list[list[object]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 from .. import render as R
-from .. import report
+from .. import quoted
 from .. import state as S
 from ..model import Config
 from ..savings import toy_params
@@ -66,13 +66,13 @@ def counts(V: int, d: int) -> str:
            f'{pct["share"]} of the untied model (said the other way round, the untied model is {pct["more"]} '
            'larger than the tied one).</p>')
     out += R.table(columns, body, f"Parameters of the toy at V = {V}, d = {d} (MLP width {HIDDEN})", "tying-table")
-    page = report.PAGE["toy_saving"]
+    page = quoted.PAGE["toy_saving"]
     if (V, d) == (Config().V, Config().d):  # the page quotes its saving for its own toy only
         out += R.table(["reading of the saving", "ours", "page says", "verdict"],
                        [["V·d / untied total (fewer parameters when tied)", f"{c['share']:.1%}", f"{page:.0%}",
-                         report.within(c["share"], page, 0.01)],
+                         quoted.within(c["share"], page, 0.01)],
                         ["V·d / tied total (more parameters when untied)", f"{c['more']:.1%}", f"{page:.0%}",
-                         report.within(c["more"], page, 0.01)]],
+                         quoted.within(c["more"], page, 0.01)]],
                        "The page's “32% fewer parameters” matches V·d over the tied count, not over the untied one",
                        "tying-page")
     else:

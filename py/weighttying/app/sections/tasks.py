@@ -12,7 +12,7 @@ import html
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
-from ... import report, tasks
+from ... import quoted, tasks
 from ...views import tasks as V
 from ..store import Store, controls
 from ..widgets import Runner, export_buttons, stamped_figure
@@ -30,7 +30,7 @@ def build(store: Store) -> pn.viewable.Viewable:
 
     points = ColumnDataSource({"x": [], "ratio": [], "seed": [], "task": []})
     band = {"left": [], "right": [], "bottom": [], "top": []}
-    for name, (lo, hi) in report.PAGE["ratio_range"].items():
+    for name, (lo, hi) in quoted.PAGE["ratio_range"].items():
         band["left"].append(X[name] - 0.3), band["right"].append(X[name] + 0.3)
         band["bottom"].append(lo), band["top"].append(hi)
     fig = stamped_figure(store, "tasks", title="Per-seed ratio tied/untied excess loss (shaded: the page's range)",
