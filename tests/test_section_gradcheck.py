@@ -8,7 +8,7 @@ import numpy as np
 import panel as pn
 import pytest
 
-from weighttying import gradcheck, model, pathdrop
+from weighttying import gradcheck, model, pathdrop, prerender
 from weighttying import state as S
 from weighttying.app.sections import gradcheck as section
 from weighttying.app.store import Store
@@ -35,7 +35,7 @@ def test_stepped_check_is_check():
 
 
 def test_default_agrees_everywhere_and_badge_says_so():
-    s = V.summary(V.run_check(DEFAULT))
+    s = V.summary(V.check(DEFAULT))
     cfg = V.config(DEFAULT)
     ref = gradcheck.check(model.init_params(cfg), cfg, *pathdrop.batch(seed=0))  # the page's batch
     assert s["worst"] == max(ref["max"].values()) and s["entries"] == 3152 and s["disagree"] == 0
@@ -46,7 +46,7 @@ def test_default_agrees_everywhere_and_badge_says_so():
 
 def test_kink_is_shown_not_hidden():
     """Untied, seed 0: a ReLU pre-activation sits inside the bump, and entries disagree."""
-    s = V.summary(V.run_check(with_(tied=False)))
+    s = V.summary(V.check(with_(tied=False)))
     assert not s["kink_safe"] and s["disagree"] > 0 and s["nearest_kink"] < s["bump_reach"]
     badge = V.badge(s)
     assert "wt-bad" in badge and f"{s['disagree']} of {s['entries']} entries disagree" in badge and "kink" in badge
@@ -64,7 +64,7 @@ def test_batches():
 
 
 def test_prerender_has_the_live_hooks():
-    html = V.prerender(DEFAULT)
+    html = prerender.section("gradcheck", DEFAULT)
     for tid in ("gradcheck-badge", "gradcheck-entries", "gradcheck-worst", "gradcheck-disagree",
                 "gradcheck-kink-safe", "gradcheck-table"):
         assert f'data-testid="{tid}"' in html
@@ -97,7 +97,7 @@ def test_section_rechecks_on_a_control_change():
 
     asyncio.run(main())
     readout = pane_with(root, "gradcheck-readout")
-    expected = V.summary(V.run_check(with_(res=0.0)))
+    expected = V.summary(V.check(with_(res=0.0)))
     assert float(value_of(badge.object, "gradcheck-badge")) == expected["disagree"]
     assert float(value_of(readout.object, "gradcheck-worst")) == expected["worst"]
     assert "res = 0" in readout.object

@@ -78,4 +78,4 @@ def test_cancel_stops_the_run():
     store, root = drive("paper.steps=5000", cancel, 0.3)
     status = root[0][1][0][2].object
     assert "Cancelled." in status
-    assert "waiting for the run" in root[1].object  # no result was drawn
+    assert "not computed for these settings yet" in root[1].object  # no result was drawn

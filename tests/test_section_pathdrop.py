@@ -11,6 +11,8 @@ from weighttying import pathdrop
 from weighttying import state as S
 from weighttying.app.sections import pathdrop as section
 from weighttying.app.store import Store
+from weighttying.views import gradcheck as gradcheck_view
+from weighttying.views import kit
 from weighttying.views import pathdrop as V
 
 DEFAULT = S.State().pathdrop
@@ -24,7 +26,7 @@ def test_rows_are_the_pages_table():
         assert {k: rs[name][k] for k in r if k != "setting"} == {k: v for k, v in r.items() if k != "setting"}
     assert rs[pathdrop.NEITHER]["wrong_rows"] == 64
     # the heatmap's rows over TOL are exactly the wrong rows, and those are the batch's tokens
-    bad = (rs["output path only"]["E_err"].max(1) > V.G.TOL).nonzero()[0]
+    bad = (rs["output path only"]["E_err"].max(1) > kit.TOL).nonzero()[0]
     assert sorted(bad) == sorted(set(V.batch(DEFAULT)[0]))
 
 
@@ -134,8 +136,8 @@ def test_cancel_stops_training():
 
 def test_default_central_differences_are_computed_once():
     """At page load both sections check the default model on the same batch: the second reads the memo."""
-    V.G.NUMERIC_MEMO.clear()
-    checked = V.G.run_check(S.State().gradcheck)["numeric"]
+    kit.NUMERIC_MEMO.clear()
+    checked = gradcheck_view.check(S.State().gradcheck)["numeric"]
     points = list(V.iter_numeric(DEFAULT))
     assert len(points) == 1 and points[0]["step"] == points[0]["total"] == V.entries(DEFAULT)
     for name, grad in points[0]["numeric"].items():

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import panel as pn
 
-from weighttying import model, repeat, report
+from weighttying import model, prerender, repeat, report
 from weighttying import state as S
 from weighttying.app.sections import repeat as section
 from weighttying.app.store import Store
@@ -52,7 +52,7 @@ def test_readout_and_histogram_of_the_current_setting():
 
 
 def test_prerender_default_has_every_hook_and_the_trained_numbers():
-    text = V.prerender(S.State().repeat)
+    text = prerender.section("repeat", S.State().repeat)
     got = values(text)
     for slug in V.SLUG.values():
         assert f"repeat-rank-{slug}" in got

@@ -1,7 +1,7 @@
 """Tying section: the toy's parameter count is what the model really allocates, and the live pane follows V and d."""
 import re
 
-from weighttying import model, report, savings, tasks
+from weighttying import model, prerender, report, savings, tasks
 from weighttying import state as S
 from weighttying.app.sections import tying as live
 from weighttying.app.store import Store
@@ -21,7 +21,7 @@ def test_count_matches_the_allocated_parameters():
 
 
 def test_prerender_shows_the_default_numbers_and_the_page_beside_them():
-    h = view.prerender(S.Tying())
+    h = prerender.section("tying", S.Tying())
     got = hooks(h)
     assert got["tying-saved"] == "1024" and got["tying-tied"] == "3152" and got["tying-untied"] == "4176"
     assert float(got["tying-share"]) == 1024 / 4176 and float(got["tying-more"]) == 4176 / 3152 - 1

@@ -1,17 +1,27 @@
-"""Every section's default state as static HTML, made by build.py in CPython so the page reads
-before Python loads in the browser. No Panel here: each section's HTML lives in `views/<id>.py`."""
+"""Every section's default state as static HTML, made by build.py in CPython so the page reads before
+Python loads in the browser. No Panel here: each section's output is `views/<id>.slots`, composed
+into `<div class="wt-slot" data-slot=NAME>` boxes, the same boxes the live section fills."""
 from __future__ import annotations
 
 import importlib
 import importlib.util
 
 from . import state as S
+from .views import kit
+
+
+def view(sid: str):
+    """The view module of section sid, or None when it has none."""
+    name = f"{__package__}.views.{sid}"
+    return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
+
+
+def section(sid: str, st) -> str:
+    """One section's static HTML for its state st (with the run results that state shows)."""
+    v = view(sid)
+    return kit.compose(v.slots(st, kit.with_results(v, st)))
 
 
 def sections(state: S.State = S.State()) -> dict[str, str]:
     """{section id: static HTML of its state} for every section that has a view module."""
-    out = {}
-    for sid in S.SECTIONS:
-        if importlib.util.find_spec(f"{__package__}.views.{sid}") is not None:
-            out[sid] = importlib.import_module(f".views.{sid}", __package__).prerender(getattr(state, sid))
-    return out
+    return {sid: section(sid, getattr(state, sid)) for sid in S.SECTIONS if view(sid) is not None}

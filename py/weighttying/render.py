@@ -98,16 +98,55 @@ def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str,
     return _svg("".join(cells) + axes, title, desc)
 
 
-def bars(counts: Sequence[float], title: str, xlabel: str, ylabel: str) -> str:
-    """A bar chart of counts over their index (a histogram)."""
-    c = np.asarray(counts, float)
-    top = c.max() if c.size and c.max() > 0 else 1.0
-    bw = (W - PAD - 10) / max(len(c), 1)
-    rects = "".join(
-        f'<rect class="wt-s0" x="{PAD + i * bw:.1f}" y="{_scale(v, 0, top, H - PAD, 10):.1f}" '
-        f'width="{max(bw - 1, 0.5):.1f}" height="{_scale(v, 0, top, 0, H - PAD - 10):.1f}"/>'
-        for i, v in enumerate(c))
+def bars(counts: Sequence[float] | dict[str, Sequence[float]], title: str, xlabel: str, ylabel: str) -> str:
+    """A bar chart of counts over their index (a histogram); several named series side by side per index."""
+    series = {k: np.asarray(v, float) for k, v in counts.items()} if isinstance(counts, dict) else \
+        {"": np.asarray(counts, float)}
+    n, k = max(len(c) for c in series.values()), len(series)
+    top = max((c.max() for c in series.values() if c.size), default=0.0) or 1.0
+    bw = (W - PAD - 10) / max(n, 1)
+    rects, desc = [], []
+    for s, (name, c) in enumerate(series.items()):
+        x0 = PAD + s * bw / k
+        rects += [f'<rect class="wt-s{s}" x="{x0 + i * bw:.1f}" y="{_scale(v, 0, top, H - PAD, 10):.1f}" '
+                  f'width="{max(bw / k - 1, 0.5):.1f}" height="{_scale(v, 0, top, 0, H - PAD - 10):.1f}"/>'
+                  for i, v in enumerate(c)]
+        if name:
+            rects.append(f'<text class="wt-s{s}" x="{W - 12}" y="{20 + 16 * s}" text-anchor="end">{html.escape(name)}</text>')
+        peak = c.max() if c.size else 0.0
+        desc.append(f"{name + ': ' if name else ''}{len(c)} bars, total {num(c.sum())}, peak {num(peak)} at "
+                    f"{int(c.argmax()) if c.size else 0}")
     axes = (f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle">{html.escape(xlabel)}</text>'
             f'<text x="12" y="{H / 2}" transform="rotate(-90 12 {H / 2})" text-anchor="middle">{html.escape(ylabel)}</text>')
-    desc = f"{len(c)} bars, total {num(c.sum())}, peak {num(top)} at {int(c.argmax()) if c.size else 0}"
-    return _svg(rects + axes, title, desc)
+    return _svg("".join(rects) + axes, title, "; ".join(desc))
+
+
+def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, float]], title: str, ylabel: str,
+           rule: float | None = None) -> str:
+    """One column of dots per named group (non-finite dropped), a shaded band per group, a dashed rule."""
+    ys = {k: np.asarray(v, float) for k, v in groups.items()}
+    every = np.concatenate([y[np.isfinite(y)] for y in ys.values()] + [np.ravel(list(bands.values())),
+                                                                      [rule] if rule is not None else []])
+    lo, hi = (every.min(), every.max()) if every.size else (0.0, 1.0)
+    lo, hi = lo - 0.05 * (hi - lo or 1), hi + 0.05 * (hi - lo or 1)
+    cw = (W - PAD - 10) / max(len(ys), 1)
+    body, desc = [], []
+    for i, (name, y) in enumerate(ys.items()):
+        x0 = PAD + i * cw
+        if name in bands:
+            b0, b1 = (_scale(v, lo, hi, H - PAD, 10) for v in bands[name])
+            body.append(f'<rect class="wt-band" x="{x0 + 0.2 * cw:.1f}" y="{b1:.1f}" width="{0.6 * cw:.1f}" '
+                        f'height="{b0 - b1:.1f}"/>')
+        ok = y[np.isfinite(y)]
+        spread = np.linspace(-0.15, 0.15, len(ok)) if len(ok) > 1 else np.zeros(len(ok))
+        body += [f'<circle class="wt-s0" cx="{x0 + (0.5 + s) * cw:.1f}" cy="{_scale(v, lo, hi, H - PAD, 10):.1f}" r="4"/>'
+                 for s, v in zip(spread, ok)]
+        body.append(f'<text x="{x0 + cw / 2:.1f}" y="{H - PAD + 16}" text-anchor="middle">{html.escape(name)}</text>')
+        desc.append(f"{name}: {', '.join(num(v, 3) for v in y) or 'none'}")
+    if rule is not None:
+        r = _scale(rule, lo, hi, H - PAD, 10)
+        body.append(f'<line x1="{PAD}" x2="{W - 10}" y1="{r:.1f}" y2="{r:.1f}" stroke="#888" stroke-dasharray="4 3"/>')
+    axes = (f'<text x="12" y="{H / 2}" transform="rotate(-90 12 {H / 2})" text-anchor="middle">{html.escape(ylabel)}</text>'
+            f'<text x="{PAD - 4}" y="14" text-anchor="end">{num(hi, 3)}</text>'
+            f'<text x="{PAD - 4}" y="{H - PAD}" text-anchor="end">{num(lo, 3)}</text>')
+    return _svg(axes + "".join(body), title, "; ".join(desc))

@@ -1,3 +1,18 @@
-"""Per-section HTML (tables, readouts, inline SVG) without Panel: `views/<id>.py` has
-`prerender(section_state) -> str`, used by build.py before Python loads and reused by the live
-section so its numbers read the same before and after the upgrade."""
+"""One module per section: `views/<id>.py` is everything the section shows that depends on its state,
+as named HTML fragments, with no Panel. The same functions serve three ways: prerendered at build,
+played back from tables computed at build, and live in the browser's Panel section.
+
+Every view module has:
+- `SLOTS`: slot names in display order; `slots(st, results=None) -> {name: html}` with exactly these keys,
+  `st` the section's frozen State dataclass (e.g. `state.Sweep`). Numbers carry `data-testid` and
+  `data-value="{repr}"`, so played-back and live values compare exactly.
+- `results(st)`: the section's heavy work (training runs, studies, the gradient check) as plain data,
+  pure; `None` for a section without any. `slots` also takes partial results (a live run streaming).
+- `RUN_KEYS`: the fields whose change leaves `results` out of date until the reader presses Run (the
+  slots then say so); `kit.with_results(view, st)` is the results a state shows without a run.
+- `PLAYBACK`: {field: values}, the grid the playback tables cover (product over the fields; unlisted
+  fields stay at their defaults). `DEPENDS`: {slot: fields it depends on}, so a table of one slot
+  needs only the product over its own fields.
+
+Shared HTML pieces live in `views/kit.py`; no view imports another.
+"""

@@ -1,9 +1,9 @@
-"""The gradient-check section's HTML: badge, per-parameter table, kink note, E's error heatmap. No Panel.
+"""The gradient-check section's output: badge, readout, per-parameter table, kink note, E's error
+heatmap. No Panel.
 
-build.py prerenders `prerender(State().gradcheck)`; the live section runs the same check in steps
-(gradcheck.iter_check) and feeds its result to the same functions, so the page reads the same
-before and after it upgrades. The E heatmap pieces and the memo of central differences are shared
-with the path-drop section.
+`results(st)` is the whole check (central differences of every entry, memoised in kit); the live
+section runs the same check in steps (`iter_check`) through its Runner and hands the result to
+`slots`. The check reruns on every change, so no control waits for a Run: RUN_KEYS is empty.
 """
 from __future__ import annotations
 
@@ -15,12 +15,15 @@ import numpy as np
 from .. import gradcheck, model, pathdrop
 from .. import render as R
 from .. import state as S
+from .kit import TOL, TOY, error_heatmap, grid, hook, iter_numeric, last, lin
 
-TOL = pathdrop.TOL  # an entry agrees when its relative error is at most this (the path-drop rule too)
-# (cfg, inputs, targets) -> central differences at init, newest last: at page load the gradient-check
-# and path-drop sections check the same default model on the same batch, so it is computed once.
-NUMERIC_MEMO: dict = {}
-MEMO_SIZE = 8
+SLOTS = ("badge", "readout", "table", "kink", "heatmap")
+RUN_KEYS = ()
+# Both toggles; res and batch at a few slider positions (each point is a full check: ~0.1 s in CPython).
+PLAYBACK = {"tied": grid("gradcheck", "tied"), "repeats": grid("gradcheck", "repeats"),
+            "res": grid("gradcheck", "res", lin(0.0, 1.0, 0.25)),
+            "batch": grid("gradcheck", "batch", (1, 8, 32, 128, 256))}
+DEPENDS = {name: ("tied", "res", "batch", "repeats", "seed") for name in SLOTS}
 
 
 def config(st: S.Gradcheck) -> model.Config:
@@ -28,31 +31,14 @@ def config(st: S.Gradcheck) -> model.Config:
     return model.Config(tied=st.tied, res=st.res, seed=st.seed)
 
 
-def batch(st: S.Gradcheck, V: int = 64) -> tuple[np.ndarray, np.ndarray]:
+def batch(st: S.Gradcheck) -> tuple[np.ndarray, np.ndarray]:
     """(inputs (B,), targets (B,)): with repeats, B // 4 distinct tokens as the page's batch; else all distinct."""
+    V = TOY.V
     if st.repeats:
         return pathdrop.batch(V, max(1, st.batch // 4), st.batch, st.seed)
     rng = np.random.default_rng(st.seed)
     B = min(st.batch, V)  # more than V tokens cannot all be distinct
     return rng.choice(V, B, replace=False), rng.integers(0, V, B)
-
-
-def iter_numeric(cfg: model.Config, inputs, targets):
-    """gradcheck.iter_numerical_grads of model.init_params(cfg), through NUMERIC_MEMO: progress dicts, the last with "numeric"."""
-    key = (cfg, tuple(np.asarray(inputs).tolist()), tuple(np.asarray(targets).tolist()))
-    if key in NUMERIC_MEMO:
-        total = sum(P.size for P in NUMERIC_MEMO[key].values())
-        yield {"step": total, "total": total, "numeric": dict(NUMERIC_MEMO[key])}
-        return
-    for point in gradcheck.iter_numerical_grads(model.init_params(cfg), cfg, inputs, targets):
-        if "numeric" in point:
-            for grad in point["numeric"].values():
-                grad.flags.writeable = False  # shared by both sections: nobody may change it
-            NUMERIC_MEMO[key] = point["numeric"]
-            while len(NUMERIC_MEMO) > MEMO_SIZE:
-                NUMERIC_MEMO.pop(next(iter(NUMERIC_MEMO)))
-            point = {**point, "numeric": dict(point["numeric"])}
-        yield point
 
 
 def iter_check(st: S.Gradcheck):
@@ -67,11 +53,12 @@ def entries(st: S.Gradcheck) -> int:
     return sum(P.size for P in model.init_params(config(st)).values())
 
 
-def run_check(st: S.Gradcheck) -> dict:
-    """The whole check at once (prerender, tests): iter_check's result."""
-    for point in iter_check(st):
-        pass
-    return point["result"]
+def check(st: S.Gradcheck) -> dict:
+    """The whole check at once (build, tests): iter_check's result."""
+    return last(iter_check(st))["result"]
+
+
+results = check
 
 
 def errors(result: dict) -> dict[str, np.ndarray]:
@@ -105,12 +92,6 @@ def badge(s: dict) -> str:
             f'data-value="{bad}" data-entries="{n}" data-worst="{s["worst"]!r}">{html.escape(text)}</a>')
 
 
-def value(name: str, x: object, text: str | None = None) -> str:
-    """A live number with its data-testid and the exact value in data-value."""
-    shown = html.escape(R.num(x) if text is None else text)
-    return f'<strong data-testid="{name}" data-value="{x!r}">{shown}</strong>'
-
-
 def readout(st: S.Gradcheck, s: dict) -> str:
     """One paragraph: what was checked, the worst error, how many entries disagree, kink distance."""
     inputs, _ = batch(st)
@@ -119,11 +100,11 @@ def readout(st: S.Gradcheck, s: dict) -> str:
     return (f'<p class="wt-readout" data-testid="gradcheck-readout">{"Tied" if st.tied else "Untied"}, res = '
             f'{html.escape(R.num(st.res))}, a batch of {len(inputs)} tokens ({len(tokens)} distinct, '
             f'{int((counts > 1).sum())} repeated), seed {st.seed}: '
-            f'{value("gradcheck-entries", s["entries"])} entries checked, worst relative error '
-            f'{value("gradcheck-worst", s["worst"])}, {value("gradcheck-disagree", s["disagree"])} over {TOL:g}. '
-            f'The nearest ReLU kink is {value("gradcheck-kink", s["nearest_kink"])} away, {kink} one '
+            f'{hook("gradcheck-entries", s["entries"])} entries checked, worst relative error '
+            f'{hook("gradcheck-worst", s["worst"])}, {hook("gradcheck-disagree", s["disagree"])} over {TOL:g}. '
+            f'The nearest ReLU kink is {hook("gradcheck-kink", s["nearest_kink"])} away, {kink} one '
             f'finite-difference bump can move a pre-activation ({html.escape(R.num(s["bump_reach"]))}): '
-            f'kink-safe {value("gradcheck-kink-safe", s["kink_safe"])}.</p>')
+            f'kink-safe {hook("gradcheck-kink-safe", s["kink_safe"])}.</p>')
 
 
 def table_rows(s: dict) -> list[tuple]:
@@ -151,30 +132,8 @@ def kink_note(s: dict) -> str:
             'instead of hiding it; change the seed or res and it moves or vanishes.</p>')
 
 
-def row_errors(err: np.ndarray) -> np.ndarray:
-    """Max relative error of each row of E (V,)."""
-    return err.max(axis=1)
-
-
-def heatmap_desc(err: np.ndarray, inputs) -> str:
-    """The text alternative of E's error heatmap: which rows are wrong, which tokens the batch read."""
-    bad = np.flatnonzero(row_errors(err) > TOL).tolist()
-    return (f"Rows of E over {TOL:g}: {len(bad)} of {len(err)}"
-            f"{' (' + ', '.join(map(str, bad)) + ')' if 0 < len(bad) <= 16 else ''}; "
-            f"tokens in the batch: {', '.join(map(str, np.unique(inputs).tolist()))}; "
-            f"largest row error {R.num(float(err.max()))}.")
-
-
-def heatmap_svg(err: np.ndarray, inputs, title: str) -> str:
-    """E's entrywise relative error as a d x V grid (x = row of E = token id), rows over TOL outlined."""
-    V, d = err.shape
-    mark = np.broadcast_to(row_errors(err) > TOL, (d, V))
-    return (R.heatmap(err.T, np.arange(V), np.arange(d), title, "row of E (token id)", "column of E", mark=mark)
-            + f'<p class="wt-help">{html.escape(heatmap_desc(err, inputs))}</p>')
-
-
-def prerender(st: S.Gradcheck) -> str:
-    """The default state: badge, readout, table, kink note and E's error heatmap."""
-    s = summary(run_check(st))
-    return (badge(s) + readout(st, s) + table(s) + kink_note(s)
-            + heatmap_svg(s["E_err"], batch(st)[0], "Relative error of every entry of dE"))
+def slots(st: S.Gradcheck, results: dict | None = None) -> dict[str, str]:
+    """The section's output for st from its check (computed here when not given)."""
+    s = summary(check(st) if results is None else results)
+    return {"badge": badge(s), "readout": readout(st, s), "table": table(s), "kink": kink_note(s),
+            "heatmap": error_heatmap(s["E_err"], batch(st)[0], "Relative error of every entry of dE")}

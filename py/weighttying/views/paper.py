@@ -1,8 +1,9 @@
-"""The paper section's HTML: path-norm readout and curve, CKA alignment, the two-block logit lens and
+"""The paper section's output: path-norm readout and curve, CKA alignment, the two-block logit lens and
 the claims table (paper says | ours | verdict). No Panel.
 
-Everything renders from one `paper.study` result (or, while a run streams, from its "norms" so far),
-so the prerendered default state and the live section share these functions.
+`results(st)` is one `paper.study` (seconds of training): every slot renders from it, or, while a
+live run streams, from its "norms" so far; any change of a control (RUN_KEYS: all of them) leaves
+the slots pending until the study runs for the new settings.
 """
 from __future__ import annotations
 
@@ -12,9 +13,18 @@ from .. import paper
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .tying import hook
+from .kit import grid, hook, lin, log, note, pending, scroll
 
 MILD = 2.0  # an output/input ratio under this is "dominates only mildly"
+SLOTS = ("norms", "figure", "align", "lens", "claims")
+RUN_KEYS = ("scale", "seeds", "steps", "lr", "seed")
+_LR = S.BY_KEY["paper.lr"]
+# Every slot needs the study, so away from the defaults the slots say "pending" (cheap): the scale
+# slider at a few positions and its presets, every seed count, a few steps and a log grid of lr.
+PLAYBACK = {"scale": grid("paper", "scale", (*lin(0.0, 2.0, 0.5), 4.0, 10.0, 16.0, 100.0)),
+            "seeds": grid("paper", "seeds", range(1, 6)), "steps": grid("paper", "steps", (10, 100, 1000, 5000)),
+            "lr": grid("paper", "lr", log(_LR.lo, _LR.hi, 1))}
+DEPENDS = {name: RUN_KEYS for name in SLOTS}
 
 
 def ratio_text(x: float) -> str:
@@ -24,9 +34,6 @@ def ratio_text(x: float) -> str:
 
 def norms_readout(norms: dict, scale: float) -> str:
     """Mean and latest output / (scale · input) gradient-norm ratio, with hooks."""
-    n = len(norms["step"])
-    if n == 0:
-        return '<p class="wt-readout" data-testid="paper-norms">Measuring gradient norms…</p>'
     early = min(int(norms["step"][-1]), paper.EARLY)
     mean, last = norms["mean_ratio"], float(norms["ratio"][-1])
     return (f'<p class="wt-readout" data-testid="paper-norms">Input-gradient scale {R.num(scale)}: over steps 0 to '
@@ -36,11 +43,14 @@ def norms_readout(norms: dict, scale: float) -> str:
 
 
 def norms_figure(norms: dict) -> str:
-    """Inline SVG of both path norms over the measured steps (prerender)."""
-    scaled = norms["output"] / norms["ratio"]  # = scale * input, without recomputing the scale
-    return R.lines({"output path": norms["output"], "input path × scale": scaled},
-                   f"Gradient norm into the tied E, steps 0 to {int(norms['step'][-1])}", "training step",
-                   "Frobenius norm")
+    """Inline SVG of both path norms over the measured steps, with the plotted numbers as text."""
+    out = np.asarray(norms["output"], float)
+    scaled = out / np.asarray(norms["ratio"], float)  # = scale * input, without recomputing the scale
+    return (R.lines({"output path": out, "input path × scale": scaled},
+                    f"Gradient norm into the tied E, steps 0 to {int(norms['step'][-1])}", "training step",
+                    "Frobenius norm")
+            + note(f"Plotted: {len(out)} measurements; output-path norm {out[0]:.3g} at step 0 and {out[-1]:.3g} at "
+                   f"step {int(norms['step'][-1])}; scaled input-path norm {scaled[0]:.3g} and {scaled[-1]:.3g}."))
 
 
 def align_rows(result: dict) -> tuple[list[str], list[list[object]]]:
@@ -97,8 +107,8 @@ def lens_html(result: dict) -> str:
             "residual norm.</p>")
     columns, rows = lens_rows(result)
     body = [[r[0], *(R.num(v, 3) for v in r[1:4]), r[4], r[5]] for r in rows]
-    return text + ('<div style="overflow-x:auto">' + R.table(columns, body, "What the early block contributes "
-                   "(logit lens on a two-block toy, not the paper's tuned lens)", "paper-lens-table") + "</div>")
+    return text + scroll(R.table(columns, body, "What the early block contributes (logit lens on a two-block toy, "
+                                 "not the paper's tuned lens)", "paper-lens-table"))
 
 
 def seed_signs(result: dict, key: str) -> tuple[int, int]:
@@ -142,17 +152,22 @@ def claims_html(result: dict) -> str:
     """The claims table."""
     columns, rows = claim_rows(result)
     body = [[r[0], r[1], "∞" if np.isinf(r[2]) else R.num(r[2], 3), r[3]] for r in rows]
-    return ('<div style="overflow-x:auto">' + R.table(columns, body, "The paper's claims at toy scale",
-                                                      "paper-claims") + "</div>")
+    return scroll(R.table(columns, body, "The paper's claims at toy scale", "paper-claims"))
 
 
-def pending(what: str) -> str:
-    """Placeholder while a run has not reached this part yet."""
-    return f'<p class="wt-help">{what}: waiting for the run.</p>'
+def results(st: S.Paper) -> dict:
+    """paper.study for st: {scale, norms, align, align_seeds, lens, lens_seeds}."""
+    return paper.study(st.scale, st.steps, st.seed, st.seeds, st.lr)
 
 
-def prerender(st: S.Paper) -> str:
-    """The paper section's default state: every measurement of paper.study for st."""
-    r = paper.study(st.scale, st.steps, st.seed, st.seeds, st.lr)
-    return (norms_readout(r["norms"], st.scale) + norms_figure(r["norms"]) + align_html(r) + lens_html(r)
-            + claims_html(r))
+def slots(st: S.Paper, results: dict | None = None) -> dict[str, str]:
+    """The section's output for st from a study (finished, or streaming: only "norms" so far), else pending."""
+    r = results or {}
+    norms = r.get("norms")
+    if norms is None or len(norms["step"]) == 0:
+        out = {"norms": pending("Gradient norms", "paper-norms"), "figure": ""}
+    else:
+        out = {"norms": norms_readout(norms, st.scale), "figure": norms_figure(norms)}
+    done = "align" in r
+    return {**out, "align": align_html(r) if done else pending("Similarity"),
+            "lens": lens_html(r) if done else pending("Lens"), "claims": claims_html(r) if done else pending("Claims")}

@@ -1,8 +1,10 @@
-"""The path-drop section's HTML: wrong-rows table, k-entry check, += trap, loss curves. No Panel.
+"""The path-drop section's output: readout, wrong-rows table, E's error heatmap, k-entry check, the +=
+trap, and the correct vs broken loss curves. No Panel.
 
 The numerical gradient of the page's batch (8 distinct tokens among 32) is computed once per seed
-(in steps, live); every toggle then only recomputes the analytic side, so flipping is instant.
-build.py prerenders `prerender(State().pathdrop)`; the live section reuses every function here.
+(memoised in kit; live, in steps through a Runner); every toggle then only recomputes the analytic
+side, so flipping is instant. `results(st)` is the training race behind the curves: a Run's work, so
+a change of steps, lr or seed (RUN_KEYS) leaves the curves pending until the reader trains again.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from .. import gradcheck, model, pathdrop
 from .. import render as R
 from .. import state as S
 from ..quoted import PAGE, within
-from . import gradcheck as G
+from .kit import TOY, error_heatmap, grid, hook, iter_numeric as numeric_steps, last, pending
 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
 TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, standard error <= 0.005
@@ -22,11 +24,19 @@ LOSS_TOL = 0.05  # final losses agree with the page's when within this (the repo
 PAGE_STEPS, PAGE_LR = 600, 0.5  # the run the page's 1.61 vs 1.84 describes (the report's defaults)
 CURVES = ("both paths", "output path only")  # correct vs broken (input path dropped)
 CURVE_CHUNK = 5  # SGD steps per run between yields: ~15 ms each in Pyodide, so Cancel lands at once
+SLOTS = ("readout", "table", "heatmap", "kcheck", "trap", "curves", "finals")
+RUN_KEYS = ("steps", "lr", "seed")
+# Both toggles and the k slider at a few positions; seed, steps and lr need a new run (not listed).
+PLAYBACK = {"input": grid("pathdrop", "input"), "output": grid("pathdrop", "output"),
+            "k": grid("pathdrop", "k", (1, 2, 5, 10, 50, 100, 200, 500, 1024))}
+DEPENDS = {"readout": ("input", "output", "seed"), "table": ("input", "output", "seed"),
+           "heatmap": ("input", "output", "seed"), "kcheck": ("input", "output", "k", "seed"), "trap": ("seed",),
+           "curves": RUN_KEYS, "finals": RUN_KEYS}
 
 
 def config(st: S.Pathdrop) -> model.Config:
     """The page's toy: tied, res 1, default shape; the seed picks the init."""
-    return model.Config(seed=st.seed)
+    return model.Config(V=TOY.V, d=TOY.d, seed=st.seed)
 
 
 def batch(st: S.Pathdrop) -> tuple[np.ndarray, np.ndarray]:
@@ -41,14 +51,12 @@ def entries(st: S.Pathdrop) -> int:
 
 def iter_numeric(st: S.Pathdrop):
     """Central differences of every entry, in steps (shared with the gradient check); the last carries "numeric"."""
-    return G.iter_numeric(config(st), *batch(st))
+    return numeric_steps(config(st), *batch(st))
 
 
 def numeric(st: S.Pathdrop) -> dict:
-    """The whole numerical gradient at once (prerender, tests)."""
-    for point in iter_numeric(st):
-        pass
-    return point["numeric"]
+    """The whole numerical gradient at once (build, tests; memoised)."""
+    return last(iter_numeric(st))["numeric"]
 
 
 def rows(st: S.Pathdrop, num: dict) -> dict[str, dict]:
@@ -95,9 +103,9 @@ def readout(st: S.Pathdrop, rs: dict) -> str:
     r = rs[name]
     share = f"{100 * r['right_share']:.1f}%"
     return (f'<p class="wt-readout" data-testid="pathdrop-readout">Keeping <strong data-testid="pathdrop-setting">'
-            f'{html.escape(name)}</strong>: {G.value("pathdrop-wrong", r["wrong_rows"])} wrong rows, '
-            f'{G.value("pathdrop-right", r["right_rows"])} of {r["wrong_rows"] + r["right_rows"]} rows still exactly '
-            f'right ({G.value("pathdrop-share", r["right_share"], share)}); '
+            f'{html.escape(name)}</strong>: {hook("pathdrop-wrong", r["wrong_rows"])} wrong rows, '
+            f'{hook("pathdrop-right", r["right_rows"])} of {r["wrong_rows"] + r["right_rows"]} rows still exactly '
+            f'right ({hook("pathdrop-share", r["right_share"], share)}); '
             f'{r["wrong_entries"]} of {r["entries"]} entries of all parameters wrong.</p>')
 
 
@@ -117,8 +125,8 @@ def kcheck_html(c: dict) -> str:
     return (f'<p data-testid="pathdrop-kcheck">Under <strong>{html.escape(c["setting"])}</strong>, '
             f'{c["wrong"]} of the {c["entries"]} entries are wrong. A gradient check that compares {c["k"]} random '
             f'entries misses every one of them, and passes the bug, with probability '
-            f'{G.value("pathdrop-miss", c["exact"])} exactly; in {TRIALS:,} simulated checks it passed '
-            f'{G.value("pathdrop-sim", c["simulated"], rate)} of the time.</p>')
+            f'{hook("pathdrop-miss", c["exact"])} exactly; in {TRIALS:,} simulated checks it passed '
+            f'{hook("pathdrop-sim", c["simulated"], rate)} of the time.</p>')
 
 
 def trap(st: S.Pathdrop) -> dict:
@@ -129,8 +137,8 @@ def trap(st: S.Pathdrop) -> dict:
 def trap_html(t: dict) -> str:
     """The fancy-index trap in one paragraph."""
     return (f'<p data-testid="pathdrop-trap">With the input path written as <code>dE[t] += dx</code> instead of '
-            f'<code>np.add.at(dE, t, dx)</code>, {G.value("pathdrop-trap-wrong", t["wrong_rows"])} rows of the '
-            f'input-path gradient are wrong: the batch repeats {G.value("pathdrop-trap-repeated", t["repeated_tokens"])} '
+            f'<code>np.add.at(dE, t, dx)</code>, {hook("pathdrop-trap-wrong", t["wrong_rows"])} rows of the '
+            f'input-path gradient are wrong: the batch repeats {hook("pathdrop-trap-repeated", t["repeated_tokens"])} '
             f'of its {t["distinct_tokens"]} tokens ({", ".join(map(str, t["repeated"]))}), and NumPy\'s buffered '
             f'fancy-index write keeps one contribution per repeated row instead of their sum.</p>')
 
@@ -159,20 +167,32 @@ CURVE_COLUMNS = ("run (exact expected loss)", "ours", "page says", "verdict")
 
 def curves_html(st: S.Pathdrop, finals: dict[str, float]) -> str:
     """The final-loss table plus testid hooks for both runs' final losses."""
-    hooks = "".join(G.value(f"pathdrop-loss-{key}", finals[name]) + " "
+    hooks = "".join(hook(f"pathdrop-loss-{key}", finals[name]) + " "
                     for key, name in zip(("correct", "broken"), CURVES) if name in finals)
     return (R.table(CURVE_COLUMNS, curve_rows(st, finals), "Correct vs broken training", "pathdrop-curves")
             + f'<p class="wt-help">Final expected loss, correct then broken: {hooks}</p>')
 
 
-def prerender(st: S.Pathdrop) -> str:
-    """The default state: readout, table, heatmap, k-check, trap, both training curves."""
-    rs = rows(st, numeric(st))
-    hist = pathdrop.training_curves(config(st), steps=st.steps, lr=st.lr, seed=st.seed)
-    finals = {name: h[-1]["eval"] for name, h in hist.items()}
-    return (readout(st, rs) + table(st, rs)
-            + G.heatmap_svg(rs[current(st)]["E_err"], batch(st)[0], f"Relative error of dE, {current(st)}")
-            + kcheck_html(kcheck(st, rs)) + trap_html(trap(st))
-            + R.lines({name: [p["eval"] for p in h] for name, h in hist.items()},
-                      "Exact expected loss, correct vs broken", "evaluation (every 50 steps)", "loss")
-            + curves_html(st, finals))
+def results(st: S.Pathdrop) -> dict:
+    """The training race behind the curves, every point iter_curves yields: {"points": [progress dict]}."""
+    return {"points": list(iter_curves(st))}
+
+
+def curves_svg(points: list[dict]) -> str:
+    """Both runs' exact expected loss over training as an inline SVG line chart."""
+    return R.lines({name: [p["points"][name]["eval"] for p in points] for name in CURVES},
+                   "Exact expected loss, correct vs broken",
+                   f"training step (a point every {CURVE_CHUNK}, last {points[-1]['step']})", "loss")
+
+
+def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
+    """The section's output for st; the curves from `results` (finished or streaming), pending without."""
+    rs, name = rows(st, numeric(st)), current(st)
+    points = (results or {}).get("points") or []
+    out = {"readout": readout(st, rs), "table": table(st, rs),
+           "heatmap": error_heatmap(rs[name]["E_err"], batch(st)[0], f"Relative error of dE, {name}"),
+           "kcheck": kcheck_html(kcheck(st, rs)), "trap": trap_html(trap(st))}
+    if not points:
+        return {**out, "curves": pending("Correct vs broken training", "pathdrop-curves-pending"), "finals": ""}
+    finals = {n: points[-1]["points"][n]["eval"] for n in CURVES}
+    return {**out, "curves": curves_svg(points), "finals": curves_html(st, finals)}

@@ -1,15 +1,15 @@
-"""The repeat-bias section's HTML: the rank table at init, the current setting's readout, its rank
-histogram, and the tied-vs-untied ranks over training. No Panel here.
+"""The repeat-bias section's output: the rank table at init, the current setting's readout and its rank
+histogram, and tied vs untied ranks over training. No Panel.
 
-build.py prerenders `prerender(State().repeat)`; the live section reuses every function, so a number
-reads the same before and after the page upgrades. Every live number carries a data-testid and its
-exact float in data-value (see `Num`), the hooks the browser tests read.
+The init table, readout and histogram are cheap (a few forward passes over the toy's tokens) and follow
+the controls. `results(st)` is the tied-vs-untied race, a Run's work: the live section streams the
+same points into `slots` as they arrive; a change of res, sigma, steps, lr or seed (RUN_KEYS) leaves
+the trained slots saying so until the reader trains again.
 """
 from __future__ import annotations
 
+import functools
 import html
-from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -17,51 +17,28 @@ from .. import model, repeat
 from .. import render as R
 from .. import quoted
 from .. import state as S
+from .kit import TOY, Num, cell, grid, lin, log, note, table
 
 SEEDS = 5  # the init table averages seeds seed .. seed+4, as report.repeat_table does for seed 0
 EVERY = 25  # training steps between points of the rank curves
 CHUNK = 5  # steps per model between yields of a live run: ~1-2 ms a step in Pyodide, so a yield stays far below 100 ms
 BINS = 16  # histogram bins of width V/16 = 4 ranks at V = 64
 SLUG = {"tied, res = 1": "tied-res1", "untied": "untied", "chance": "chance", "tied, res = 0 (the control)": "tied-res0"}
-
-
-@dataclass(frozen=True)
-class Num:
-    """A number shown in a table or readout with its test hook: data-testid and the exact repr."""
-    testid: str
-    x: float
-
-
-def cell(v: object) -> str:
-    """HTML of one cell: a Num with its hooks, a tuple of cells joined by an en dash, else escaped text."""
-    if isinstance(v, Num):
-        x = int(v.x) if isinstance(v.x, (int, np.integer)) else float(v.x)  # numpy scalars as plain repr
-        return f'<span data-testid="{html.escape(v.testid)}" data-value="{x!r}">{html.escape(R.num(x))}</span>'
-    if isinstance(v, tuple):
-        return "–".join(cell(x) for x in v)
-    return html.escape(R.num(v))
-
-
-def plain(v: object) -> object:
-    """The export form of a cell: Nums become their float, tuples of Nums 'lo-hi' text."""
-    if isinstance(v, Num):
-        return int(v.x) if isinstance(v.x, (int, np.integer)) else float(v.x)
-    if isinstance(v, tuple):
-        return "-".join(R.num(plain(x)) for x in v)
-    return v
-
-
-def table(columns: Sequence[str], rows: Sequence[Sequence[object]], caption: str, testid: str) -> str:
-    """render.table's layout with cells that may carry test hooks (Num)."""
-    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
-    return (f'<div style="overflow-x: auto"><table class="wt-table" data-testid="{html.escape(testid)}">'
-            f"<caption>{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+SLOTS = ("readout", "init", "hist", "trained", "curves")
+RUN_KEYS = ("res", "sigma", "steps", "lr", "seed")
+_SIGMA = S.BY_KEY["repeat.sigma"]
+# tied; res at every tenth of its slider; sigma on its log slider's grid, 4 a decade over 1e-4..1e4 and the
+# ends. steps, lr and seed are not listed: they change only the trained slots, which need a Run.
+PLAYBACK = {"tied": grid("repeat", "tied"), "res": grid("repeat", "res", lin(0.0, 1.0, 0.1)),
+            "sigma": grid("repeat", "sigma", (_SIGMA.lo, *log(1e-4, 1e4, 4), _SIGMA.hi))}
+DEPENDS = {"readout": ("tied", "res", "sigma", "seed"), "init": ("sigma", "seed"), "hist": (*RUN_KEYS, "tied"),
+           "trained": RUN_KEYS, "curves": RUN_KEYS}
 
 
 def config(st: S.Repeat, tied: bool | None = None) -> model.Config:
     """The toy model of the current setting (tied overridable)."""
-    return model.Config(sigma=st.sigma, res=st.res, seed=st.seed, tied=st.tied if tied is None else tied)
+    return model.Config(V=TOY.V, d=TOY.d, sigma=st.sigma, res=st.res, seed=st.seed,
+                        tied=st.tied if tied is None else tied)
 
 
 def setting(st: S.Repeat) -> str:
@@ -69,15 +46,19 @@ def setting(st: S.Repeat) -> str:
     return f"{'tied' if st.tied else 'untied'}, res = {R.num(st.res)}, σ = {R.num(st.sigma)}, seed {st.seed}"
 
 
-# ---- at init -------------------------------------------------------------------------------------
-
 INIT_COLUMNS = ("model", f"mean rank, ours ({SEEDS} seeds)", "seed range", "page says", "verdict")
+
+
+@functools.lru_cache(maxsize=64)
+def init_ranks(sigma: float, seed: int) -> tuple[dict, ...]:
+    """repeat.init_table at this sigma over seeds seed..seed+4 (memoised: a tied toggle does not redo it)."""
+    return tuple(repeat.init_table(V=TOY.V, d=TOY.d, sigma=sigma, seeds=range(seed, seed + SEEDS)))
 
 
 def init_rows(sigma: float, seed: int) -> list[list[object]]:
     """The four rows of the page's table at this sigma, averaged over seeds seed..seed+4, with verdicts."""
     rows = []
-    for r in repeat.init_table(sigma=sigma, seeds=range(seed, seed + SEEDS)):
+    for r in init_ranks(sigma, seed):
         page = quoted.PAGE["rank_init"][r["model"]]
         slug = SLUG[r["model"]]
         rows.append([r["model"], Num(f"repeat-rank-{slug}", r["mean_rank"]),
@@ -88,7 +69,7 @@ def init_rows(sigma: float, seed: int) -> list[list[object]]:
 
 def init_table(rows: list[list[object]], sigma: float, seed: int) -> str:
     """The rank table at init as HTML."""
-    return table(INIT_COLUMNS, rows, f"Mean rank (1 = top, out of 64) of the token just read, among the 64 "
+    return table(INIT_COLUMNS, rows, f"Mean rank (1 = top, out of {TOY.V}) of the token just read, among the {TOY.V} "
                  f"predictions for the next one, at initialisation: σ = {R.num(sigma)}, seeds {seed} to "
                  f"{seed + SEEDS - 1}", "repeat-init-table")
 
@@ -102,9 +83,9 @@ def readout(st: S.Repeat, ranks: np.ndarray) -> str:
             f'and it is the top prediction for {cell(Num("repeat-top1", top))} of the {ranks.size} tokens.</p>')
 
 
-def histogram(ranks: np.ndarray, V: int = 64) -> dict:
+def histogram(ranks: np.ndarray) -> dict:
     """{"edges", "counts"} of ranks in BINS equal bins over [1, V+1)."""
-    return repeat.rank_histogram(ranks, V, BINS)
+    return repeat.rank_histogram(ranks, TOY.V, BINS)
 
 
 def hist_text(label: str, h: dict) -> str:
@@ -114,11 +95,16 @@ def hist_text(label: str, h: dict) -> str:
     return f"{label}, tokens per rank bin (non-empty bins): {bins}."
 
 
-def hist_svg(ranks: np.ndarray, title: str) -> str:
-    """The rank histogram as a static SVG bar chart."""
-    h = histogram(ranks)
-    return R.bars(h["counts"], title, f"rank of the just-read token, bins of {R.num(h['edges'][1] - h['edges'][0])}",
-                  "tokens")
+def hist_html(st: S.Repeat, ranks: np.ndarray, points: list[dict]) -> str:
+    """The current setting's rank histogram at init (and after training, when a run exists) with its text."""
+    h = {"at init": histogram(ranks)}
+    if points:
+        h[f"after {points[-1]['step']} steps"] = histogram(points[-1]["ranks"]["tied" if st.tied else "untied"])
+    width = R.num(h["at init"]["edges"][1] - h["at init"]["edges"][0])
+    text = " ".join(hist_text(label[0].upper() + label[1:], x) for label, x in h.items())
+    return (R.bars({k: x["counts"] for k, x in h.items()}, f"Where the just-read token ranks ({setting(st)})",
+                   f"rank among {TOY.V} next-token predictions (1 = top), bins of {width}", "tokens")
+            + note(text, testid="repeat-hist-text"))
 
 
 # ---- over training ---------------------------------------------------------------------------------
@@ -146,17 +132,39 @@ def trained_table(rows: list[list[object]], st: S.Repeat, step: int) -> str:
                  f"the page's numbers are after 600 steps at res = 1", "repeat-trained-table")
 
 
-def curves_svg(points: list[dict]) -> str:
-    """Mean self-rank of tied and untied over training, as a static SVG line chart."""
+def curves_html(points: list[dict]) -> str:
+    """Mean self-rank of tied and untied over training (inline SVG) and its text, or how to get it."""
+    if not points:
+        return note("Not trained yet for these settings: press Train.", testid="repeat-curve-text")
     series = {name: [p[name] for p in points] for name in ("tied", "untied")}
-    return R.lines(series, "Mean rank of the just-read token over training",
-                   f"training step (a point every {EVERY}, last {points[-1]['step']})", "mean rank")
+    text = "; ".join(f"{k}: mean rank {R.num(points[0][k])} at step 0, {R.num(points[-1][k])} at step "
+                     f"{points[-1]['step']}" for k in ("tied", "untied"))
+    return (R.lines(series, "Mean rank of the just-read token over training",
+                    f"training step (a point every {EVERY}, last {points[-1]['step']})", f"mean rank (chance {R.num((TOY.V + 1) / 2)})")
+            + note(text, testid="repeat-curve-text"))
 
 
-def prerender(st: S.Repeat) -> str:
-    """Default state: init table, readout, histogram, and the full training race with its table."""
-    ranks = repeat.self_ranks(model.init_params(config(st)), config(st))
-    points = list(repeat.race(st.res, st.sigma, st.steps, st.lr, st.seed, chunk=EVERY, every=EVERY))
-    return (init_table(init_rows(st.sigma, st.seed), st.sigma, st.seed) + readout(st, ranks)
-            + hist_svg(ranks, f"Where the just-read token ranks at init ({setting(st)})")
-            + trained_table(trained_rows(points[-1]), st, points[-1]["step"]) + curves_svg(points))
+def iter_race(st: S.Repeat, chunk: int = CHUNK):
+    """repeat.race for st: progress dicts every chunk of steps, rank points every EVERY steps."""
+    return repeat.race(st.res, st.sigma, st.steps, st.lr, st.seed, chunk, EVERY, V=TOY.V, d=TOY.d)
+
+
+def results(st: S.Repeat) -> dict:
+    """The tied-vs-untied race: {"points": its rank points} (chunking changes no number, so one chunk per point)."""
+    return {"points": [p for p in iter_race(st, chunk=EVERY) if "tied" in p]}
+
+
+def init_ranks_now(st: S.Repeat) -> np.ndarray:
+    """Self-ranks (V,) of the current setting's freshly initialised model."""
+    return repeat.self_ranks(model.init_params(config(st)), config(st))
+
+
+def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
+    """The section's output for st; the trained slots from `results` (finished or streaming), else pending."""
+    points = (results or {}).get("points") or []
+    ranks = init_ranks_now(st)
+    return {"readout": readout(st, ranks), "init": init_table(init_rows(st.sigma, st.seed), st.sigma, st.seed),
+            "hist": hist_html(st, ranks, points),
+            "trained": trained_table(trained_rows(points[-1] if points else None), st,
+                                     points[-1]["step"] if points else 0),
+            "curves": curves_html(points)}

@@ -1,8 +1,9 @@
-"""The savings section's HTML: the current config's share, the three presets beside the page, and the
-share-vs-vocabulary curve. No Panel.
+"""The savings section's output: the current config's share, the three presets beside the page, and the
+share-vs-vocabulary curve. No Panel; cheap (arithmetic), so every slot follows the controls directly.
 
 A preset and the five numbers are one state: `preset_fields` is what a preset means, `reconcile`
-says what to change so that they agree (used by the live section's watchers and on load from a URL).
+says what to change so that they agree (used by the live section's watchers, on load from a URL and
+by `slots`, so any state shows what the live section would show after reconciling it).
 """
 from __future__ import annotations
 
@@ -12,11 +13,21 @@ from .. import render as R
 from .. import quoted
 from .. import savings
 from .. import state as S
-from .tying import hook
+from .kit import grid, hook, no_results, scroll
 
 FIELDS = ("V", "d", "layers", "d_ff", "context")
 CUSTOM = "custom"
 CURVE_V = np.unique(np.round(np.logspace(1, 7, 61)).astype(int))  # 10 .. 10 million tokens, log-spaced
+SLOTS = ("readout", "presets", "curve", "curve_text")
+RUN_KEYS = ()
+results = no_results
+# Every preset; V, d (number boxes) on a log grid with the presets' values; layers at a few positions.
+PLAYBACK = {"preset": grid("savings", "preset"),
+            "V": grid("savings", "V", (10, 100, 1000, 10_000, 100_000, 10 ** 6, 10 ** 7)),
+            "d": grid("savings", "d", (16, 64, 256, 1024, 4096, 16384)),
+            "layers": grid("savings", "layers", (0, 1, 6, 24, 48))}
+DEPENDS = {"readout": ("preset", *FIELDS), "presets": (), "curve": ("preset", *FIELDS),
+           "curve_text": ("preset", *FIELDS)}
 
 
 def preset_fields(name: str) -> dict[str, int]:
@@ -41,6 +52,12 @@ def reconcile(values: dict, changed: str = "") -> dict:
     if changed == "preset" or (not changed and now == defaults):
         return want
     return {"preset": CUSTOM}
+
+
+def settled(st: S.Savings) -> dict:
+    """{preset, V, d, layers, d_ff, context} of st after reconciling preset and numbers as on load."""
+    values = vars(st)
+    return {**values, **reconcile(values)}
 
 
 def config(values: dict) -> dict:
@@ -79,9 +96,8 @@ def presets_table() -> str:
     """The three presets beside the page's shares (percentages to 0.01%)."""
     columns, rows = preset_rows()
     body = [[*r[:6], f"{r[6]:,}", f"{r[7]:,}", f"{r[8]:.2%}", f"{r[9]:.1%}", r[10]] for r in rows]
-    return ('<div style="overflow-x:auto">' + R.table(columns, body, "Share of parameters tying removes: ours "
-            "beside the page's (the presets' configs other than GPT-2 small are our stand-ins)",
-            "savings-presets") + "</div>")
+    return scroll(R.table(columns, body, "Share of parameters tying removes: ours beside the page's (the presets' "
+                          "configs other than GPT-2 small are our stand-ins)", "savings-presets"))
 
 
 def curve(values: dict) -> dict:
@@ -99,11 +115,16 @@ def curve_summary(values: dict) -> str:
             "reaches it.</p>")
 
 
-def prerender(st: S.Savings) -> str:
-    """The savings section's default state: readout, preset table, share-vs-V curve and its summary."""
-    values = vars(st)
+def figure(values: dict) -> str:
+    """The share-vs-V curve at the current width and depth as an inline SVG line chart."""
     c = curve(values)
-    fig = R.lines({"share of parameters saved": c["share"], "half (never reached)": np.full(len(c["V"]), 0.5)},
-                  f"Share saved against vocabulary size V (log scale, {c['V'][0]:,} to {c['V'][-1]:,}), "
-                  f"d = {st.d}, {st.layers} blocks", "vocabulary size V (log scale)", "share")
-    return readout(values) + presets_table() + fig + curve_summary(values)
+    return R.lines({"share of parameters saved": c["share"], "half (never reached)": np.full(len(c["V"]), 0.5)},
+                   f"Share saved against vocabulary size V (log scale, {c['V'][0]:,} to {c['V'][-1]:,}), "
+                   f"d = {values['d']}, {values['layers']} blocks", "vocabulary size V (log scale)", "share")
+
+
+def slots(st: S.Savings, results: None = None) -> dict[str, str]:
+    """The savings section's output for st (reconciled): readout, preset table, curve and its summary."""
+    values = settled(st)
+    return {"readout": readout(values), "presets": presets_table(), "curve": figure(values),
+            "curve_text": curve_summary(values)}

@@ -1,10 +1,9 @@
-"""The sweep section's HTML: readout, hit count and static heatmaps. No Panel here.
-
-build.py prerenders `prerender(State().sweep)`; the live section reuses `readout` and `hits`, so a
-number reads the same before and after the page upgrades to live widgets.
-"""
+"""The sweep section's output: the current setting's two scales, the grid's hit count and both scales
+as heatmaps over the grid. No Panel; cheap (one forward pass per setting, one broadcast pass per grid,
+memoised), so every slot follows the controls directly."""
 from __future__ import annotations
 
+import functools
 import html
 
 import numpy as np
@@ -12,6 +11,22 @@ import numpy as np
 from .. import render as R
 from .. import state as S
 from .. import sweep
+from .kit import grid, hook, log, no_results, note
+
+SLOTS = ("readout", "hits", "resid", "logit", "key")
+RUN_KEYS = ()
+results = no_results
+_SIGMA, _IN = S.BY_KEY["sweep.sigma"], S.BY_KEY["sweep.in_scale"]
+# Log sliders: 2 points a decade over their whole range; the band slider at a few of its positions.
+PLAYBACK = {"sigma": grid("sweep", "sigma", log(_SIGMA.lo, _SIGMA.hi, 2)),
+            "in_scale": grid("sweep", "in_scale", log(_IN.lo, _IN.hi, 2)),
+            "grid": grid("sweep", "grid"),
+            "band": grid("sweep", "band", (0.05, 0.1, 0.2, 0.5))}
+DEPENDS = {"readout": ("sigma", "in_scale", "band"), "hits": ("grid", "band"), "resid": ("grid", "band"),
+           "logit": ("grid", "band"), "key": ()}
+SCALES = (("resid", "Residual-stream"), ("logit", "Logit"))
+KEY = ("Shade is log10 of the scale's size; outlined cells put both scales within the band of 1. The "
+       "sliders reach further than the grid does: the readout above gives the current setting's scales.")
 
 
 def readout(sigma: float, in_scale: float, band: float) -> str:
@@ -19,28 +34,50 @@ def readout(sigma: float, in_scale: float, band: float) -> str:
     s = sweep.init_scales(sigma, in_scale)
     resid, logit = float(s["resid"]), float(s["logit"])
     both = bool(sweep.in_band(np.array([resid, logit]), band).all())
-
-    def value(name: str, x: float) -> str:
-        return f'<strong data-testid="sweep-{name}" data-value="{x!r}">{html.escape(R.num(x))}</strong>'
-
     return (f'<p class="wt-readout" data-testid="sweep-readout">At σ = {html.escape(R.num(sigma))} and '
-            f'inScale = {html.escape(R.num(in_scale))}: residual-stream scale {value("resid", resid)}, '
-            f'logit scale {value("logit", logit)}. Both within {band:.0%} of 1: '
+            f'inScale = {html.escape(R.num(in_scale))}: residual-stream scale {hook("sweep-resid", resid)}, '
+            f'logit scale {hook("sweep-logit", logit)}. Both within {band:.0%} of 1: '
             f'<strong data-testid="sweep-both">{"yes" if both else "no"}</strong>.</p>')
 
 
-def hits(grid: dict, hits: np.ndarray) -> str:
+@functools.lru_cache(maxsize=4)
+def scales(kind: str) -> dict:
+    """Both scales over one grid; independent of the band, so a band change does not recompute them."""
+    return sweep.sweep_grid(kind)
+
+
+def hit_mask(kind: str, band: float) -> np.ndarray:
+    """Grid cells (rows sigma, columns in_scale) that put both scales within band of 1."""
+    g = scales(kind)
+    return sweep.in_band(g["resid"], band) & sweep.in_band(g["logit"], band)
+
+
+def hits(kind: str, band: float) -> str:
     """One sentence: how many grid settings put both scales in the band."""
-    return (f'<p data-testid="sweep-hits" data-value="{int(hits.sum())}">On the {html.escape(grid["kind"])} grid, '
-            f'{int(hits.sum())} of {hits.size} settings put both scales within {grid["band"]:.0%} of 1.</p>')
+    mask = hit_mask(kind, band)
+    return (f'<p data-testid="sweep-hits" data-value="{int(mask.sum())}">On the {html.escape(kind)} grid, '
+            f'{int(mask.sum())} of {mask.size} settings put both scales within {band:.0%} of 1.</p>')
 
 
-def prerender(st: S.Sweep) -> str:
-    """The sweep section's default state: readout, hit count and both scales as grid heatmaps."""
-    grid = sweep.sweep_grid(st.grid, st.band)
-    figs = "".join(
-        R.heatmap(grid[key].T, grid["sigmas"], grid["in_scales"], f"{label} scale over the {st.grid} grid",
-                  "σ", "inScale", mark=grid["hit_mask"].T)
-        for key, label in (("resid", "Residual-stream"), ("logit", "Logit")))
-    return readout(st.sigma, st.in_scale, st.band) + hits(grid, grid["hit_mask"]) + figs
+@functools.lru_cache(maxsize=16)
+def heatmap(kind: str, band: float, key: str) -> str:
+    """One scale over the grid as an inline SVG heatmap, cells in the band outlined."""
+    g, label = scales(kind), dict(SCALES)[key]
+    return R.heatmap(g[key].T, g["sigmas"], g["in_scales"], f"{label} scale over the {kind} grid", "σ", "inScale",
+                     mark=hit_mask(kind, band).T)
 
+
+def rows(st: S.Sweep) -> tuple[tuple[str, ...], list[tuple]]:
+    """(columns, rows) of the export: the current setting, then every grid cell, both scales, in band or not."""
+    cur, g, mask = sweep.init_scales(st.sigma, st.in_scale), scales(st.grid), hit_mask(st.grid, st.band)
+    out = [("current", st.sigma, st.in_scale, float(cur["resid"]), float(cur["logit"]),
+            int(sweep.in_band(np.array([cur["resid"], cur["logit"]]), st.band).all()))]
+    out += [(f"{st.grid} grid", float(s), float(k), float(g["resid"][i, j]), float(g["logit"][i, j]), int(mask[i, j]))
+            for i, s in enumerate(g["sigmas"]) for j, k in enumerate(g["in_scales"])]
+    return ("setting", "sigma", "in_scale", "resid", "logit", "both_in_band"), out
+
+
+def slots(st: S.Sweep, results: None = None) -> dict[str, str]:
+    """The sweep section's output for st: readout, hit count, both heatmaps and how to read them."""
+    return {"readout": readout(st.sigma, st.in_scale, st.band), "hits": hits(st.grid, st.band),
+            **{key: heatmap(st.grid, st.band, key) for key, _ in SCALES}, "key": note(KEY)}

@@ -1,9 +1,10 @@
-"""The aligned/misaligned tasks section's HTML: the excess-loss table beside the page's numbers, the
-per-seed table and the parameter saving quoted both ways. No Panel here.
+"""The aligned/misaligned tasks section's output: the excess-loss table beside the page's numbers, the
+parameter saving quoted both ways, the per-seed ratios (plot and table) and where the run stands. No Panel.
 
-Runs arrive one (seed, task) pair at a time from tasks.iter_runs; `collect` files them by task and
-the tables are redrawn from what has arrived, so the live section and the prerender (which runs
-everything at build time) share every line of HTML.
+`results(st)` is every (seed, task) run, a Run's work of seconds: runs arrive one pair at a time from
+tasks.iter_runs, `collect` files them by task, and `slots` draws whatever has arrived, so the live
+section (streaming) and the build (everything at once) share every line of HTML. Any change of seeds,
+steps or lr (RUN_KEYS) leaves the tables saying so until the reader runs them again.
 """
 from __future__ import annotations
 
@@ -11,11 +12,19 @@ from .. import render as R
 from .. import quoted
 from .. import state as S
 from .. import tasks
-from .repeat import Num, table
+from .kit import TOY, Num, grid, log, note, table
 
 CHUNK = 10  # training steps per streamed chunk: ~3 ms in CPython, ~10-20 ms in Pyodide (measured), far below 100 ms
 COLUMNS = ("quantity", "ours", "page says", "verdict")
 SEED_COLUMNS = ("seed", "task", "tied excess", "untied excess", "ratio")
+SLOTS = ("status", "table", "plot", "seeds")
+RUN_KEYS = ("seeds", "steps", "lr")
+_LR = S.BY_KEY["tasks.lr"]
+# Every seed count, steps at a few slider positions, lr on a log grid: away from the defaults the
+# slots say "not run yet" (cheap); the build's result shows at the defaults.
+PLAYBACK = {"seeds": grid("tasks", "seeds", range(1, 11)), "steps": grid("tasks", "steps", (10, 100, 300, 1000, 5000)),
+            "lr": grid("tasks", "lr", log(_LR.lo, _LR.hi, 1))}
+DEPENDS = {name: RUN_KEYS for name in SLOTS}
 
 
 def empty() -> dict[str, list[dict]]:
@@ -41,7 +50,7 @@ def task_rows(name: str, runs: list[dict], seeds: int) -> list[list[object]]:
         return [[f"{name}: {q}", "not run yet", page, "n/a"] for q, page in
                 (("tied excess", page_tied), ("untied excess", page_untied), ("ratio tied/untied", quoted.PAGE["ratio"][name]),
                  ("per-seed ratio range", page_range))]
-    s = tasks.summary(name, runs)
+    s = tasks.summary(name, runs, TOY.V, TOY.d)
     done = f"{len(runs)} of {seeds} seeds"
     return [
         [f"{name} (entropy {s['entropy']:.3f} nats): tied excess, mean of {done}", Num(f"tasks-{slug}-tied", s["tied"]),
@@ -56,7 +65,7 @@ def task_rows(name: str, runs: list[dict], seeds: int) -> list[list[object]]:
 
 def param_rows() -> list[list[object]]:
     """The parameter counts and the V*d tying removes, as a share of each total (both are quoted)."""
-    c, page = tasks.parameter_counts(), quoted.PAGE["toy_saving"]
+    c, page = tasks.parameter_counts(TOY.V, TOY.d), quoted.PAGE["toy_saving"]
     return [
         ["parameters, tied", Num("tasks-params-tied", c["tied"]), "", ""],
         ["parameters, untied", Num("tasks-params-untied", c["untied"]), "", ""],
@@ -74,7 +83,7 @@ def summary_rows(runs: dict[str, list[dict]], seeds: int) -> list[list[object]]:
 def summary_table(rows: list[list[object]], st: S.Tasks) -> str:
     """The excess-loss table as HTML."""
     return table(COLUMNS, rows, f"Excess loss (nats above each task's own entropy) after {st.steps} steps at lr "
-                 f"{R.num(st.lr)}, tied vs untied, V = 64, d = 16", "tasks-table")
+                 f"{R.num(st.lr)}, tied vs untied, V = {TOY.V}, d = {TOY.d}", "tasks-table")
 
 
 def seed_rows(runs: dict[str, list[dict]]) -> list[list[object]]:
@@ -91,9 +100,41 @@ def seed_table(rows: list[list[object]]) -> str:
                  "tasks-seed-table")
 
 
-def prerender(st: S.Tasks) -> str:
-    """Default state: every seed run at build time, both tables."""
+def iter_runs(st: S.Tasks, chunk: int = CHUNK):
+    """tasks.iter_runs for st: progress dicts every chunk of steps, "run" on the chunk that ends a pair."""
+    return tasks.iter_runs(range(st.seeds), st.steps, st.lr, TOY.V, TOY.d, chunk=chunk)
+
+
+def results(st: S.Tasks) -> dict[str, list[dict]]:
+    """Every seed's runs at once, {task: [run]} (the chunk size changes no number: one chunk per run)."""
     runs = empty()
-    for point in tasks.iter_runs(range(st.seeds), st.steps, st.lr, chunk=st.steps):
+    for point in iter_runs(st, chunk=st.steps):
         collect(runs, point)
-    return summary_table(summary_rows(runs, st.seeds), st) + seed_table(seed_rows(runs))
+    return runs
+
+
+def status(st: S.Tasks, runs: dict[str, list[dict]]) -> str:
+    """Where the run stands: not run for these settings, how many seeds are in, or all done."""
+    done = min(len(r) for r in runs.values())
+    if not any(runs.values()):
+        text = (f"Not run yet for these settings: Run trains {st.seeds * len(tasks.TASKS) * 2} models of "
+                f"{st.steps} steps here in your browser (a few seconds).")
+    else:
+        text = f"All {st.seeds} seeds done." if done >= st.seeds else f"{done} of {st.seeds} seeds done so far."
+    return note(text, testid="tasks-status")
+
+
+def plot(runs: dict[str, list[dict]]) -> str:
+    """Per-seed ratios per task beside the page's per-seed range (inline SVG) and its text."""
+    text = "; ".join(f"{name}: per-seed ratios {', '.join(R.num(r['ratio'], 3) for r in runs[name]) or 'none yet'}"
+                     for name in tasks.TASKS)
+    return (R.strips({name: [r["ratio"] for r in runs[name]] for name in tasks.TASKS}, quoted.PAGE["ratio_range"],
+                     "Per-seed ratio tied/untied excess loss (shaded: the page's per-seed range)", "ratio", rule=1.0)
+            + note(text + ".", testid="tasks-plot-text"))
+
+
+def slots(st: S.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str, str]:
+    """The section's output for st from the runs so far (none: every table says not run yet)."""
+    runs = results or empty()
+    return {"status": status(st, runs), "table": summary_table(summary_rows(runs, st.seeds), st),
+            "plot": plot(runs), "seeds": seed_table(seed_rows(runs))}

@@ -1,20 +1,21 @@
-"""The tying section's HTML: the notation table and the toy's parameter count, tied vs untied. No Panel.
-
-build.py prerenders `prerender(State().tying)`; the live section reuses `counts` so the numbers read
-the same before and after the page upgrades. `hook` is the readout idiom the other two sections of
-this file's author (savings, paper) share: a number with data-testid and its exact repr in data-value.
-"""
+"""The tying section's output: the toy's parameter count tied vs untied, the page's 32% beside ours,
+and the notation table. No Panel; cheap (arithmetic), so every slot follows V and d directly."""
 from __future__ import annotations
-
-import html
 
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from ..model import Config
 from ..savings import toy_params
+from .kit import TOY, grid, hook, no_results
 
-HIDDEN = Config().hidden  # the toy's MLP width: fixed, so the count depends on V and d only
+HIDDEN = TOY.hidden  # the toy's MLP width: fixed, so the count depends on V and d only
+SLOTS = ("readout", "count", "page", "notation")
+RUN_KEYS = ()
+results = no_results
+# V and d are number boxes (ranges far wider than a slider): powers of two and the presets' values.
+PLAYBACK = {"V": grid("tying", "V", [2 ** k for k in range(1, 21)] + [10 ** 6]),
+            "d": grid("tying", "d", [2 ** k for k in range(0, 17)] + [10 ** 5])}
+DEPENDS = {"readout": ("V", "d"), "count": ("V", "d"), "page": ("V", "d"), "notation": ()}
 
 NOTATION = (
     ("V", "scalar", "vocabulary size: how many distinct tokens"),
@@ -29,12 +30,6 @@ NOTATION = (
     ("h", "(d,)", "the final hidden state (the residual stream)"),
     ("logits", "(V,)", "one score per candidate next token: h · Uᵀ untied, h · Eᵀ tied"),
 )
-
-
-def hook(testid: str, x: object, text: str | None = None) -> str:
-    """A readout number: <strong data-testid data-value=repr(x)>text</strong> (text defaults to render.num)."""
-    shown = R.num(x) if text is None else text
-    return f'<strong data-testid="{html.escape(testid)}" data-value="{html.escape(repr(x))}">{html.escape(shown)}</strong>'
 
 
 def count(V: int, d: int) -> dict:
@@ -54,31 +49,37 @@ def count_rows(V: int, d: int) -> tuple[list[str], list[list[object]]]:
              ["total", "", c["tied"], c["untied"]]])
 
 
-def counts(V: int, d: int) -> str:
-    """Readout and table of the toy's parameter count at V, d, with the page's 32% beside ours at its toy."""
+def readout(V: int, d: int) -> str:
+    """The toy's parameter count at V, d in one paragraph, with test hooks."""
     c = count(V, d)
-    columns, rows = count_rows(V, d)
-    body = [[name, shape, f"{t:,}", f"{u:,}"] for name, shape, t, u in rows]
     n = {k: hook(f"tying-{k}", c[k], f"{c[k]:,}") for k in ("tied", "untied", "saved")}
     pct = {k: hook(f"tying-{k}", c[k], f"{c[k]:.1%}") for k in ("share", "more")}
-    out = (f'<p class="wt-readout" data-testid="tying-readout">At V = {V:,} and d = {d:,} the tied toy has '
-           f'{n["tied"]} parameters and the untied one {n["untied"]}. Tying removes exactly V·d = {n["saved"]}: '
-           f'{pct["share"]} of the untied model (said the other way round, the untied model is {pct["more"]} '
-           'larger than the tied one).</p>')
-    out += R.table(columns, body, f"Parameters of the toy at V = {V}, d = {d} (MLP width {HIDDEN})", "tying-table")
-    page = quoted.PAGE["toy_saving"]
-    if (V, d) == (Config().V, Config().d):  # the page quotes its saving for its own toy only
-        out += R.table(["reading of the saving", "ours", "page says", "verdict"],
-                       [["V·d / untied total (fewer parameters when tied)", f"{c['share']:.1%}", f"{page:.0%}",
-                         quoted.within(c["share"], page, 0.01)],
-                        ["V·d / tied total (more parameters when untied)", f"{c['more']:.1%}", f"{page:.0%}",
-                         quoted.within(c["more"], page, 0.01)]],
-                       "The page's “32% fewer parameters” matches V·d over the tied count, not over the untied one",
-                       "tying-page")
-    else:
-        out += (f'<p class="wt-help">The page quotes {page:.0%} for its toy (V = {Config().V}, d = {Config().d}); '
+    return (f'<p class="wt-readout" data-testid="tying-readout">At V = {V:,} and d = {d:,} the tied toy has '
+            f'{n["tied"]} parameters and the untied one {n["untied"]}. Tying removes exactly V·d = {n["saved"]}: '
+            f'{pct["share"]} of the untied model (said the other way round, the untied model is {pct["more"]} '
+            'larger than the tied one).</p>')
+
+
+def count_table(V: int, d: int) -> str:
+    """The per-matrix count as a table."""
+    columns, rows = count_rows(V, d)
+    body = [[name, shape, f"{t:,}", f"{u:,}"] for name, shape, t, u in rows]
+    return R.table(columns, body, f"Parameters of the toy at V = {V}, d = {d} (MLP width {HIDDEN})", "tying-table")
+
+
+def page(V: int, d: int) -> str:
+    """Both readings of the saving beside the page's 32%, at the page's own toy only (else how to get there)."""
+    c, quote = count(V, d), quoted.PAGE["toy_saving"]
+    if (V, d) != (TOY.V, TOY.d):  # the page quotes its saving for its own toy only
+        return (f'<p class="wt-help">The page quotes {quote:.0%} for its toy (V = {TOY.V}, d = {TOY.d}); '
                 "set those values to compare.</p>")
-    return out
+    return R.table(["reading of the saving", "ours", "page says", "verdict"],
+                   [["V·d / untied total (fewer parameters when tied)", f"{c['share']:.1%}", f"{quote:.0%}",
+                     quoted.within(c["share"], quote, 0.01)],
+                    ["V·d / tied total (more parameters when untied)", f"{c['more']:.1%}", f"{quote:.0%}",
+                     quoted.within(c["more"], quote, 0.01)]],
+                   "The page's “32% fewer parameters” matches V·d over the tied count, not over the untied one",
+                   "tying-page")
 
 
 def notation() -> str:
@@ -86,6 +87,7 @@ def notation() -> str:
     return R.table(["symbol", "shape", "meaning"], NOTATION, "Notation used on this page", "tying-notation")
 
 
-def prerender(st: S.Tying) -> str:
-    """The tying section's default state: count readout and table, then the notation table."""
-    return counts(st.V, st.d) + notation()
+def slots(st: S.Tying, results: None = None) -> dict[str, str]:
+    """The tying section's output for st: count readout, count table, the page's reading, notation."""
+    return {"readout": readout(st.V, st.d), "count": count_table(st.V, st.d), "page": page(st.V, st.d),
+            "notation": notation()}

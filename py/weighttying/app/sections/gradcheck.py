@@ -15,6 +15,7 @@ from bokeh.models import ColorBar, ColumnDataSource, LinearColorMapper
 from bokeh.palettes import Viridis256
 
 from ...views import gradcheck as V
+from ...views import kit
 from ..store import Store, controls
 from ..widgets import Runner, export_buttons, stamped_figure
 
@@ -46,7 +47,7 @@ BUSY, CANCELLED = pending("running", "running…"), pending("cancelled", "cancel
 def error_data(err: np.ndarray, inputs) -> tuple[dict, dict, dict]:
     """(image, wrong-row outlines, batch-token marks) for error_figure from E's error (V, d)."""
     Vn, d = err.shape
-    bad = np.flatnonzero(V.row_errors(err) > V.TOL)
+    bad = np.flatnonzero(kit.row_errors(err) > V.TOL)
     image = {"img": [np.log10(np.maximum(err, 1e-300)).T], "x": [0], "y": [0], "dw": [Vn], "dh": [d]}
     rows = {"x": bad + 0.5, "y": np.full(bad.size, d / 2), "h": np.full(bad.size, float(d))}
     tokens = np.unique(inputs)
@@ -90,7 +91,7 @@ def build(store: Store) -> pn.viewable.Viewable:
             current["summary"] = s
             badge.object, readout.object = V.badge(s), V.readout(st, s)
             table.object, note.object = V.table(s), V.kink_note(s)
-            desc.object = f'<p class="wt-help">{html.escape(V.heatmap_desc(s["E_err"], inputs))}</p>'
+            desc.object = f'<p class="wt-help">{html.escape(kit.heatmap_desc(s["E_err"], inputs))}</p>'
             for src, data in zip(srcs, error_data(s["E_err"], inputs)):
                 src.data = data
         except Exception as err:  # a reader's setting broke something: say so here, never a traceback

@@ -63,7 +63,7 @@ def build(store: Store) -> pn.viewable.Viewable:
     """The paper section's Panel root, bound to store["paper"]."""
     p = store["paper"]
     phase = html_pane('<p class="wt-help" data-testid="paper-phase"></p>')
-    norms_text = html_pane(norms_readout({"step": []}, p.scale))
+    norms_text = html_pane(pending("Gradient norms"))
     norms_alt = html_pane()
     results = {k: html_pane(pending(label))
                for k, label in (("align", "Similarity"), ("lens", "Lens"), ("claims", "Claims"))}
@@ -100,7 +100,7 @@ def build(store: Store) -> pn.viewable.Viewable:
     def restart(*_) -> None:
         last.clear()
         src.data = {"step": [], "output": [], "input": []}
-        norms_text.object = norms_readout({"step": []}, p.scale)
+        norms_text.object = pending("Gradient norms")
         for k, pane in results.items():
             pane.object = pending(k.title())
         if can_run():

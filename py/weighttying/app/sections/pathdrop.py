@@ -13,7 +13,7 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Label, Span
 
-from ...views import gradcheck as G
+from ...views import kit as G
 from ...views import pathdrop as V
 from ..store import Store, controls
 from ..widgets import Runner, export_buttons, stamped_figure

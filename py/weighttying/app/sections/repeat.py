@@ -17,6 +17,7 @@ from bokeh.models import ColumnDataSource, Span
 from bokeh.transform import dodge
 
 from ... import model, repeat
+from ...views import kit
 from ...views import repeat as V
 from ..store import Store, controls
 from ..widgets import Runner, export_buttons, stamped_figure
@@ -57,7 +58,7 @@ def runner_strip(runner: Runner) -> pn.Column:
 
 def rows_export(columns, rows) -> Callable:
     """An export_buttons table() over the current rows (hooks become plain numbers)."""
-    return lambda: (list(columns), [[V.plain(v) for v in r] for r in rows()])
+    return lambda: (list(columns), [[kit.plain(v) for v in r] for r in rows()])
 
 
 def build(store: Store) -> pn.viewable.Viewable:

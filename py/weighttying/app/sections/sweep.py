@@ -68,7 +68,7 @@ def build(store: Store) -> pn.viewable.Viewable:
         figs.append(pn.pane.Bokeh(f, sizing_mode="stretch_width"))
 
     readout = pn.pane.HTML(sweep_readout(p.sigma, p.in_scale, p.band), sizing_mode="stretch_width")
-    hit_line = pn.pane.HTML(sweep_hits(grid, hits), sizing_mode="stretch_width")
+    hit_line = pn.pane.HTML(sweep_hits(p.grid, p.band), sizing_mode="stretch_width")
 
     def on_point(*_):
         readout.object = sweep_readout(p.sigma, p.in_scale, p.band)
@@ -77,7 +77,7 @@ def build(store: Store) -> pn.viewable.Viewable:
     def on_grid(*_):
         image, cells, grid, hits = _grid_data(p.grid, p.band)
         image_src.data, cells_src.data = image, cells
-        hit_line.object = sweep_hits(grid, hits)
+        hit_line.object = sweep_hits(p.grid, p.band)
         on_point()
 
     def table():

@@ -7,7 +7,7 @@ from typing import Callable
 
 import panel as pn
 
-from ...views.tying import count_rows, counts, notation
+from ...views.tying import count_rows, notation, slots
 from ..store import Store, controls
 from ..widgets import export_buttons
 from .repeat import html_pane, wrap_row
@@ -25,8 +25,9 @@ def build(store: Store) -> pn.viewable.Viewable:
     """The tying section's Panel root, bound to store["tying"]."""
     p = store["tying"]
     readout = html_pane()
-    guarded(readout, lambda: counts(p.V, p.d))
-    p.param.watch(lambda *_: guarded(readout, lambda: counts(p.V, p.d)), ["V", "d"])
+    counts = lambda: "".join(v for k, v in slots(store.state.tying).items() if k != "notation")  # noqa: E731
+    guarded(readout, counts)
+    p.param.watch(lambda *_: guarded(readout, counts), ["V", "d"])
     exports = export_buttons(store, "tying", "tying-parameter-count", lambda: count_rows(p.V, p.d))
     return pn.Column(
         wrap_row(controls(store, "tying"), pn.Column(readout, exports)),

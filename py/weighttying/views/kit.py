@@ -1,0 +1,202 @@
+"""What every view shares: hooked numbers and tables, notes, slot markup, playback grids, the toy's
+defaults, E's error heatmap and the memo of central differences. No Panel; no view imports another.
+
+A view `views/<id>.py` is one section's output as named HTML fragments (see views/__init__.py); the
+pieces two or more views need live here, so a section never reaches into another.
+"""
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .. import gradcheck, model, pathdrop
+from .. import render as R
+from .. import state as S
+
+TOY = model.Config()  # the page's toy: V, d, hidden, sigma; every "of 64" on the page reads it from here
+TOL = pathdrop.TOL  # an entry of a gradient agrees when its relative error is at most this
+
+
+# ---- numbers with test hooks ------------------------------------------------------------------------
+
+def plain_number(x: object) -> object:
+    """numpy scalars as plain int / float (so repr and JSON see ordinary numbers)."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    return int(x) if isinstance(x, (int, np.integer)) else float(x) if isinstance(x, (float, np.floating)) else x
+
+
+def hook(testid: str, x: object, text: str | None = None, tag: str = "strong") -> str:
+    """A shown number: <tag data-testid data-value=repr(x)>text</tag> (text defaults to render.num)."""
+    x = plain_number(x)
+    shown = R.num(x) if text is None else text
+    return (f'<{tag} data-testid="{html.escape(testid)}" data-value="{html.escape(repr(x))}">'
+            f"{html.escape(shown)}</{tag}>")
+
+
+@dataclass(frozen=True)
+class Num:
+    """A number in a table cell with its test hook: data-testid and the exact repr."""
+    testid: str
+    x: float
+
+
+def cell(v: object) -> str:
+    """HTML of one cell: a Num with its hooks, a tuple of cells joined by an en dash, else escaped text."""
+    if isinstance(v, Num):
+        return hook(v.testid, v.x, tag="span")
+    if isinstance(v, tuple):
+        return "–".join(cell(x) for x in v)
+    return html.escape(R.num(v))
+
+
+def plain(v: object) -> object:
+    """The export form of a cell: Nums become their number, tuples of Nums 'lo-hi' text."""
+    if isinstance(v, Num):
+        return plain_number(v.x)
+    if isinstance(v, tuple):
+        return "-".join(R.num(plain(x)) for x in v)
+    return v
+
+
+def scroll(inner: str) -> str:
+    """A wide table in a box that scrolls sideways on a narrow screen instead of widening the page."""
+    return f'<div style="overflow-x: auto">{inner}</div>'
+
+
+def table(columns: Sequence[str], rows: Iterable[Sequence[object]], caption: str, testid: str) -> str:
+    """render.table's layout with cells that may carry test hooks (Num), in a sideways-scrolling box."""
+    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
+    return scroll(f'<table class="wt-table" data-testid="{html.escape(testid)}">'
+                  f"<caption>{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def note(text: str, kind: str = "wt-help", testid: str = "") -> str:
+    """A short escaped paragraph (help text, a status, a failure)."""
+    tid = f' data-testid="{html.escape(testid)}"' if testid else ""
+    return f'<p class="{html.escape(kind)}"{tid}>{html.escape(text)}</p>'
+
+
+def pending(what: str, testid: str = "") -> str:
+    """What a slot shows while its run has not produced a result for the current settings."""
+    return note(f"{what}: not computed for these settings yet.", testid=testid)
+
+
+# ---- slots -------------------------------------------------------------------------------------------
+
+def slot(name: str, inner: str) -> str:
+    """One slot of a section as the page holds it: prerendered, played back or live."""
+    return f'<div class="wt-slot" data-slot="{html.escape(name)}">{inner}</div>'
+
+
+def compose(slots: dict[str, str]) -> str:
+    """A section's output: its slots in display order, each in its wt-slot box."""
+    return "".join(slot(name, inner) for name, inner in slots.items())
+
+
+def no_results(st) -> None:
+    """`results` of a section whose slots need no run: everything is computed from the state alone."""
+    return None
+
+
+def with_results(view, st):
+    """(st, the run results slots should show): the section's own results when st leaves every
+    RUN_KEYS field at its default, else None (a changed setting has no result until Run)."""
+    default = type(st)()
+    same = all(getattr(st, k) == getattr(default, k) for k in view.RUN_KEYS)
+    return view.results(st) if same else None
+
+
+# ---- playback grids ----------------------------------------------------------------------------------
+
+def control(section: str, key: str) -> S.Control:
+    """The spec of one control of a section."""
+    return S.BY_KEY[f"{section}.{key}"]
+
+
+def grid(section: str, key: str, values: Iterable = ()) -> tuple:
+    """A playback grid for one control: values (or every choice / both booleans), its default and
+    every preset's value, in bounds, sorted and without repeats."""
+    c = control(section, key)
+    if c.type is bool:
+        return (False, True)
+    if c.choices:
+        return tuple(c.choices)
+    presets = [p[key] for p in S.PRESETS.get(section, {}).values() if key in p]
+    out = {c.type(v) for v in (*values, c.default, *presets) if c.lo <= v <= c.hi}
+    return tuple(sorted(out))
+
+
+def lin(lo: float, hi: float, step: float) -> list[float]:
+    """lo, lo + step, ..., hi (slider positions), rounded to 12 decimals so 0.1 * 3 reads 0.3."""
+    n = int(round((hi - lo) / step))
+    return [round(lo + i * step, 12) for i in range(n + 1)]
+
+
+def log(lo: float, hi: float, per_decade: int) -> list[float]:
+    """A log grid from lo to hi with per_decade points per decade, to 3 significant figures."""
+    a, b = math.log10(lo), math.log10(hi)
+    n = int(round((b - a) * per_decade))
+    return [float(f"{10 ** (a + i / per_decade):.3g}") for i in range(n + 1)]
+
+
+# ---- E's error heatmap (gradient check, path drop) ----------------------------------------------------
+
+def row_errors(err: np.ndarray) -> np.ndarray:
+    """Max relative error of each row of E (V,)."""
+    return err.max(axis=1)
+
+
+def heatmap_desc(err: np.ndarray, inputs) -> str:
+    """The text alternative of E's error heatmap: which rows are wrong, which tokens the batch read."""
+    bad = np.flatnonzero(row_errors(err) > TOL).tolist()
+    return (f"Rows of E over {TOL:g}: {len(bad)} of {len(err)}"
+            f"{' (' + ', '.join(map(str, bad)) + ')' if 0 < len(bad) <= 16 else ''}; "
+            f"tokens in the batch: {', '.join(map(str, np.unique(inputs).tolist()))}; "
+            f"largest row error {R.num(float(err.max()))}.")
+
+
+def error_heatmap(err: np.ndarray, inputs, title: str) -> str:
+    """E's entrywise relative error as a d x V grid (x = row of E = token id), rows over TOL outlined."""
+    V, d = err.shape
+    mark = np.broadcast_to(row_errors(err) > TOL, (d, V))
+    return (R.heatmap(err.T, np.arange(V), np.arange(d), title, "row of E (token id)", "column of E", mark=mark)
+            + note(heatmap_desc(err, inputs)))
+
+
+# ---- central differences, computed once per model and batch --------------------------------------------
+
+# (cfg, inputs, targets) -> central differences at init, newest last: the gradient-check and path-drop
+# sections check the same default model on the same batch, so it is computed once.
+NUMERIC_MEMO: dict = {}
+MEMO_SIZE = 8
+
+
+def iter_numeric(cfg: model.Config, inputs, targets):
+    """gradcheck.iter_numerical_grads of model.init_params(cfg), through NUMERIC_MEMO: progress dicts, the last with "numeric"."""
+    key = (cfg, tuple(np.asarray(inputs).tolist()), tuple(np.asarray(targets).tolist()))
+    if key in NUMERIC_MEMO:
+        total = sum(P.size for P in NUMERIC_MEMO[key].values())
+        yield {"step": total, "total": total, "numeric": dict(NUMERIC_MEMO[key])}
+        return
+    for point in gradcheck.iter_numerical_grads(model.init_params(cfg), cfg, inputs, targets):
+        if "numeric" in point:
+            for grad in point["numeric"].values():
+                grad.flags.writeable = False  # shared by both sections: nobody may change it
+            NUMERIC_MEMO[key] = point["numeric"]
+            while len(NUMERIC_MEMO) > MEMO_SIZE:
+                NUMERIC_MEMO.pop(next(iter(NUMERIC_MEMO)))
+            point = {**point, "numeric": dict(point["numeric"])}
+        yield point
+
+
+def last(points):
+    """The last item of an iterator of progress dicts (run it to the end)."""
+    for point in points:
+        pass
+    return point
