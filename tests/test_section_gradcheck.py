@@ -84,7 +84,7 @@ def pane_with(root, testid: str) -> pn.pane.HTML:
 def test_section_rechecks_on_a_control_change():
     store = Store(S.State(), base_url="http://x/")
     root = section.build(store)
-    badge = root[0]
+    badge = pane_with(root, "gradcheck-badge")
     assert "running" in badge.object  # nothing computed before the page is ready
 
     async def main():

@@ -8,6 +8,7 @@ import panel as pn
 
 from weighttying import model, prerender, repeat, report
 from weighttying import state as S
+from weighttying.app import kit
 from weighttying.app.sections import repeat as section
 from weighttying.app.store import Store
 from weighttying.views import repeat as V
@@ -127,7 +128,7 @@ def test_divergence_is_reported_not_drawn():
 
 def test_guarded_watcher_shows_a_readable_message():
     err = pn.pane.HTML()
-    section.guarded(err, lambda: 1 / 0)()
+    kit.guard(err, lambda: 1 / 0)()
     assert "ZeroDivisionError" in err.object and "<p" in err.object
-    section.guarded(err, lambda: None)()
+    kit.guard(err, lambda: None)()
     assert err.object == ""

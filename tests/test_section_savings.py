@@ -3,6 +3,7 @@ reconcile), the readout is savings.tying_saving, the presets sit beside the page
 import re
 
 import numpy as np
+import panel as pn
 
 from weighttying import report, savings
 from weighttying import state as S
@@ -42,7 +43,8 @@ def test_reconcile_rules():
 def test_live_preset_fills_fields_and_editing_switches_to_custom():
     store = Store(S.parse_query("savings.preset=large-vocab-toy")[0])
     root = live.build(store)
-    p, text = store["savings"], root[0][1][0]
+    p = store["savings"]
+    [text] = [x for x in root.select(pn.pane.HTML) if 'data-testid="savings-readout"' in (x.object or "")]
     assert (p.V, p.d, p.layers) == (32000, 128, 4)
     assert float(hooks(text.object)["savings-share"]) == savings.tying_saving(**savings.PRESETS["large-vocab-toy"])["share"]
     p.preset = "char-model"

@@ -4,32 +4,40 @@ import csv
 import io
 import json
 
+import numpy as np
+
 from weighttying import state as S
 from weighttying.app.store import Store
-from weighttying.app.widgets import Runner, export_buttons, page_url, stamped_figure
+from weighttying.app.kit import Runner, export_buttons, page_url
 
 
 def store(query=""):
     return Store(S.parse_query(query)[0], base_url="http://x/")
 
 
-def test_page_url_follows_state_and_figure_stamp_updates():
+def test_page_url_follows_state():
     st = store("sweep.sigma=0.5")
-    f = stamped_figure(st, "sweep")
-    assert page_url(st, "sweep") == "http://x/?sweep.sigma=0.5#sweep" == f.below[-1].text
+    assert page_url(st, "sweep") == "http://x/?sweep.sigma=0.5#sweep"
     st["sweep"].grid = "fine"
-    assert f.below[-1].text == "http://x/?sweep.sigma=0.5&sweep.grid=fine#sweep"
+    assert page_url(st, "sweep") == "http://x/?sweep.sigma=0.5&sweep.grid=fine#sweep"
 
 
 def test_exports_are_stamped_and_parse_back():
     st = store("repeat.seed=7")
-    row = export_buttons(st, "repeat", "ranks", lambda: (["model", "rank"], [["tied, res=1", 1.25], ["x", float("inf")]]))
+    table = [["tied, res=1", 1.25, True], ["x", float("inf"), False], ["y", float("-inf"), np.bool_(True)],
+             ["z", float("nan"), np.int64(3)]]
+    row = export_buttons(st, "repeat", "ranks", lambda: (["model", "rank", "flag"], table))
     csv_text = row[0].callback().getvalue()
     assert csv_text.splitlines()[0] == "# reproduce: http://x/?repeat.seed=7#repeat"
     rows = list(csv.reader(io.StringIO("\n".join(csv_text.splitlines()[1:]))))
-    assert rows == [["model", "rank"], ["tied, res=1", "1.25"], ["x", "inf"]]
+    assert rows == [["model", "rank", "flag"], ["tied, res=1", "1.25", "true"], ["x", "inf", "false"],
+                    ["y", "-inf", "true"], ["z", "nan", "3"]]
     data = json.loads(row[1].callback().getvalue())
-    assert data["url"].endswith("repeat.seed=7#repeat") and data["rows"] == [["tied, res=1", 1.25], ["x", "overflow (inf)"]]
+    assert data["url"].endswith("repeat.seed=7#repeat")
+    assert data["rows"] == [["tied, res=1", 1.25, True], ["x", "inf", False], ["y", "-inf", True], ["z", "nan", 3]]
+    # both exports spell every cell the same way (CSV has no types: JSON's spelling of each value)
+    spelled = lambda v: json.dumps(v) if isinstance(v, bool) else str(v)  # noqa: E731
+    assert [[spelled(v) for v in r] for r in data["rows"]] == rows[1:]
 
 
 def test_runner_reports_divergence_and_stops():

@@ -55,6 +55,11 @@ class Store:
     def state(self) -> S.State:
         return S.from_values({c.key: getattr(self.sections[c.section], c.name) for c in S.CONTROLS})
 
+    def state_of(self, section: str):
+        """One section's frozen state (e.g. state.Sweep): the one way a section reads its controls."""
+        obj = self.sections[section]
+        return type(getattr(S.State(), section))(**{n: getattr(obj, n) for n in obj.param if n != "name"})
+
     def _changed(self, *events) -> None:
         self.on_change(S.to_query(self.state))
 

@@ -121,7 +121,7 @@ def status(st: S.Tasks, runs: dict[str, list[dict]]) -> str:
                 f"{st.steps} steps here in your browser (a few seconds).")
     else:
         text = f"All {st.seeds} seeds done." if done >= st.seeds else f"{done} of {st.seeds} seeds done so far."
-    return note(text, testid="tasks-status")
+    return note(text, testid="tasks-now")
 
 
 def plot(runs: dict[str, list[dict]]) -> str:

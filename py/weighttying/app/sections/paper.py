@@ -1,6 +1,7 @@
 """Live section: the paper at toy scale. One streamed, cancellable study (paper.iter_study) per
-setting: the path-norm curve grows while the first tied model trains, then the alignment, lens and
-claims tables fill in. Changing a control restarts the study (the stale run is dropped); Cancel stops it.
+setting: the path-norm slots grow while the first tied model trains, then the alignment, lens and
+claims slots fill in, all drawn by views.paper.slots from the study so far. Changing a control
+restarts the study (the stale run is dropped); Cancel stops it.
 """
 from __future__ import annotations
 
@@ -11,20 +12,14 @@ import sys
 import time
 from typing import Iterator
 
-import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource
 
 from ... import paper
-from ...views.paper import align_html, align_rows, claim_rows, claims_html, lens_html, norms_readout, pending
-from ..store import Store, controls
-from ..widgets import Runner, export_buttons, stamped_figure
-from .repeat import html_pane, runner_strip, wrap_row
-from .tying import guarded
+from ...views import paper as V
+from ..kit import DRAW_S, Runner, Slots, every, export_buttons, html_pane, layout
+from ..store import Store
 
-SETTINGS = ("scale", "seeds", "steps", "lr", "seed")
 BUDGET_S = 0.03  # compute per worker call: a slider change elsewhere waits at most this long for the study to yield
-DRAW_S = 0.4  # redraw the streaming curve at most this often: each redraw is a patch the page must apply
 
 
 def batched(steps: Iterator[dict], budget: float = BUDGET_S) -> Iterator[dict]:
@@ -61,61 +56,40 @@ async def start_when_linked(start, poll: float = 0.25, timeout: float = 300.0) -
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The paper section's Panel root, bound to store["paper"]."""
-    p = store["paper"]
+    st = lambda: store.state_of("paper")  # noqa: E731
     phase = html_pane('<p class="wt-help" data-testid="paper-phase"></p>')
-    norms_text = html_pane(pending("Gradient norms"))
-    norms_alt = html_pane()
-    results = {k: html_pane(pending(label))
-               for k, label in (("align", "Similarity"), ("lens", "Lens"), ("claims", "Claims"))}
-    last: dict = {}
-    drawn = [0.0]  # when the curve was last redrawn
-    src = ColumnDataSource({"step": [], "output": [], "input": []})
-    f = stamped_figure(store, "paper", title="Gradient norm into tied E", x_axis_label="training step",
-                       y_axis_label="Frobenius norm on a fixed batch", height=260)
-    f.line("step", "output", source=src, line_width=2, legend_label="output path")
-    f.line("step", "input", source=src, line_width=2, color="#e69f00", legend_label="input path × scale")
-    f.legend.location = "top_right"
+    run: dict = {}  # the study so far: {"norms"} while it streams, the whole result at the end
+    slots = Slots(store, "paper", V, lambda: run)
+    redraw = every(DRAW_S, slots.show)
 
     def on_step(s: dict) -> None:
         now = f'<p class="wt-help" data-testid="paper-phase">Now: {html.escape(s["phase"])}.</p>'
         if phase.object != now:  # one patch per phase, not per chunk
             phase.object = now
-        n = s["result"]["norms"] if "result" in s else s.get("norms")
-        if n is not None and ("result" in s or time.perf_counter() - drawn[0] >= DRAW_S):
-            drawn[0] = time.perf_counter()
-            src.data = {"step": n["step"], "output": n["output"], "input": n["output"] / n["ratio"]}
-            guarded(norms_text, lambda: norms_readout(n, p.scale))
-            norms_alt.object = (f'<p class="wt-help">Plotted: {len(n["step"])} measurements; output-path norm '
-                                f'{n["output"][0]:.3g} at step 0 and {n["output"][-1]:.3g} at step {int(n["step"][-1])}; '
-                                f'scaled input-path norm {n["output"][0] / n["ratio"][0]:.3g} and '
-                                f'{n["output"][-1] / n["ratio"][-1]:.3g}.</p>')
         if "result" in s:
-            last["result"] = s["result"]
-            for k, render in (("align", align_html), ("lens", lens_html), ("claims", claims_html)):
-                guarded(results[k], lambda render=render: render(s["result"]))
+            run.update(s["result"])
+            redraw(True)
+        elif "norms" in s:
+            run["norms"] = s["norms"]
+            redraw()
 
-    runner = Runner("Run again", lambda: batched(paper.iter_study(p.scale, p.steps, p.seed, p.seeds, p.lr)),
-                    lambda: paper.study_total(p.scale, p.steps, p.seeds), on_step)
+    runner = Runner("Run again", lambda: batched(paper.iter_study(st().scale, st().steps, st().seed, st().seeds, st().lr)),
+                    lambda: paper.study_total(st().scale, st().steps, st().seeds), on_step)
 
     def restart(*_) -> None:
-        last.clear()
-        src.data = {"step": [], "output": [], "input": []}
-        norms_text.object = pending("Gradient norms")
-        for k, pane in results.items():
-            pane.object = pending(k.title())
+        run.clear()
+        slots.show()
         if can_run():
             runner.start()
 
-    p.param.watch(restart, list(SETTINGS))
+    store["paper"].param.watch(restart, list(V.RUN_KEYS))
+    slots.show()
     if can_run():
         asyncio.ensure_future(start_when_linked(restart))
-    table = lambda rows: (lambda: rows(last["result"]) if last else (["status"], [["no result yet"]]))  # noqa: E731
+    table = lambda rows: (lambda: rows(run) if "align" in run else (["status"], [["no result yet"]]))  # noqa: E731
     exports = pn.Column(html_pane('<p class="wt-help">Download the similarity table:</p>'),
-                        export_buttons(store, "paper", "paper-alignment", table(align_rows)),
+                        export_buttons(store, "paper", "paper-alignment", table(V.align_rows)),
                         html_pane('<p class="wt-help">Download the claims table:</p>'),
-                        export_buttons(store, "paper", "paper-claims", table(claim_rows)), sizing_mode="stretch_width")
-    return pn.Column(
-        wrap_row(controls(store, "paper"), pn.Column(runner_strip(runner), phase, norms_text,
-                                                   pn.pane.Bokeh(f, sizing_mode="stretch_width"), norms_alt)),
-        results["align"], results["lens"], results["claims"], exports,
-        css_classes=["wt-paper"], sizing_mode="stretch_width")
+                        export_buttons(store, "paper", "paper-claims", table(V.claim_rows)), sizing_mode="stretch_width")
+    return layout(store, "paper", [runner.view(), phase, slots["norms"], slots.error, slots["figure"]],
+                  [slots["align"], slots["lens"], slots["claims"], exports])

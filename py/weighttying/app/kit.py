@@ -1,0 +1,213 @@
+"""The Panel pieces every live section shares, in one place: slot panes filled from the section's view,
+a guard that turns a failure into a readable line, the section layout, a run/cancel/progress strip for
+long work, and CSV/JSON exports stamped with the link that reproduces them. No section imports another.
+
+A live section is `build(store)`: `Slots` makes one HTML pane per slot of its view and sets each pane's
+`.object` from `view.slots(st, results)`, the same function the build prerenders and plays back from,
+so a live number is byte-identical to the precomputed one.
+"""
+from __future__ import annotations
+
+import html
+import io
+import json
+import math
+import time
+from typing import Callable, Iterator, Sequence
+
+import panel as pn
+
+from .. import render as R
+from .. import state as S
+from ..views import kit as views_kit
+from .jobs import Job
+from .store import Store, controls
+
+STYLE = ["style.css"]  # the page's stylesheet inside Panel's shadow roots (tables, readouts, figures)
+DRAW_S = 0.4  # a streaming run redraws its slots at most this often
+
+
+def html_pane(text: str = "", **kw) -> pn.pane.HTML:
+    """An HTML pane styled like the prerendered page."""
+    return pn.pane.HTML(text, sizing_mode="stretch_width", stylesheets=[*STYLE, *kw.pop("stylesheets", [])], **kw)
+
+
+def failure(err: Exception, what: str = "Could not compute this setting") -> str:
+    """A reader-facing line for a failure: its type and message, escaped, never a traceback."""
+    return (f'<p class="wt-bad" role="alert">{html.escape(what)}: {html.escape(type(err).__name__)}: '
+            f"{html.escape(str(err))}</p>")
+
+
+def guard(error: pn.pane.HTML, fn: Callable) -> Callable:
+    """fn as a watcher that shows a failure as a readable line in `error` (cleared on success) instead of raising."""
+    def run(*events):
+        try:
+            out = fn(*events)
+            error.object = ""
+            return out
+        except Exception as err:  # a reader's setting broke the numerics: say so, keep the page working
+            error.object = failure(err)
+    return run
+
+
+class Slots:
+    """One HTML pane per slot of a view, filled from view.slots(st, results) for the store's state.
+
+    `show(results)` redraws every slot for the section's current state (a pane whose HTML did not
+    change sends nothing to the page); a failure leaves the panes as they were and says why in `error`.
+    """
+
+    def __init__(self, store: Store, section: str, view, results: Callable[[], object] = lambda: None):
+        self.store, self.section, self.view, self.results = store, section, view, results
+        self.panes = {name: html_pane(views_kit.slot(name, "")) for name in view.SLOTS}
+        self.error = html_pane()
+        self.show = guard(self.error, self._show)
+
+    def __getitem__(self, name: str) -> pn.pane.HTML:
+        return self.panes[name]
+
+    def _show(self, *_) -> None:
+        for name, inner in self.view.slots(self.store.state_of(self.section), self.results()).items():
+            self.panes[name].object = views_kit.slot(name, inner)
+
+    def follow(self, fields: Sequence[str] | None = None) -> "Slots":
+        """Draw now and again whenever one of `fields` (default: every control of the section) changes."""
+        obj = self.store[self.section]
+        self.store[self.section].param.watch(self.show, list(fields or [p for p in obj.param if p != "name"]))
+        self.show()
+        return self
+
+
+def every(seconds: float, fn: Callable[[], None]) -> Callable[[bool], None]:
+    """fn limited to one call per `seconds` (a streaming run's redraw: each is a patch the page applies);
+    calling the result with True runs fn regardless (the last point of a run)."""
+    last = [-math.inf]
+
+    def call(force: bool = False) -> None:
+        if force or time.perf_counter() - last[0] >= seconds:
+            last[0] = time.perf_counter()
+            fn()
+    return call
+
+
+def wrap_row(*columns: pn.Column) -> pn.Row:
+    """Columns side by side that wrap under each other on a narrow screen (360 px)."""
+    for c in columns:
+        c.param.update(sizing_mode="stretch_width", styles={"flex": "1 1 300px", "min-width": "0"})  # CSS, not min_width:
+        # Bokeh sums children's min_width into the row's, which would stop it from ever wrapping
+    return pn.Row(*columns, sizing_mode="stretch_width", styles={"flex-wrap": "wrap"})
+
+
+def layout(store: Store, section: str, side: Sequence, below: Sequence = ()) -> pn.Column:
+    """A section's root: its controls beside `side` (wrapping under them on a narrow screen), then `below`."""
+    return pn.Column(wrap_row(controls(store, section), pn.Column(*side)), *below,
+                     css_classes=[f"wt-{section}"], sizing_mode="stretch_width")
+
+
+# ---- exports -------------------------------------------------------------------------------------------
+
+def page_url(store: Store, section: str) -> str:
+    """The link that reproduces what a section shows now: page address, query, section anchor."""
+    query = S.to_query(store.state)
+    return f"{store.base_url}{'?' + query if query else ''}#{section}"
+
+
+def export_cell(v: object) -> object:
+    """A cell as both exports hold it: numbers plain (hooked cells too), non-finite floats as the text
+    "inf", "-inf" or "nan" (JSON has no such numbers; CSV readers parse these spellings back)."""
+    v = views_kit.plain_number(views_kit.plain(v))
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    return v
+
+
+def _csv_cell(v: object) -> str:
+    """A CSV field: numbers as repr (full precision), booleans as JSON spells them, text quoted when it
+    holds a comma, quote or newline."""
+    text = json.dumps(v) if isinstance(v, bool) else repr(v) if isinstance(v, float) else str(v)
+    return '"' + text.replace('"', '""') + '"' if any(ch in text for ch in ',"\n') else text
+
+
+def export_buttons(store: Store, section: str, name: str,
+                   table: Callable[[], tuple[Sequence[str], Sequence[Sequence[object]]]]) -> pn.Row:
+    """CSV and JSON downloads of table() = (columns, rows), each stamped with its reproducing link."""
+
+    def payload(kind: str) -> io.StringIO:
+        columns, rows = table()
+        url, cells = page_url(store, section), [[export_cell(v) for v in r] for r in rows]
+        if kind == "json":
+            return io.StringIO(json.dumps({"url": url, "columns": list(columns), "rows": cells}, indent=1))
+        lines = [f"# reproduce: {url}", ",".join(_csv_cell(c) for c in columns)]
+        lines += [",".join(_csv_cell(v) for v in r) for r in cells]
+        return io.StringIO("\n".join(lines) + "\n")
+
+    return pn.Row(*(pn.widgets.FileDownload(callback=lambda k=kind: payload(k), filename=f"{name}.{kind}",
+                                            label=f"Download {kind.upper()}", button_type="light",
+                                            width=150) for kind in ("csv", "json")),
+                  css_classes=["wt-exports"])
+
+
+# ---- long work -------------------------------------------------------------------------------------------
+
+class Runner:
+    """Run and Cancel buttons, a determinate progress bar and a status line for one Job.
+
+    `steps()` makes a fresh iterator of progress dicts, each with "step"; a non-finite "loss"
+    stops the run and reports divergence instead of drawing garbage.
+    """
+
+    def __init__(self, label: str, steps: Callable[[], Iterator[dict]], total: Callable[[], int],
+                 on_step: Callable[[dict], None], on_done: Callable[[dict | None], None] = lambda last: None):
+        self.job, self.steps, self.total = Job(), steps, total
+        self.on_step, self.on_done = on_step, on_done
+        self.run = pn.widgets.Button(name=label, button_type="primary", width=160)
+        self.cancel = pn.widgets.Button(name="Cancel", button_type="default", width=100, disabled=True)
+        self.bar = pn.indicators.Progress(value=0, max=100, width=200, bar_color="primary")
+        self.status = pn.pane.HTML('<p class="wt-status" role="status"></p>', sizing_mode="stretch_width")
+        self.run.on_click(lambda _: self.start())
+        self.cancel.on_click(lambda _: self.stop("Cancelled."))
+
+    def view(self) -> pn.Column:
+        """Buttons, bar and status stacked, so the strip fits a 360 px screen."""
+        return pn.Column(pn.Row(self.run, self.cancel), self.bar, self.status, sizing_mode="stretch_width")
+
+    def say(self, text: str, kind: str = "") -> None:
+        self.status.object = f'<p class="wt-status {kind}" role="status">{html.escape(text)}</p>'
+
+    def start(self) -> None:
+        """(Re)start the run from the current settings; a run already going is dropped."""
+        total = max(self.total(), 1)
+        self.bar.value, self.run.disabled, self.cancel.disabled = 0, True, False
+        self.say("Running…")
+
+        def step(p: dict) -> None:
+            loss = p.get("loss", 0.0)
+            if not math.isfinite(loss):
+                self.stop(f"Diverged at step {p['step']}: the loss became {R.num(loss)}. "
+                          "Lower the learning rate and run again.", "wt-bad")
+                return
+            self.bar.value = min(100, int(100 * p["step"] / total))
+            self.say(f"Step {p['step']} of {total}")
+            self.on_step(p)
+
+        def done(last: dict | None) -> None:
+            self.bar.value, self.run.disabled, self.cancel.disabled = 100, False, True
+            self.say("Done.")
+            self.on_done(last)
+
+        def failed(err: Exception) -> None:
+            self.stop(f"Stopped: {type(err).__name__}: {err}", "wt-bad")
+
+        self.job.start(self.steps(), step, done, failed)
+
+    def stop(self, message: str, kind: str = "") -> None:
+        self.job.cancel()
+        self.run.disabled, self.cancel.disabled = False, True
+        self.say(message, kind)
+
+
+def on_document_ready(fn: Callable[[], None]) -> None:
+    """Call fn once the page has embedded the document (in the worker; CPython tests have no document)."""
+    doc = pn.state.curdoc
+    if doc is not None:
+        doc.on_event("document_ready", lambda _: fn())
