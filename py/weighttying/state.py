@@ -13,6 +13,10 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, quote
 
+from .model import Config
+
+TOY = Config()  # the page's toy model: its V, d and sigma are the defaults of the controls that set them
+
 MAX_VALUE_CHARS = 64  # longer values are rejected unread: nothing legitimate needs more
 MAX_HIDE_CHARS = 2048  # the hide list may name every control
 SHOW_CHARS = 24  # how much of a bad value a note quotes back
@@ -36,8 +40,8 @@ def seed_spec():
 
 @dataclass(frozen=True)
 class Tying:
-    V: int = _spec(64, "Vocabulary size V: how many tokens; the rows of E (and of U when untied).", 2, 1_000_000)
-    d: int = _spec(16, "Model width d: the length of every token vector; the columns of E and U.", 1, 100_000)
+    V: int = _spec(TOY.V, "Vocabulary size V: how many tokens; the rows of E (and of U when untied).", 2, 1_000_000)
+    d: int = _spec(TOY.d, "Model width d: the length of every token vector; the columns of E and U.", 1, 100_000)
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class Repeat:
                              "Picks the model the readout and histogram show (the race trains both).")
     res: float = _spec(1.0, "Residual weight: h = res * x + MLP(x). 1 keeps a copy of E[t] in h; 0 is the control "
                             "without it (still tied).", 0.0, 1.0)
-    sigma: float = _spec(0.25, "Init std of E (and U): the self-term res * |E[t]|^2 grows as sigma^2.", 1e-8, 1e8, log=True)
+    sigma: float = _spec(TOY.sigma, "Init std of E (and U): the self-term res * |E[t]|^2 grows as sigma^2.", 1e-8, 1e8, log=True)
     steps: int = _spec(600, "Training steps of the tied-vs-untied race (the page reports 600).", 0, 5000)
     lr: float = _spec(0.5, "Learning rate of the race (too large diverges: the run stops and says so).", 1e-4, 1e3, log=True)
     seed: int = _spec(0, "Random seed: the table averages seeds seed..seed+4; the readout, histogram and race use seed. "
@@ -82,7 +86,7 @@ class Tasks:
 
 @dataclass(frozen=True)
 class Sweep:
-    sigma: float = _spec(0.25, "Init std of E: scales both the residual stream and the logits.", 1e-8, 1e8, log=True)
+    sigma: float = _spec(TOY.sigma, "Init std of E: scales both the residual stream and the logits.", 1e-8, 1e8, log=True)
     in_scale: float = _spec(1.0, "inScale: x = inScale * E[t]; scales the residual stream only.", 1e-8, 1e8, log=True)
     grid: str = _spec("coarse", "Grid resolution of the sweep.", choices=("coarse", "fine"))
     band: float = _spec(0.1, "Half-width of the 'near 1' band, as a fraction: 0.1 means 0.9 to 1.1.", 0.01, 1.0)
@@ -284,7 +288,7 @@ def replace(state: State, key: str, value: object) -> State:
 CUSTOM_PRESET = "(your own settings)"  # what the selector shows when no preset matches
 PRESETS: dict[str, dict[str, dict[str, object]]] = {
     "tying": {
-        "the page's toy (V=64, d=16)": {},
+        f"the page's toy (V={TOY.V}, d={TOY.d})": {},
         "GPT-2 small (V=50257, d=768)": {"V": 50257, "d": 768},
     },
     "gradcheck": {

@@ -17,7 +17,7 @@ from .. import gradcheck, model, pathdrop
 from .. import render as R
 from .. import state as S
 
-TOY = model.Config()  # the page's toy: V, d, hidden, sigma; every "of 64" on the page reads it from here
+TOY = S.TOY  # the page's toy (model.Config()): every "of 64" on the page reads V from here
 TOL = pathdrop.TOL  # an entry of a gradient agrees when its relative error is at most this
 
 
