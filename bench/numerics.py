@@ -8,6 +8,7 @@ import time
 
 from weighttying import data, model, state, tasks, train
 from weighttying.views import gradcheck as gradcheck_view
+from weighttying.views import kit as views_kit
 
 REPEATS = 3
 
@@ -29,7 +30,7 @@ def run() -> dict:
     check = state.Gradcheck()
     return {
         # the sections share a memo of central differences: cleared, so every repeat computes them
-        "gradcheck_s": _timed(lambda: (gradcheck_view.NUMERIC_MEMO.clear(), list(gradcheck_view.iter_check(check)))),
+        "gradcheck_s": _timed(lambda: (views_kit.NUMERIC_MEMO.clear(), list(gradcheck_view.iter_check(check)))),
         "train600_s": _timed(lambda: train.train(params, cfg, task, steps=600)),
         "five_seed_s": _timed(lambda: tasks.table(seeds=range(5)), repeats=1),
     }
