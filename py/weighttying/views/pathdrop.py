@@ -16,7 +16,7 @@ from .. import gradcheck, model, pathdrop
 from .. import render as R
 from .. import state as S
 from ..quoted import PAGE, within
-from .kit import TOY, error_heatmap, grid, hook, iter_numeric as numeric_steps, last, pending
+from .kit import TOY, error_heatmap, grid, hook, iter_numeric as numeric_steps, last, note, pending
 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
 TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, standard error <= 0.005
@@ -194,5 +194,9 @@ def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
            "kcheck": kcheck_html(kcheck(st, rs)), "trap": trap_html(trap(st))}
     if not points:
         return {**out, "curves": pending("Correct vs broken training", "pathdrop-curves-pending"), "finals": ""}
-    finals = {n: points[-1]["points"][n]["eval"] for n in CURVES}
+    end = points[-1]
+    finals = {n: end["points"][n]["eval"] for n in CURVES}
+    if end["step"] < st.steps:  # still streaming: the latest losses, not yet the run's final ones
+        return {**out, "curves": curves_svg(points), "finals": note(
+            f"Step {end['step']} of {st.steps}: correct {finals[CURVES[0]]:.4f}, broken {finals[CURVES[1]]:.4f}")}
     return {**out, "curves": curves_svg(points), "finals": curves_html(st, finals)}
