@@ -23,7 +23,7 @@ REL = 1e-3
 
 
 def expected(**kw) -> dict:
-    return V.summary(V.run_check(dataclasses.replace(S.State().gradcheck, **kw)))
+    return V.summary(V.check(dataclasses.replace(S.State().gradcheck, **kw)))
 
 
 def badge_when_done(page, timeout_ms=90_000):
