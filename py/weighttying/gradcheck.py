@@ -74,7 +74,7 @@ def brute_numerical_grads(params: dict, cfg: model.Config, inputs, targets, net=
 # noise (~1e-12 of the gradient). What each bump moves, with U = E when tied and G = W2 @ U.T:
 #   b2[j]    every row by eps U[:, j]            W2[k, j]  row u by eps z[u, k] U[:, j]
 #   b1[k]    row u by dz[u, k] G[k]              W1[i, k]  row u by dz[u, i, k] G[k]
-#            dz = relu(a + bump of a) - z: the exact ReLU, kinks included
+#            dz = tanh(a + bump of a) - z: the exact tanh, not its slope
 #   U[v, j]  column v of row u by eps h[u, j]
 #   E[v, j]  x of the row whose token is v, so that row is recomputed through the MLP; tied, also
 #            column v of every other row by eps h[u, j]
@@ -115,7 +115,7 @@ def column_dloss(r: dict, c: np.ndarray, keep: np.ndarray) -> np.ndarray:
 def own_row_dloss(r: dict, params: dict, cfg: model.Config, e: float) -> np.ndarray:
     """Loss change of row u from bumping E[tok_u, j] by e, recomputed through the MLP: (n, d)."""
     s = cfg.in_scale * e  # x = in_scale * E[t] moves by s e_j
-    dz = np.maximum(r["a"][:, None, :] + s * params["W1"], 0.0) - r["z"][:, None, :]  # (n, d, H)
+    dz = np.tanh(r["a"][:, None, :] + s * params["W1"]) - r["z"][:, None, :]          # (n, d, H)
     dh = dz @ params["W2"] + cfg.res * s * np.eye(cfg.d)                               # (n, d, d)
     D = dh @ model.unembedding(params, cfg).T                                          # (n, d, V)
     own = np.arange(len(D))
@@ -137,8 +137,8 @@ def bumped_E(r: dict, params: dict, cfg: model.Config, e: float) -> np.ndarray:
 def bumped_losses(r: dict, params: dict, cfg: model.Config, name: str, e: float) -> np.ndarray:
     """loss(params with params[name][i] += e) - loss(params), summed over rows r, for every entry i: like params[name].
 
-    A bump that leaves a row's logits exactly unchanged (a dead ReLU unit stays dead) changes its
-    loss by exactly 0, so only the rows and units it moves are evaluated.
+    A bump that leaves a row's logits exactly unchanged (a unit with z = 0 under a W2 bump) changes
+    its loss by exactly 0, so only the rows and units it moves are evaluated.
     """
     U = model.unembedding(params, cfg)
     if name == "E":
@@ -153,11 +153,11 @@ def bumped_losses(r: dict, params: dict, cfg: model.Config, name: str, e: float)
         return summed(k, row_dloss(r, u, e * r["z"][u, k, None, None] * U.T), params["W2"].shape)
     G = params["W2"] @ U.T  # (H, V): the logits' change per unit of z[:, k]
     if name == "b1":
-        dz = np.maximum(r["a"] + e, 0.0) - r["z"]
+        dz = np.tanh(r["a"] + e) - r["z"]
         u, k = np.nonzero(dz)
         return summed(k, row_dloss(r, u, dz[u, k, None] * G[k]), params["b1"].shape)
     if name == "W1":
-        dz = np.maximum(r["a"][:, None, :] + e * r["x"][:, :, None], 0.0) - r["z"][:, None, :]  # (n, d, H)
+        dz = np.tanh(r["a"][:, None, :] + e * r["x"][:, :, None]) - r["z"][:, None, :]  # (n, d, H)
         u, i, k = np.nonzero(dz)
         H = cfg.hidden
         return summed(i * H + k, row_dloss(r, u, dz[u, i, k, None] * G[k]), (cfg.d * H,)).reshape(cfg.d, H)
@@ -209,27 +209,16 @@ def compare(analytic: dict, numeric: dict) -> dict:
             "E_rows": errors["E"].max(axis=1)}
 
 
-def kinks(params: dict, cfg: model.Config, inputs, net=model) -> dict:
-    """Nearest ReLU kink (smallest |a| in any block) and, to first order, the farthest one bump moves an a."""
-    caches = [c for name, c in net.forward(params, cfg, np.asarray(inputs)).items() if name.startswith("mlp")]
-    # a = x @ W + b: bumping b, W or E moves a by EPS times 1, |x| or |in_scale W|
-    weights = [params[name] for name in params if name.startswith("W")]
-    reach = EPS * max(1.0, *(np.abs(x).max() for x, _, _ in caches),
-                      *(abs(cfg.in_scale) * np.abs(W).max() for W in weights))
-    nearest = float(min(np.abs(a).min() for _, a, _ in caches))
-    return {"nearest_kink": nearest, "bump_reach": float(reach), "kink_safe": bool(nearest > reach)}
-
-
 def check(params: dict, cfg: model.Config, inputs, targets, net=model, **path_kw) -> dict:
-    """Analytic (net.loss_and_grads, **path_kw) vs numerical: compare(), kinks(), both gradient dicts."""
+    """Analytic (net.loss_and_grads, **path_kw) vs numerical: compare() and both gradient dicts."""
     _, analytic = net.loss_and_grads(params, cfg, inputs, targets, **path_kw)
     numeric = numerical_grads(params, cfg, inputs, targets, net)
-    return finish_check(params, cfg, inputs, analytic, numeric, net)
+    return finish_check(analytic, numeric)
 
 
-def finish_check(params: dict, cfg: model.Config, inputs, analytic: dict, numeric: dict, net=model) -> dict:
-    """check()'s dict from gradients already computed: compare(), kinks(), both gradient dicts."""
-    return {**compare(analytic, numeric), **kinks(params, cfg, inputs, net), "analytic": analytic, "numeric": numeric}
+def finish_check(analytic: dict, numeric: dict) -> dict:
+    """check()'s dict from gradients already computed: compare() and both gradient dicts."""
+    return {**compare(analytic, numeric), "analytic": analytic, "numeric": numeric}
 
 
 def iter_check(params: dict, cfg: model.Config, inputs, targets, net=model, numeric=None, **path_kw):
@@ -241,5 +230,5 @@ def iter_check(params: dict, cfg: model.Config, inputs, targets, net=model, nume
     numeric = iter_numerical_grads(params, cfg, inputs, targets, net) if numeric is None else numeric
     for point in numeric:
         if "numeric" in point:
-            point = {**point, "result": finish_check(params, cfg, inputs, analytic, point.pop("numeric"), net)}
+            point = {**point, "result": finish_check(analytic, point.pop("numeric"))}
         yield point

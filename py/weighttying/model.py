@@ -2,7 +2,7 @@
 
     x      = in_scale * E[t]                    (B, d)   input path: E read by row
     a      = x @ W1 + b1                        (B, H)
-    z      = relu(a)                            (B, H)
+    z      = tanh(a)                            (B, H)
     h      = res * x + z @ W2 + b2              (B, d)   the residual stream
     logits = h @ E.T  (tied)  or  h @ U.T       (B, V)   output path: E read whole
     loss   = mean cross-entropy(logits, next token)
@@ -22,7 +22,7 @@ PATHS = ("input", "output")
 
 @dataclass(frozen=True)
 class Config:
-    """Shape and init of the toy: V tokens, width d, one ReLU MLP of width hidden."""
+    """Shape and init of the toy: V tokens, width d, one tanh MLP of width hidden."""
     V: int = 64
     d: int = 16
     hidden: int = 64
@@ -47,11 +47,11 @@ class Config:
 
 
 def init_mlp(rng: np.random.Generator, d: int, hidden: int) -> dict[str, np.ndarray]:
-    """One MLP block: W1 (d, H) He-scaled, b1 (H,) = 0, W2 (H, d) ~ N(0, 1/H^2), b2 (d,) = 0."""
-    # He init keeps relu(a) at the scale of x; W2 at 1/hidden makes the MLP's output ~1/sqrt(H/2)
-    # of x, so at init h is mostly the residual x, as in a freshly initialised transformer block.
-    return {"W1": rng.standard_normal((d, hidden)) * math.sqrt(2.0 / d), "b1": np.zeros(hidden),
-            "W2": rng.standard_normal((hidden, d)) / hidden, "b2": np.zeros(d)}
+    """One MLP block, LeCun init: W1 (d, H) ~ N(0, 1/d), b1 (H,) = 0, W2 (H, d) ~ N(0, 1/H), b2 (d,) = 0."""
+    # Each layer keeps the variance of its input, so the MLP's output is the size of x where tanh is
+    # linear and saturates beyond: the logit scale grows slower than sigma^2 (the page's x3.80).
+    return {"W1": rng.standard_normal((d, hidden)) / math.sqrt(d), "b1": np.zeros(hidden),
+            "W2": rng.standard_normal((hidden, d)) / math.sqrt(hidden), "b2": np.zeros(d)}
 
 
 def init_params(cfg: Config) -> dict[str, np.ndarray]:
@@ -69,9 +69,9 @@ def unembedding(params: dict, cfg: Config) -> np.ndarray:
 
 
 def mlp(x, W1, b1, W2, b2):
-    """relu(x @ W1 + b1) @ W2 + b2 for x (..., B, d); returns (out (..., B, d), cache)."""
+    """tanh(x @ W1 + b1) @ W2 + b2 for x (..., B, d); returns (out (..., B, d), cache)."""
     a = x @ W1 + b1[..., None, :]
-    z = np.maximum(a, 0.0)
+    z = np.tanh(a)
     return z @ W2 + b2[..., None, :], (x, a, z)
 
 
@@ -80,7 +80,7 @@ def mlp_backward(dout, cache, W1, W2):
     x, a, z = cache
     dW2 = z.T @ dout
     db2 = dout.sum(0)
-    da = (dout @ W2.T) * (a > 0)
+    da = (dout @ W2.T) * (1.0 - z * z)         # tanh'(a) = 1 - tanh(a)^2
     dW1 = x.T @ da
     db1 = da.sum(0)
     return da @ W1.T, {"W1": dW1, "b1": db1, "W2": dW2, "b2": db2}

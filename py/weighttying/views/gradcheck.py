@@ -1,5 +1,4 @@
-"""The gradient-check section's output: badge, readout, per-parameter table, kink note, E's error
-heatmap. No Panel.
+"""The gradient-check section's output: badge, readout, per-parameter table, E's error heatmap. No Panel.
 
 `results(st)` is the whole check (central differences of every entry, memoised in kit); the live
 section runs the same check in steps (`iter_check`) through its Runner and hands the result to
@@ -17,7 +16,7 @@ from .. import render as R
 from .. import state as S
 from .kit import TOL, TOY, error_heatmap, grid, hook, iter_numeric, last, lin
 
-SLOTS = ("badge", "readout", "table", "kink", "heatmap")
+SLOTS = ("badge", "readout", "table", "heatmap")
 RUN_KEYS = ()
 # Both toggles; res and batch at a few slider positions (each point is a full check: ~0.1 s in CPython).
 PLAYBACK = {"tied": grid("gradcheck", "tied"), "repeats": grid("gradcheck", "repeats"),
@@ -67,12 +66,11 @@ def errors(result: dict) -> dict[str, np.ndarray]:
 
 
 def summary(result: dict) -> dict:
-    """{rows: [(name, entries, max error, entries over TOL)], entries, worst, disagree, kink fields}."""
+    """{rows: [(name, entries, max error, entries over TOL)], entries, worst, disagree, E_err}."""
     errs = errors(result)
     rows = [(n, int(e.size), float(e.max()), int((e > TOL).sum())) for n, e in errs.items()]
     return {"rows": rows, "entries": sum(r[1] for r in rows), "worst": max(r[2] for r in rows),
-            "disagree": sum(r[3] for r in rows), "E_err": errs["E"],
-            **{k: result[k] for k in ("nearest_kink", "bump_reach", "kink_safe")}}
+            "disagree": sum(r[3] for r in rows), "E_err": errs["E"]}
 
 
 def decade(x: float) -> str:
@@ -86,25 +84,20 @@ def badge(s: dict) -> str:
     if bad == 0:
         text, kind = f"gradient check: all {n} entries agree to {decade(s['worst'])}", "wt-good"
     else:
-        why = "a ReLU kink lies inside the step" if not s["kink_safe"] else "not a kink: a bug"
-        text, kind = f"gradient check: {bad} of {n} entries disagree ({why})", "wt-bad"
+        text, kind = f"gradient check: {bad} of {n} entries disagree (tanh is smooth: a bug)", "wt-bad"
     return (f'<a class="wt-gc-badge {kind}" href="#gradcheck" role="status" data-testid="gradcheck-badge" '
             f'data-value="{bad}" data-entries="{n}" data-worst="{s["worst"]!r}">{html.escape(text)}</a>')
 
 
 def readout(st: S.Gradcheck, s: dict) -> str:
-    """One paragraph: what was checked, the worst error, how many entries disagree, kink distance."""
+    """One paragraph: what was checked, the worst error, how many entries disagree."""
     inputs, _ = batch(st)
     tokens, counts = np.unique(inputs, return_counts=True)
-    kink = ("farther than" if s["kink_safe"] else "closer than")
     return (f'<p class="wt-readout" data-testid="gradcheck-readout">{"Tied" if st.tied else "Untied"}, res = '
             f'{html.escape(R.num(st.res))}, a batch of {len(inputs)} tokens ({len(tokens)} distinct, '
             f'{int((counts > 1).sum())} repeated), seed {st.seed}: '
             f'{hook("gradcheck-entries", s["entries"])} entries checked, worst relative error '
-            f'{hook("gradcheck-worst", s["worst"])}, {hook("gradcheck-disagree", s["disagree"])} over {TOL:g}. '
-            f'The nearest ReLU kink is {hook("gradcheck-kink", s["nearest_kink"])} away, {kink} one '
-            f'finite-difference bump can move a pre-activation ({html.escape(R.num(s["bump_reach"]))}): '
-            f'kink-safe {hook("gradcheck-kink-safe", s["kink_safe"])}.</p>')
+            f'{hook("gradcheck-worst", s["worst"])}, {hook("gradcheck-disagree", s["disagree"])} over {TOL:g}.</p>')
 
 
 def table_rows(s: dict) -> list[tuple]:
@@ -121,19 +114,8 @@ def table(s: dict) -> str:
                    "gradcheck-table")
 
 
-def kink_note(s: dict) -> str:
-    """What a kink does to the check, said for the current result (shown only when it matters)."""
-    if s["kink_safe"]:
-        return ('<p class="wt-help">No ReLU pre-activation sits within one bump of zero, so central '
-                'differences see a smooth function and the comparison is fair.</p>')
-    return ('<p class="wt-help wt-bad">A ReLU pre-activation sits within one bump of zero: for the entries '
-            'that move it across the kink, (loss(+ε) − loss(−ε)) / 2ε averages two different slopes, so '
-            'the <em>numerical</em> side is wrong there, not the backward pass. We show the disagreement '
-            'instead of hiding it; change the seed or res and it moves or vanishes.</p>')
-
-
 def slots(st: S.Gradcheck, results: dict | None = None) -> dict[str, str]:
     """The section's output for st from its check (computed here when not given)."""
     s = summary(check(st) if results is None else results)
-    return {"badge": badge(s), "readout": readout(st, s), "table": table(s), "kink": kink_note(s),
+    return {"badge": badge(s), "readout": readout(st, s), "table": table(s),
             "heatmap": error_heatmap(s["E_err"], batch(st)[0], "Relative error of every entry of dE")}

@@ -2,7 +2,7 @@
 
 Any control change restarts the check (views.gradcheck.iter_check, in steps of a few batch tokens,
 through a Runner so other sections stay live and Cancel works); when it finishes, every slot (the
-fixed badge, readout, per-parameter table, kink note, E's error heatmap) is redrawn from its result.
+fixed badge, readout, per-parameter table, E's error heatmap) is redrawn from its result.
 """
 from __future__ import annotations
 
@@ -63,5 +63,5 @@ def build(store: Store) -> pn.viewable.Viewable:
     on_document_ready(lambda: cur or runner.job.running or restart())  # check once the page shows the section
     exports = export_buttons(store, "gradcheck", "gradcheck",
                              lambda: (V.COLUMNS, V.table_rows(V.summary(cur["result"])) if cur else []))
-    return layout(store, "gradcheck", [badge, slots["readout"], slots.error, slots["table"], exports, slots["kink"]],
+    return layout(store, "gradcheck", [badge, slots["readout"], slots.error, slots["table"], exports],
                   [runner.view(), slots["heatmap"]])
