@@ -7,11 +7,11 @@ import pathlib
 import numpy as np
 import pytest
 
-from weighttying import data, gradcheck, model, paper, pathdrop, repeat, savings, sweep, tasks, train, twoblock
+from weighttying import data, deep, gradcheck, model, paper, pathdrop, repeat, savings, sweep, tasks, train
 
 PKG = pathlib.Path(model.__file__).parent
 NUMERICS = ["model", "gradcheck", "data", "train", "pathdrop", "repeat", "tasks", "sweep", "savings", "paper",
-            "twoblock", "report"]
+            "deep", "lens", "calibrate", "quoted", "report"]
 
 
 def test_numerics_import_only_numpy_and_the_standard_library():
@@ -45,13 +45,15 @@ def test_miss_probability_formula_matches_enumeration_and_simulation():
     assert pathdrop.miss_probability(7, 3, 9) == 0.0
 
 
-def test_twoblock_backward_matches_central_differences():
+@pytest.mark.parametrize("blocks", [1, 2, 4])
+def test_deep_backward_matches_central_differences(blocks):
     for tied, seed in ((True, 2), (False, 3)):
-        cfg = model.Config(tied=tied, seed=seed)
+        cfg = model.Config(tied=tied, seed=seed, res=0.7, in_scale=1.3)
         rng = np.random.default_rng(seed)
         inputs, targets = rng.integers(0, 8, 24), rng.integers(0, 64, 24)
-        result = gradcheck.check(twoblock.init_params(cfg), cfg, inputs, targets, net=twoblock)
-        assert set(result["max"]) >= {"W3", "b3", "W4", "b4"}
+        params = deep.init_params(cfg, blocks)
+        result = gradcheck.check(params, cfg, inputs, targets, net=deep)
+        assert deep.depth(params) == blocks and set(result["max"]) == set(params)
         assert max(result["max"].values()) < 1e-4, result["max"]
 
 
@@ -114,11 +116,23 @@ def test_sweep_grid_artifact_coarse_misses_fine_hits():
     assert np.all(np.abs(fine["resid"][fine["hit_mask"]] - 1) <= fine["band"])
 
 
-def test_doubling_sigma_is_linear_in_the_stream_quadratic_in_the_logits():
-    # zero biases make the MLP positively homogeneous at init, so the factors are exactly 2 and 4
-    doubled = sweep.doubling(sigma=0.3, in_scale=2.0)
-    assert doubled["resid"] == pytest.approx(2.0, rel=1e-9)
-    assert doubled["logit"] == pytest.approx(4.0, rel=1e-9)
+def test_doubling_sigma_is_linear_in_the_stream_and_less_than_quadratic_in_the_logits():
+    # x = in_scale * E[t] is linear in sigma; tanh bends the MLP once it leaves its linear range, so
+    # the logits (h against E) grow by less than the square, and by the square only where tanh is linear
+    doubled = sweep.doubling(sigma=0.25)
+    assert doubled["resid"] == pytest.approx(2.0, rel=1e-12)
+    assert 3.5 < doubled["logit"] < 3.95 and 1.75 < doubled["stream"] < 1.98
+    tiny = sweep.doubling(sigma=1e-4)
+    assert tiny["logit"] == pytest.approx(4.0, rel=1e-6) and tiny["stream"] == pytest.approx(2.0, rel=1e-6)
+
+
+def test_deep_with_one_block_is_model():
+    cfg = model.Config(tied=False, res=0.5, seed=4)
+    params, inputs = deep.init_params(cfg, 1), pathdrop.batch(seed=4)[0]
+    assert params.keys() == model.init_params(cfg).keys()
+    np.testing.assert_array_equal(deep.forward(params, cfg, inputs)["logits"], model.forward(params, cfg, inputs)["logits"])
+    two = deep.init_params(cfg, 2)
+    assert all(np.array_equal(two[k], v) for k, v in params.items()) and {"W3", "b3", "W4", "b4"} <= set(two)
 
 
 @pytest.mark.filterwarnings("error")

@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from weighttying import gradcheck, model, pathdrop, twoblock
+from weighttying import deep, gradcheck, model, pathdrop
 from weighttying import state as S
 from weighttying.views import gradcheck as G
 
@@ -71,11 +71,11 @@ def test_steps_split_the_rows_not_the_result():
 
 def test_other_nets_fall_back_to_brute_force():
     cfg = model.Config(seed=3)
-    params, (inputs, targets) = twoblock.init_params(cfg), pathdrop.batch(seed=3)
-    numeric = gradcheck.numerical_grads(params, cfg, inputs, targets, net=twoblock)
-    brute = gradcheck.brute_numerical_grads(params, cfg, inputs, targets, net=twoblock)
+    params, (inputs, targets) = deep.init_params(cfg), pathdrop.batch(seed=3)
+    numeric = gradcheck.numerical_grads(params, cfg, inputs, targets, net=deep)
+    brute = gradcheck.brute_numerical_grads(params, cfg, inputs, targets, net=deep)
     assert set(numeric) == set(params) and all(np.array_equal(numeric[n], brute[n]) for n in brute)
-    result = gradcheck.check(params, cfg, inputs, targets, net=twoblock)
+    result = gradcheck.check(params, cfg, inputs, targets, net=deep)
     assert max(result["max"].values()) < 1e-4
     with pytest.raises(ValueError, match="W3"):
         gradcheck.bumped_losses(gradcheck.distinct_rows(params, cfg, inputs, targets), params, cfg, "W3", 1e-4)

@@ -1,7 +1,9 @@
 """The same `weighttying` code gives the same numbers under Pyodide (Node, npm pyodide + dist's wheels)
 as under CPython: agreement to 1e-12 (|a - b| <= 1e-12 * max(1, |b|)) on fixed cases: loss, params
-and every gradient of `model.loss_and_grads` (tied/untied x both paths/output only), and
-`sweep.init_scales` on a 4 x 3 (sigma, inScale) grid and at the default setting.
+and every gradient of `model.loss_and_grads` (tied/untied x both paths/output only),
+`sweep.init_scales` on a 4 x 3 (sigma, inScale) grid and at the default setting, the fast central
+differences of every entry (`gradcheck.numerical_grads`), the three-block `deep.loss_and_grads`
+(tied/untied), and 20 Adam steps of the tuned lens's translators (`lens.fit`) with their KL.
 
 One Pyodide boot runs every case (booting costs ~5 s on this machine), so the cases live in one
 Python snippet that both interpreters execute; it ends with a JSON string of plain floats.
@@ -59,6 +61,20 @@ from weighttying import sweep
 out["init_scales"] = plain(sweep.init_scales(np.array([0.05, 0.25, 1.0, 4.0])[:, None],
                                              np.array([0.5, 1.0, 8.0])[None, :]))
 out["sweep_default"] = plain(sweep.init_scales(0.25, 1.0))
+
+from weighttying import deep, gradcheck, lens
+cfg = model.Config(V=32, d=8, hidden=24, tied=True, res=0.7, in_scale=1.3, sigma=0.4, seed=5)
+params = model.init_params(cfg)
+out["fast_numeric"] = plain(gradcheck.numerical_grads(params, cfg, inputs[:12], targets[:12]))
+for tied in (True, False):
+    cfg = model.Config(V=32, d=8, hidden=24, tied=tied, res=0.7, in_scale=1.3, sigma=0.4, seed=5)
+    params = deep.init_params(cfg, 3)
+    loss, grads = deep.loss_and_grads(params, cfg, inputs, targets)
+    out[f"deep tied={tied}"] = {"loss": float(loss), "grads": plain(grads)}
+cache = deep.forward(params, cfg, np.arange(32))
+hs, logp, U = np.stack(cache["hs"][:-1]), model.log_softmax(cache["logits"]), params["U"]
+A, c = lens.fit(hs, logp, U, steps=20)
+out["lens"] = plain({"A": A, "c": c, "kl": lens.kl(logp, lens.lens_logq(hs, A, c, U))})
 
 RESULT = json.dumps(out)
 RESULT
@@ -133,6 +149,9 @@ def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
                 assert not nonzero, "untied E without its input path must get no gradient"
             else:
                 assert nonzero, f"{k}: grad of {name} is all zero"
+    for k in ("deep tied=True", "deep tied=False"):
+        assert {"W5", "b5", "W6", "b6"} <= set(want[k]["grads"]), k  # three blocks: the new blocks' grads
+    assert want["lens"]["kl"]["values"][0] > 0 and set(want["fast_numeric"]) == {"E", "W1", "b1", "W2", "b2"}
     # paths=("output",) really drops the input path: E's gradient changes.
     assert want["tied=True paths=input+output"]["grads"]["E"] != want["tied=True paths=output"]["grads"]["E"]
 

@@ -9,6 +9,9 @@ import numpy as np
 
 from . import model
 
+# The task's free choices, set by `python -m weighttying calibrate` (docs/DESIGN.md, "Calibration").
+RANK, BETA = 4, 16.0
+
 
 def unit_rows(rng: np.random.Generator, V: int, rank: int) -> np.ndarray:
     """V random unit vectors in R^rank, (V, rank)."""
@@ -16,12 +19,12 @@ def unit_rows(rng: np.random.Generator, V: int, rank: int) -> np.ndarray:
     return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
-def markov_task(V: int = 64, aligned: bool = True, rank: int = 4, beta: float = 16.0, seed: int = 0) -> np.ndarray:
+def markov_task(V: int = 64, aligned: bool = True, rank: int = RANK, beta: float = BETA, seed: int = 0) -> np.ndarray:
     """P (V, V), rows summing to 1: P[i] = softmax(beta * e_i . u_j) over j != i.
 
     Aligned: u = e, a token's meaning as input and as output coincide (what tying assumes).
     Misaligned: u drawn independently of e, so they do not.
-    rank 4 and beta 16 leave about four likely successors per token (entropy near log 4 nats).
+    rank sets how many directions the meanings vary in, beta how sharp a token's successors are (the entropy).
     """
     rng = np.random.default_rng(seed)
     e = unit_rows(rng, V, rank)
@@ -32,9 +35,9 @@ def markov_task(V: int = 64, aligned: bool = True, rank: int = 4, beta: float = 
     return P / P.sum(1, keepdims=True)
 
 
-def default_task(V: int = 64) -> np.ndarray:
+def default_task(V: int = 64, **task_kw) -> np.ndarray:
     """The misaligned task (V, V): the data give the just-read token no special place as an output."""
-    return markov_task(V, aligned=False)
+    return markov_task(V, aligned=False, **task_kw)
 
 
 def entropy(P: np.ndarray) -> float:

@@ -182,7 +182,7 @@ def iter_fast_numerical_grads(params: dict, cfg: model.Config, inputs, targets, 
 def iter_numerical_grads(params: dict, cfg: model.Config, inputs, targets, net=model):
     """Yield {"step", "total"} (work done, in entries) per step; the last also carries "numeric" {name: grad}.
 
-    The fast evaluator for model; brute force for any other net (twoblock).
+    The fast evaluator for model; brute force for any other net (deep).
     """
     if net is model:
         return iter_fast_numerical_grads(params, cfg, inputs, targets)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import data, model, train, twoblock
+from . import data, deep, model, train
 
 
 def linear_cka(X: np.ndarray, Y: np.ndarray) -> float:
@@ -60,18 +60,18 @@ def alignment(scales=(1.0, 4.0, 16.0), seeds=range(3), steps: int = 300, lr: flo
 def lens(tied: bool, seeds=range(3), steps: int = 300, lr: float = 0.5) -> dict:
     """Logit lens on the two-block toy: how much of the loss drop the early block achieves, and its size."""
     task = data.default_task()
-    drops, shares = zip(*(lens_one(trained(cfg, steps, lr, net=twoblock), cfg, task)
+    drops, shares = zip(*(lens_one(trained(cfg, steps, lr, net=deep), cfg, task)
                           for cfg in (model.Config(tied=tied, seed=s) for s in seeds)))
     return {"tied": tied, "block1_loss_drop": float(np.mean(drops)), "block1_norm_share": float(np.mean(shares))}
 
 
 def lens_one(params: dict, cfg: model.Config, task: np.ndarray) -> tuple[float, float]:
     """Logit lens of one trained two-block model: (block 1's share of the loss drop, its output norm share)."""
-    cache = twoblock.forward(params, cfg, np.arange(cfg.V))
+    cache = deep.forward(params, cfg, np.arange(cfg.V))
     U = model.unembedding(params, cfg)
-    L0, L1, L2 = (-(task * model.log_softmax(cache[k] @ U.T)).sum(1).mean() for k in ("x", "h1", "h"))
+    L0, L1, L2 = (-(task * model.log_softmax(h @ U.T)).sum(1).mean() for h in (cache["x"], *cache["hs"][1:]))
     drop = (L0 - L1) / (L0 - L2)  # share of the whole network's loss drop made by block 1
-    share = np.linalg.norm(cache["h1"] - cfg.res * cache["x"]) / np.linalg.norm(cache["h"])
+    share = np.linalg.norm(cache["outs"][0]) / np.linalg.norm(cache["h"])
     return float(drop), float(share)
 
 
@@ -85,7 +85,7 @@ def study_runs(scale: float, seeds: int) -> list[tuple[str, bool, float, object]
     roles = [("tied", True, scale, model), ("untied", False, 1.0, model)]
     if scale != 1.0:  # the unscaled tied model is the reference the bias is compared with
         roles.append(("tied_ref", True, 1.0, model))
-    roles += [("lens_tied", True, scale, twoblock), ("lens_untied", False, 1.0, twoblock)]
+    roles += [("lens_tied", True, scale, deep), ("lens_untied", False, 1.0, deep)]
     return roles * seeds
 
 

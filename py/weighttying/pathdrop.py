@@ -67,17 +67,18 @@ def miss_simulated(k: int, wrong: int, entries: int, trials: int = 100_000, seed
     return float((hits == 0).mean())
 
 
-def training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 600, lr: float = 0.5,
-                    seed: int = 0, chunk: int = 50) -> dict:
+def training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 600, lr: float = train.LR,
+                    seed: int = 0, chunk: int = 50, batch: int = train.BATCH) -> dict:
     """Exact expected loss over training (data.default_task if None), correct vs output-path only: {setting: history}."""
     task = data.default_task(cfg.V) if task is None else task
     params = model.init_params(cfg)
-    return {name: train.train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk, paths=paths)["history"]
+    return {name: train.train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk, paths=paths,
+                              batch=batch)["history"]
             for name, paths in (("both paths", model.PATHS), ("output path only", ("output",)))}
 
 
-def iter_training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 600, lr: float = 0.5,
-                         seed: int = 0, chunk: int = 25):
+def iter_training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 600, lr: float = train.LR,
+                         seed: int = 0, chunk: int = 25, batch: int = train.BATCH):
     """training_curves() as it trains: yield {"step", "loss" (worst eval), "points": {setting: {step, loss, eval}}}.
 
     The correct and the output-path-only run advance one chunk each between yields, so a UI can draw
@@ -85,7 +86,7 @@ def iter_training_curves(cfg: model.Config = model.Config(), task=None, steps: i
     """
     task = data.default_task(cfg.V) if task is None else task
     params = model.init_params(cfg)
-    runs = {name: train.iter_train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk, paths=paths)
+    runs = {name: train.iter_train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk, paths=paths, batch=batch)
             for name, paths in (("both paths", model.PATHS), ("output path only", ("output",)))}
     first = data.expected_loss(params, cfg, task)
     yield {"step": 0, "loss": first, "points": {name: {"step": 0, "loss": float("nan"), "eval": first} for name in runs}}

@@ -30,20 +30,21 @@ def rank_histogram(ranks: np.ndarray, V: int, bins: int = 8) -> dict:
 
 
 def init_table(V: int = 64, d: int = 16, sigma: float = 0.25, seeds=range(5)) -> list[dict]:
-    """Mean self-rank at init over seeds for tied res=1, untied, chance, tied res=0, with the seed range."""
+    """Mean self-rank at init over seeds for tied res=1, untied, chance, tied res=0: {model, mean_rank, min, max, per_seed}."""
     models = {"tied, res = 1": dict(tied=True, res=1.0), "untied": dict(tied=False, res=1.0),
               "tied, res = 0 (the control)": dict(tied=True, res=0.0)}
     rows = []
     for name, kw in models.items():
         per_seed = [rank_at_init(model.Config(V=V, d=d, sigma=sigma, seed=s, **kw)) for s in seeds]
-        rows.append({"model": name, "mean_rank": float(np.mean(per_seed)), "min": min(per_seed), "max": max(per_seed)})
+        rows.append({"model": name, "mean_rank": float(np.mean(per_seed)), "min": min(per_seed), "max": max(per_seed),
+                     "per_seed": per_seed})
     chance = (V + 1) / 2  # a uniformly random rank among V
-    rows.insert(2, {"model": "chance", "mean_rank": chance, "min": chance, "max": chance})
+    rows.insert(2, {"model": "chance", "mean_rank": chance, "min": chance, "max": chance, "per_seed": [chance]})
     return rows
 
 
-def iter_ranks(cfg: model.Config, task=None, steps: int = 600, lr: float = 0.5, seed: int = 0, chunk: int = 50,
-               every: int | None = None):
+def iter_ranks(cfg: model.Config, task=None, steps: int = 600, lr: float = train.LR, seed: int = 0, chunk: int = 50,
+               every: int | None = None, batch: int = train.BATCH):
     """Yield {step, loss, eval} at init and every chunk of training (data.default_task if None), with
     "ranks" (V,) at init, every `every` steps (default: every chunk) and at the end.
 
@@ -54,21 +55,21 @@ def iter_ranks(cfg: model.Config, task=None, steps: int = 600, lr: float = 0.5, 
     params = model.init_params(cfg)
     ev = data.expected_loss(params, cfg, task)
     yield {"step": 0, "loss": ev, "eval": ev, "ranks": self_ranks(params, cfg)}
-    for point in train.iter_train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk):
+    for point in train.iter_train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk, batch=batch):
         p = {"step": point["step"], "loss": point["loss"], "eval": point["eval"]}
         if point["step"] % every == 0 or point["step"] == steps:
             p["ranks"] = self_ranks(point["params"], cfg)
         yield p
 
 
-def ranks_over_training(cfg: model.Config, task=None, steps: int = 600, lr: float = 0.5, seed: int = 0,
-                        chunk: int = 50):
+def ranks_over_training(cfg: model.Config, task=None, steps: int = 600, lr: float = train.LR, seed: int = 0,
+                        chunk: int = 50, batch: int = train.BATCH):
     """Yield {step, mean_rank, eval} every chunk of training on the task (data.default_task if None)."""
-    for p in iter_ranks(cfg, task, steps, lr, seed, chunk):
+    for p in iter_ranks(cfg, task, steps, lr, seed, chunk, batch=batch):
         yield {"step": p["step"], "mean_rank": float(p["ranks"].mean()), "eval": p["eval"]}
 
 
-def race(res: float = 1.0, sigma: float = 0.25, steps: int = 600, lr: float = 0.5, seed: int = 0,
+def race(res: float = 1.0, sigma: float = 0.25, steps: int = 600, lr: float = train.LR, seed: int = 0,
          chunk: int = 5, every: int = 25, V: int = 64, d: int = 16):
     """Train tied and untied side by side (same res, sigma, seed, batches); yield every chunk of steps
     {step, loss (the worse of the two, NaN if either is)}, and at init, every `every` steps and at the end
@@ -88,12 +89,14 @@ def race(res: float = 1.0, sigma: float = 0.25, steps: int = 600, lr: float = 0.
         yield p
 
 
-def trained_table(V: int = 64, d: int = 16, sigma: float = 0.25, steps: int = 600, lr: float = 0.5,
-                  seeds=range(5)) -> list[dict]:
-    """Mean self-rank after `steps` of training, tied vs untied, averaged over seeds."""
+def trained_table(V: int = 64, d: int = 16, sigma: float = 0.25, steps: int = 600, lr: float = train.LR,
+                  seeds=range(5), task=None, batch: int = train.BATCH) -> list[dict]:
+    """Mean self-rank after `steps` of training, tied vs untied, over seeds: {model, mean_rank, min, max, per_seed}."""
     rows = []
     for name, tied in (("tied", True), ("untied", False)):
-        per_seed = [list(ranks_over_training(model.Config(V=V, d=d, sigma=sigma, tied=tied, seed=s),
-                                             steps=steps, lr=lr, seed=s, chunk=steps))[-1]["mean_rank"] for s in seeds]
-        rows.append({"model": name, "mean_rank": float(np.mean(per_seed)), "min": min(per_seed), "max": max(per_seed)})
+        per_seed = [list(ranks_over_training(model.Config(V=V, d=d, sigma=sigma, tied=tied, seed=s), task,
+                                             steps=steps, lr=lr, seed=s, chunk=steps, batch=batch))[-1]["mean_rank"]
+                    for s in seeds]
+        rows.append({"model": name, "mean_rank": float(np.mean(per_seed)), "min": min(per_seed), "max": max(per_seed),
+                     "per_seed": per_seed})
     return rows

@@ -2,8 +2,10 @@
 
 One draw of the init at sigma = 1 is reused for every grid cell and rescaled, so cells differ only
 in (sigma, in_scale), and the whole grid goes through one broadcast forward pass (in chunks).
-Tied, sigma enters twice, x = in_scale * sigma * E0[t] and logits = h @ (sigma * E0).T: the
-logit scale moves with sigma squared while the residual stream moves with sigma.
+The residual-stream scale is the RMS of what the embedding writes into the stream, x = in_scale * E[t]
+(exactly linear in sigma: the page's x2.00); the logit scale is the RMS of logits = h @ E.T. Tied,
+sigma enters twice, so the logits grow like sigma squared while tanh is linear, and slower once it
+saturates (the page's x3.80). "stream" is the RMS of h itself, reported beside them.
 """
 from __future__ import annotations
 
@@ -21,23 +23,24 @@ GRIDS = {
 
 def init_scales(sigma, in_scale, V: int = 64, d: int = 16, hidden: int = 64, res: float = 1.0, seed: int = 0,
                 chunk: int = 256) -> dict:
-    """RMS of h (V tokens x d) and of the V x V logits at init, broadcast over sigma and in_scale arrays."""
+    """RMS of x and of h (V tokens x d) and of the V x V logits at init, broadcast over sigma and in_scale arrays."""
     sigma, in_scale = np.broadcast_arrays(np.asarray(sigma, float), np.asarray(in_scale, float))
     unit = model.init_params(model.Config(V=V, d=d, hidden=hidden, res=res, sigma=1.0, seed=seed))
     # The untied forward with E = in_scale * sigma * E0 and U = sigma * E0 is the tied model at this
     # init, with in_scale free to differ per cell.
     cfg = model.Config(V=V, d=d, hidden=hidden, tied=False, res=res)
     s, k = sigma.ravel()[:, None, None], in_scale.ravel()[:, None, None]
-    resid, logit = np.empty(sigma.size), np.empty(sigma.size)
+    resid, stream, logit = np.empty(sigma.size), np.empty(sigma.size), np.empty(sigma.size)
     with np.errstate(all="ignore"):  # sigma = 1e8 overflows to inf on purpose: reported, not raised
         for start in range(0, sigma.size, chunk):
             cells = slice(start, start + chunk)
             params = {**unit, "E": k[cells] * s[cells] * unit["E"], "U": s[cells] * unit["E"]}
             out = model.forward(params, cfg, np.arange(V))
-            resid[cells] = np.sqrt((out["h"] ** 2).mean((-2, -1)))
-            logit[cells] = np.sqrt((out["logits"] ** 2).mean((-2, -1)))
-    resid, logit = resid.reshape(sigma.shape), logit.reshape(sigma.shape)
-    return {"resid": resid, "logit": logit, "nonfinite": int((~np.isfinite(resid) | ~np.isfinite(logit)).sum())}
+            for rms, key in ((resid, "x"), (stream, "h"), (logit, "logits")):
+                rms[cells] = np.sqrt((out[key] ** 2).mean((-2, -1)))
+    resid, stream, logit = (a.reshape(sigma.shape) for a in (resid, stream, logit))
+    return {"resid": resid, "stream": stream, "logit": logit,
+            "nonfinite": int((~np.isfinite(resid) | ~np.isfinite(logit)).sum())}
 
 
 def in_band(scale: np.ndarray, band: float) -> np.ndarray:
@@ -58,8 +61,7 @@ def sweep_grid(kind: str = "coarse", band: float = 0.1, **cfg) -> dict:
 
 
 def doubling(sigma: float = 0.25, in_scale: float = 1.0, **cfg) -> dict:
-    """Factors by which the residual and logit scales grow when sigma doubles: {"resid", "logit"}."""
+    """Factors by which the residual, stream (h) and logit scales grow when sigma doubles: {"resid", "stream", "logit"}."""
     scales = init_scales(np.array([sigma, 2 * sigma]), in_scale, **cfg)
     with np.errstate(all="ignore"):
-        return {"resid": float(scales["resid"][1] / scales["resid"][0]),
-                "logit": float(scales["logit"][1] / scales["logit"][0])}
+        return {k: float(scales[k][1] / scales[k][0]) for k in ("resid", "stream", "logit")}

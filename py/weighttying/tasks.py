@@ -10,6 +10,7 @@ import numpy as np
 from . import data, model, train
 
 TASKS = {"ALIGNED": True, "MISALIGNED": False}
+STEPS = 600  # training steps per run; the page does not say (calibrate searched it)
 
 
 def param_count(cfg: model.Config) -> int:
@@ -17,16 +18,19 @@ def param_count(cfg: model.Config) -> int:
     return sum(P.size for P in model.init_params(cfg).values())
 
 
-def excess_loss(task: np.ndarray, cfg: model.Config, steps: int = 600, lr: float = 0.5, seed: int = 0) -> float:
+def excess_loss(task: np.ndarray, cfg: model.Config, steps: int = STEPS, lr: float = train.LR, seed: int = 0,
+                batch: int = train.BATCH) -> float:
     """Exact expected loss after training minus the task's entropy, for one model and seed (nats)."""
-    final = train.train(model.init_params(cfg), cfg, task, steps=steps, lr=lr, seed=seed, chunk=steps)
+    final = train.train(model.init_params(cfg), cfg, task, steps=steps, lr=lr, seed=seed, chunk=steps, batch=batch)
     return final["history"][-1]["eval"] - data.entropy(task)
 
 
-def run_task(aligned: bool, seed: int, steps: int = 600, lr: float = 0.5, V: int = 64, d: int = 16) -> dict:
-    """Tied and untied excess loss on one task for one seed (model init and batches), and their ratio."""
-    task = data.markov_task(V, aligned=aligned)
-    tied, untied = (excess_loss(task, model.Config(V=V, d=d, tied=t, seed=seed), steps, lr, seed) for t in (True, False))
+def run_task(aligned: bool, seed: int, steps: int = STEPS, lr: float = train.LR, V: int = 64, d: int = 16,
+             batch: int = train.BATCH, **task_kw) -> dict:
+    """Tied and untied excess loss on one task (data.markov_task(**task_kw)) for one seed, and their ratio."""
+    task = data.markov_task(V, aligned=aligned, **task_kw)
+    tied, untied = (excess_loss(task, model.Config(V=V, d=d, tied=t, seed=seed), steps, lr, seed, batch)
+                    for t in (True, False))
     return {"seed": seed, "tied": tied, "untied": untied, "ratio": tied / untied}
 
 
@@ -37,24 +41,25 @@ def parameter_counts(V: int = 64, d: int = 16) -> dict:
             "saving": 1 - tied / untied, "saving_of_tied": untied / tied - 1}
 
 
-def summary(name: str, runs: list[dict], V: int = 64, d: int = 16) -> dict:
+def summary(name: str, runs: list[dict], V: int = 64, d: int = 16, **task_kw) -> dict:
     """One task's row from its per-seed runs: mean excess tied and untied, ratio of means, per-seed range."""
     tied, untied = np.mean([r["tied"] for r in runs]), np.mean([r["untied"] for r in runs])
     ratios = [r["ratio"] for r in runs]
     counts = parameter_counts(V, d)
-    return {"task": name, "entropy": data.entropy(data.markov_task(V, aligned=TASKS[name])),
+    return {"task": name, "entropy": data.entropy(data.markov_task(V, aligned=TASKS[name], **task_kw)),
             "tied": float(tied), "untied": float(untied), "ratio": float(tied / untied),
             "ratio_min": min(ratios), "ratio_max": max(ratios), "runs": runs,
             "saving": counts["saving"], "saving_of_tied": counts["saving_of_tied"]}
 
 
-def table(seeds=range(5), steps: int = 600, lr: float = 0.5, V: int = 64, d: int = 16) -> list[dict]:
+def table(seeds=range(5), steps: int = STEPS, lr: float = train.LR, V: int = 64, d: int = 16,
+          batch: int = train.BATCH, **task_kw) -> list[dict]:
     """Per task: mean excess loss tied and untied over seeds, ratio of means, per-seed ratio range, saving."""
-    return [summary(name, [run_task(aligned, s, steps, lr, V, d) for s in seeds], V, d)
+    return [summary(name, [run_task(aligned, s, steps, lr, V, d, batch, **task_kw) for s in seeds], V, d, **task_kw)
             for name, aligned in TASKS.items()]
 
 
-def iter_runs(seeds=range(5), steps: int = 600, lr: float = 0.5, V: int = 64, d: int = 16, chunk: int = 50):
+def iter_runs(seeds=range(5), steps: int = STEPS, lr: float = train.LR, V: int = 64, d: int = 16, chunk: int = 50):
     """The runs of `table`, streamed: yield {step (done over all runs), total, loss, seed, task, model}
     every chunk of training; the chunk that finishes a (seed, task) pair also carries "run" = run_task's dict.
 

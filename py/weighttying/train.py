@@ -5,18 +5,21 @@ import numpy as np
 
 from . import data, model
 
+# The training recipe's free choices, set by `python -m weighttying calibrate` (docs/DESIGN.md).
+LR, BATCH = 0.5, 32
+
 
 def sgd(params: dict, grads: dict, lr: float) -> dict:
     """params - lr * grads, as new arrays (the caller's params are left as they were)."""
     return {name: P - lr * grads[name] for name, P in params.items()}
 
 
-def iter_train(params: dict, cfg: model.Config, task: np.ndarray, steps: int = 600, lr: float = 0.5,
-               batch: int = 32, seed: int = 0, chunk: int = 50, paths=model.PATHS, input_grad_scale: float = 1.0,
+def iter_train(params: dict, cfg: model.Config, task: np.ndarray, steps: int = 600, lr: float = LR,
+               batch: int = BATCH, seed: int = 0, chunk: int = 50, paths=model.PATHS, input_grad_scale: float = 1.0,
                net=model):
     """Yield {step, loss (mean batch loss of the chunk), eval (exact expected loss), params} every chunk.
 
-    net is any module with forward and loss_and_grads shaped like model's (e.g. twoblock).
+    net is any module with forward and loss_and_grads shaped like model's (e.g. deep).
     """
     rng = np.random.default_rng(seed)
     losses = []
