@@ -116,3 +116,10 @@ def test_recipe_constants_are_the_defaults_everywhere():
     a = train.train(model.init_params(cfg), cfg, data.default_task(), steps=20, chunk=20)
     b = train.train(model.init_params(cfg), cfg, data.default_task(), steps=20, chunk=20, lr=train.LR, batch=train.BATCH)
     assert a["history"][-1]["eval"] == b["history"][-1]["eval"]
+
+
+def test_the_pages_sections_default_to_the_calibrated_recipe():
+    from weighttying import state as S
+    st = S.State()
+    assert st.pathdrop.lr == st.repeat.lr == st.tasks.lr == train.LR
+    assert st.pathdrop.steps == st.repeat.steps == calibrate.STEPS and st.tasks.steps == tasks.STEPS

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import panel as pn
 
-from weighttying import model, prerender, repeat, report
+from weighttying import model, prerender, quoted, repeat, report
 from weighttying import state as S
 from weighttying.app import kit
 from weighttying.app.sections import repeat as section
@@ -36,7 +36,7 @@ def test_init_rows_are_repeat_init_table_beside_the_page():
     for r, w in zip(rows, want):
         assert r[1].x == w["mean_rank"] and (r[2][0].x, r[2][1].x) == (w["min"], w["max"])
         assert r[3] == report.PAGE["rank_init"][w["model"]]
-        assert r[4] == report.within(w["mean_rank"], r[3], report.RANK_TOL)
+        assert r[4] == quoted.within(w["mean_rank"], r[3], quoted.RANK_TOL)
     got = values(V.init_table(rows, 0.5, 3))
     assert got["repeat-rank-untied"] == want[1]["mean_rank"] and got["repeat-rank-chance"] == 32.5
 

@@ -4,7 +4,7 @@ import asyncio
 
 import panel as pn
 
-from weighttying import report, tasks
+from weighttying import quoted, report, tasks
 from weighttying import state as S
 from weighttying.app.sections import tasks as section
 from weighttying.app.store import Store
@@ -14,7 +14,7 @@ from test_section_repeat import button, run_until_done, shown, values
 
 def runs_of(seeds, steps, chunk=V.CHUNK):
     runs = V.empty()
-    for p in tasks.iter_runs(seeds, steps, 0.5, chunk=chunk):
+    for p in tasks.iter_runs(seeds, steps, S.Tasks().lr, chunk=chunk):
         V.collect(runs, p)
     return runs
 
@@ -41,9 +41,9 @@ def test_table_rows_page_numbers_verdicts_and_both_savings():
     rows = {r[0].split(" (")[0].split(",")[0]: r for r in V.summary_rows(runs, 1)}
     ratio = rows["MISALIGNED: ratio tied/untied"]
     assert ratio[2] == report.PAGE["ratio"]["MISALIGNED"]
-    assert ratio[3] == report.within(ratio[1].x, report.PAGE["ratio"]["MISALIGNED"], report.RATIO_TOL)
+    assert ratio[3] == quoted.within(ratio[1].x, report.PAGE["ratio"]["MISALIGNED"], quoted.RATIO_TOL)
     rng = rows["ALIGNED: per-seed ratio range"]
-    assert rng[3] == report.same_side_of_one(rng[1][0].x, rng[1][1].x, *report.PAGE["ratio_range"]["ALIGNED"])
+    assert rng[3] == quoted.same_side_of_one(rng[1][0].x, rng[1][1].x, *report.PAGE["ratio_range"]["ALIGNED"])
     c = tasks.parameter_counts()
     assert (c["tied"], c["untied"], c["removed"]) == (3152, 4176, 64 * 16)
     saving, of_tied = rows["V·d / untied total"], rows["V·d / tied total"]

@@ -14,12 +14,14 @@ import numpy as np
 
 from . import data, model, quoted, repeat, tasks, train
 
-# Searched in two stages (a bounded coordinate search, not the full product): the recipe at the task
-# this package started from, then the task at the winning recipe. Both task_steps come from the same runs.
+# A bounded coordinate search, not the full product: the recipe at the task this package started from,
+# then the task at the best recipe, then the recipe again at the best task, and so on until a stage
+# leaves the winner where it was (at most ROUNDS rounds). Both task_steps come from the same runs.
 RECIPES = {"lr": (0.5, 1.0), "batch": (32, 64, 128)}
 TASKS = {"rank": (2, 4, 8), "beta": (8.0, 16.0, 32.0)}
 TASK_STEPS = (600, 1200)
 START = {"rank": 4, "beta": 16.0}
+ROUNDS = 3
 STEPS = 600  # the page's steps for the loss curves and the trained ranks
 SEEDS = range(5)
 
@@ -83,16 +85,21 @@ def best(scores: list[dict]) -> dict:
     return min(scores, key=lambda s: (-s["within"], s["cost"]))
 
 
-def iter_search(seeds=SEEDS):
-    """Yield score() of every candidate: the RECIPES at START, then the TASKS at the best recipe so far."""
-    stage = []
-    for choices in grid(RECIPES, START):
-        stage += scores(choices, seeds)
-        yield from stage[-len(TASK_STEPS):]
-    recipe = {k: best(stage)["candidate"][k] for k in RECIPES}
-    for choices in grid(TASKS, recipe):
-        if choices != {**START, **recipe}:  # scored in the first stage
-            yield from scores(choices, seeds)
+def iter_search(seeds=SEEDS, rounds: int = ROUNDS):
+    """Yield score() of every candidate the coordinate search visits (RECIPES, then TASKS, ...), each once."""
+    seen, done, fixed = set(), [], dict(START)
+    for stage in [RECIPES, TASKS] * rounds:
+        before = best(done)["candidate"] if done else None
+        for choices in grid(stage, fixed):
+            key = tuple(sorted(choices.items()))
+            if key not in seen:
+                seen.add(key)
+                done += scores(choices, seeds)
+                yield from done[-len(TASK_STEPS):]
+        win = best(done)["candidate"]
+        if win == before:
+            return
+        fixed = {k: win[k] for k in (*TASKS, *RECIPES)}
 
 
 def current() -> dict:

@@ -43,6 +43,8 @@ QUOTES = {
     "pathdrop.right_rows.input_only": (PAGE["right_rows"]["input path only"], 0, 0),
     "pathdrop.loss.correct": (PAGE["final_loss"]["both paths"], 2, 1),
     "pathdrop.loss.output_only": (PAGE["final_loss"]["output path only"], 2, 1),
+    # not printed on the page but implied by its two losses; it does not depend on the task's entropy
+    "pathdrop.loss.gap": (round(PAGE["final_loss"]["output path only"] - PAGE["final_loss"]["both paths"], 2), 2, 1),
     "repeat.init.tied_res1": (PAGE["rank_init"]["tied, res = 1"], 1, 1),
     "repeat.init.untied": (PAGE["rank_init"]["untied"], 1, 1),
     "repeat.init.chance": (PAGE["rank_init"]["chance"], 1, 0),

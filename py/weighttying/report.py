@@ -62,10 +62,14 @@ def pathdrop_rows() -> list[dict]:
 
 def pathdrop_table(seeds=SEEDS) -> list[dict]:
     """pathdrop_rows, then the final loss of the correct and the output-path-only model over seeds."""
-    finals = [pathdrop.training_curves(model.Config(seed=s), seed=s, chunk=600) for s in seeds]
-    return pathdrop_rows() + [
-        judged(f"{name}: loss after 600 steps", qid, [f[name][-1]["eval"] for f in finals])
-        for name, qid in (("both paths", "pathdrop.loss.correct"), ("output path only", "pathdrop.loss.output_only"))]
+    finals = [{k: h[-1]["eval"] for k, h in pathdrop.training_curves(model.Config(seed=s), seed=s, chunk=600).items()}
+              for s in seeds]
+    entropy = data.entropy(data.default_task())
+    rows = [judged(f"{name}: loss after 600 steps (task entropy {entropy:.3f})", qid, [f[name] for f in finals])
+            for name, qid in (("both paths", "pathdrop.loss.correct"), ("output path only", "pathdrop.loss.output_only"))]
+    gap = judged("output path only minus both paths: the broken model's extra loss", "pathdrop.loss.gap",
+                 [f["output path only"] - f["both paths"] for f in finals])
+    return pathdrop_rows() + rows + [gap]
 
 
 def repeat_table(seeds=SEEDS) -> list[dict]:
@@ -141,7 +145,8 @@ def lens_rows() -> list[dict]:
         diff = t["tied"][key] - t["untied"][key]
         rows.append(row(f"{name}, blocks 1..{lens.EARLY}: tied - untied = {t['tied'][key]:.3f} - {t['untied'][key]:.3f}"
                         f" ({t['seeds']} seeds, paired SE {t['se'][key]:.3f})", diff,
-                        "early blocks contribute less when tied (< 0)", t["verdict"][key], f"paper.lens.{key}"))
+                        "early blocks contribute less when tied (< 0)", t["verdict"][key], f"paper.lens.{key}",
+                        2 * t["se"][key]))
     return rows
 
 

@@ -12,7 +12,7 @@ import html
 
 import numpy as np
 
-from .. import gradcheck, model, pathdrop
+from .. import gradcheck, model, pathdrop, train
 from .. import render as R
 from .. import state as S
 from ..quoted import PAGE, within
@@ -21,7 +21,7 @@ from .kit import TOY, error_heatmap, grid, hook, iter_numeric as numeric_steps, 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
 TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, standard error <= 0.005
 LOSS_TOL = 0.05  # final losses agree with the page's when within this (the report's rule)
-PAGE_STEPS, PAGE_LR = 600, 0.5  # the run the page's 1.61 vs 1.84 describes (the report's defaults)
+PAGE_STEPS, PAGE_LR = 600, train.LR  # the run the page's 1.61 vs 1.84 describes (the report's defaults)
 CURVES = ("both paths", "output path only")  # correct vs broken (input path dropped)
 CURVE_CHUNK = 5  # SGD steps per run between yields: ~15 ms each in Pyodide, so Cancel lands at once
 SLOTS = ("readout", "table", "heatmap", "kcheck", "trap", "curves", "finals")
