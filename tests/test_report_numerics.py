@@ -3,7 +3,7 @@ import ast
 import json
 import pathlib
 
-from weighttying import __main__, report
+from weighttying import __main__, quoted, report
 
 PKG = pathlib.Path(report.__file__).parent
 
@@ -34,11 +34,30 @@ def test_text_table_has_every_column_and_verdict():
     text = report.to_text(tables)
     assert "== savings ==" in text and "page says" in text and "verdict" in text
     assert all(r["verdict"].startswith(("agrees", "differs")) for rows in tables.values() for r in rows)
+    assert "tol" in text and "sweep.doubling.logit" in text
+
+
+REQUIRED_IDS = {
+    *(f"pathdrop.wrong_rows.{s}" for s in ("both", "output_only", "input_only")),
+    "pathdrop.loss.correct", "pathdrop.loss.output_only",
+    *(f"repeat.init.{m}" for m in ("tied_res1", "untied", "tied_res0")), "repeat.trained.tied", "repeat.trained.untied",
+    *(f"tasks.{t}.{k}" for t in ("aligned", "misaligned") for k in ("tied", "untied", "ratio")),
+    "sweep.coarse_hits", "sweep.fine_hits", "sweep.doubling.resid", "sweep.doubling.logit",
+    "savings.gpt2_small", "savings.large_vocab_toy", "savings.char_model",
+    "paper.grad_ratio", "paper.cka_bias.scale1", "paper.lens.tuned_kl_share", "paper.lens.logit_kl_share",
+}
 
 
 def test_cli_json_report_has_every_section_and_is_deterministic(capsys):
     assert __main__.main(["report", "--json"]) == 0
     first = json.loads(capsys.readouterr().out)
     assert set(first) == set(report.SECTIONS)
-    assert all({"quantity", "ours", "page", "verdict"} <= set(r) for rows in first.values() for r in rows)
+    rows = [r for rows in first.values() for r in rows]
+    assert all({"id", "quantity", "ours", "page", "tol", "verdict"} <= set(r) for r in rows)
+    ids = [r["id"] for r in rows]
+    assert len(ids) == len(set(ids)) and REQUIRED_IDS <= set(ids), REQUIRED_IDS - set(ids)
+    # every quoted page number is judged with its tolerance printed, and shares are fractions
+    judged = {r["id"]: r for r in rows if r["id"] in quoted.QUOTES}
+    assert set(judged) == set(quoted.QUOTES) and all(r["tol"] > 0 for r in judged.values())
+    assert 0 < judged["savings.gpt2_small"]["ours"] < 1
     assert json.loads(report.to_json({"pathdrop": report.pathdrop_table()}))["pathdrop"] == first["pathdrop"]
