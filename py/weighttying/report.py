@@ -9,17 +9,22 @@ import json
 import numpy as np
 
 from . import data, gradcheck, lens, model, paper, pathdrop, repeat, savings, sweep, tasks
-from .quoted import PAGE, judge, row, same_side_of_one, sign
+from .quoted import PAGE, TRAINED, judge, row, same_side_of_one, sign
 
 SEEDS = range(5)
 TASK_SLUG = {"ALIGNED": "aligned", "MISALIGNED": "misaligned"}
 SAVING_SLUG = {"gpt2-small": "gpt2_small", "large-vocab-toy": "large_vocab_toy", "char-model": "char_model"}
 
 
+CALIBRATED = ("; the calibrated recipe: no setting searched reproduces more page numbers at once "
+              "(python -m weighttying calibrate; docs/DESIGN.md, Calibration)")
+
+
 def judged(quantity: str, qid: str, per_seed) -> dict:
-    """A row judged by quoted.judge from our per-seed values (ours = their mean)."""
+    """A row judged by quoted.judge from our per-seed values (ours = their mean); a trained miss says why."""
     j = judge(qid, per_seed)
-    return {**row(quantity, j["ours"], j["page"], j["verdict"], qid, j["tol"]), "distance": j["distance"]}
+    verdict = j["verdict"] + (CALIBRATED if qid in TRAINED and j["distance"] > 1 else "")
+    return {**row(quantity, j["ours"], j["page"], verdict, qid, j["tol"]), "distance": j["distance"]}
 
 
 def gradcheck_table(seeds=range(3)) -> list[dict]:
