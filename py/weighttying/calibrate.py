@@ -40,10 +40,10 @@ def run(cfg: model.Config, task: np.ndarray, lr: float, batch: int, steps: int, 
     return out
 
 
-def seed_measures(c: dict, seed: int) -> dict[int, dict[str, float]]:
-    """{task_steps: {id: our value}} of every quoted.TRAINED id for choices c and one seed, every TASK_STEPS
+def seed_measures(c: dict, seed: int, task_steps=TASK_STEPS) -> dict[int, dict[str, float]]:
+    """{t: {id: our value}} of every quoted.TRAINED id for choices c and one seed, every t of task_steps
     read from the same runs (the runs pathdrop, repeat and tasks make with these choices)."""
-    kw = dict(lr=c["lr"], batch=c["batch"], steps=max(TASK_STEPS))
+    kw = dict(lr=c["lr"], batch=c["batch"], steps=max(STEPS, *task_steps))
     A, M = (data.markov_task(aligned=a, rank=c["rank"], beta=c["beta"]) for a in (True, False))
     tied, untied = (model.Config(tied=t, seed=seed) for t in (True, False))
     m_tied, m_untied, a_tied, a_untied = (run(cfg, P, **kw) for P in (M, A) for cfg in (tied, untied))
@@ -52,7 +52,7 @@ def seed_measures(c: dict, seed: int) -> dict[int, dict[str, float]]:
             "repeat.trained.tied": m_tied[STEPS][1], "repeat.trained.untied": m_untied[STEPS][1]}
     hA, hM = data.entropy(A), data.entropy(M)
     out = {}
-    for t in TASK_STEPS:
+    for t in task_steps:
         out[t] = dict(base)
         for name, et, eu in (("aligned", a_tied[t][0] - hA, a_untied[t][0] - hA),
                              ("misaligned", m_tied[t][0] - hM, m_untied[t][0] - hM)):

@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 
-from . import data, gradcheck, lens, model, paper, pathdrop, repeat, savings, sweep, tasks
+from . import calibrate, data, gradcheck, lens, model, paper, pathdrop, repeat, savings, sweep, tasks
 from .quoted import PAGE, TRAINED, judge, row, same_side_of_one, sign
 
 SEEDS = range(5)
@@ -65,42 +65,50 @@ def pathdrop_rows() -> list[dict]:
     return rows
 
 
-def pathdrop_table(seeds=SEEDS) -> list[dict]:
+def trained(seeds=SEEDS) -> list[dict]:
+    """Per seed, our value of every quoted.TRAINED id under the recipe in use: five runs a seed, shared by the
+    loss curves, the trained ranks and the tasks table (calibrate.seed_measures; the same numbers pathdrop,
+    repeat and tasks compute, a test checks)."""
+    return [calibrate.seed_measures(calibrate.current(), s, (tasks.STEPS,))[tasks.STEPS] for s in seeds]
+
+
+def pathdrop_table(measures=None) -> list[dict]:
     """pathdrop_rows, then the final loss of the correct and the output-path-only model over seeds."""
-    finals = [{k: h[-1]["eval"] for k, h in pathdrop.training_curves(model.Config(seed=s), seed=s, chunk=600).items()}
-              for s in seeds]
+    measures = trained() if measures is None else measures
     entropy = data.entropy(data.default_task())
-    rows = [judged(f"{name}: loss after 600 steps (task entropy {entropy:.3f})", qid, [f[name] for f in finals])
+    rows = [judged(f"{name}: loss after 600 steps (task entropy {entropy:.3f})", qid, [m[qid] for m in measures])
             for name, qid in (("both paths", "pathdrop.loss.correct"), ("output path only", "pathdrop.loss.output_only"))]
     gap = judged("output path only minus both paths: the broken model's extra loss", "pathdrop.loss.gap",
-                 [f["output path only"] - f["both paths"] for f in finals])
+                 [m["pathdrop.loss.output_only"] - m["pathdrop.loss.correct"] for m in measures])
     return pathdrop_rows() + rows + [gap]
 
 
-def repeat_table(seeds=SEEDS) -> list[dict]:
+def repeat_table(measures=None, seeds=SEEDS) -> list[dict]:
     """Mean rank of the just-read token at init and after 600 steps (tied vs untied), over seeds."""
+    measures = trained(seeds) if measures is None else measures
     ids = {"tied, res = 1": "tied_res1", "untied": "untied", "chance": "chance", "tied, res = 0 (the control)": "tied_res0"}
     rows = [judged(f"at init, {r['model']}", f"repeat.init.{ids[r['model']]}", r["per_seed"])
             for r in repeat.init_table(seeds=seeds)]
-    rows += [judged(f"after 600 steps, {r['model']}", f"repeat.trained.{r['model']}", r["per_seed"])
-             for r in repeat.trained_table(seeds=seeds)]
-    return rows
+    return rows + [judged(f"after 600 steps, {m}", f"repeat.trained.{m}", [x[f"repeat.trained.{m}"] for x in measures])
+                   for m in ("tied", "untied")]
 
 
-def tasks_table(seeds=SEEDS) -> list[dict]:
+def tasks_table(measures=None) -> list[dict]:
     """Excess loss tied and untied on both tasks over seeds, ratio, per-seed range, parameter saving."""
+    measures = trained() if measures is None else measures
     rows = []
-    for r in tasks.table(seeds=seeds):
-        t, slug = r["task"], TASK_SLUG[r["task"]]
+    for t, slug in TASK_SLUG.items():
+        entropy = data.entropy(data.markov_task(aligned=tasks.TASKS[t]))
         for key in ("tied", "untied", "ratio"):
-            rows.append(judged(f"{t} (entropy {r['entropy']:.3f}): {key if key == 'ratio' else key + ' excess'}",
-                               f"tasks.{slug}.{key}", [run[key] for run in r["runs"]]))
+            rows.append(judged(f"{t} (entropy {entropy:.3f}): {key if key == 'ratio' else key + ' excess'}",
+                               f"tasks.{slug}.{key}", [m[f"tasks.{slug}.{key}"] for m in measures]))
+        lo, hi = (f([m[f"tasks.{slug}.ratio"] for m in measures]) for f in (min, max))
         page_lo, page_hi = PAGE["ratio_range"][t]
-        rows.append(row(f"{t}: per-seed ratio range", f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}",
-                        f"{page_lo:.2f}-{page_hi:.2f}", same_side_of_one(r["ratio_min"], r["ratio_max"], page_lo, page_hi),
-                        f"tasks.{slug}.ratio_range"))
-    rows.append(judged("fewer parameters tied: V*d / untied total", "tasks.saving", [r["saving"]]))
-    rows.append(judged("  (the same V*d / tied total)", "tasks.saving_of_tied", [r["saving_of_tied"]]))
+        rows.append(row(f"{t}: per-seed ratio range", f"{lo:.2f}-{hi:.2f}", f"{page_lo:.2f}-{page_hi:.2f}",
+                        same_side_of_one(lo, hi, page_lo, page_hi), f"tasks.{slug}.ratio_range"))
+    counts = tasks.parameter_counts()
+    rows.append(judged("fewer parameters tied: V*d / untied total", "tasks.saving", [counts["saving"]]))
+    rows.append(judged("  (the same V*d / tied total)", "tasks.saving_of_tied", [counts["saving_of_tied"]]))
     return rows
 
 
@@ -160,8 +168,10 @@ SECTIONS = {"gradcheck": gradcheck_table, "pathdrop": pathdrop_table, "repeat": 
 
 
 def build() -> dict:
-    """Every table: {section: [rows]}; deterministic (fixed seeds)."""
-    return {name: make() for name, make in SECTIONS.items()}
+    """Every table: {section: [rows]}; deterministic (fixed seeds). The trained runs are made once for three tables."""
+    measures = trained()
+    shared = {"pathdrop": pathdrop_table, "repeat": repeat_table, "tasks": tasks_table}
+    return {name: shared[name](measures) if name in shared else make() for name, make in SECTIONS.items()}
 
 
 def cell(value) -> str:
