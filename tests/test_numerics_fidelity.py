@@ -123,3 +123,16 @@ def test_the_pages_sections_default_to_the_calibrated_recipe():
     st = S.State()
     assert st.pathdrop.lr == st.repeat.lr == st.tasks.lr == train.LR
     assert st.pathdrop.steps == st.repeat.steps == calibrate.STEPS and st.tasks.steps == tasks.STEPS
+
+
+def test_calibrate_command_prints_every_candidates_distances_and_the_winner(monkeypatch, capsys):
+    from weighttying import __main__
+    monkeypatch.setattr(calibrate, "RECIPES", {"lr": (train.LR,), "batch": (train.BATCH,)})
+    monkeypatch.setattr(calibrate, "TASKS", {"rank": (data.RANK,), "beta": (data.BETA,)})
+    monkeypatch.setattr(calibrate, "TASK_STEPS", (tasks.STEPS,))
+    assert __main__.main(["calibrate", "--seeds", "1"]) == 0
+    out = capsys.readouterr().out
+    lines = [ln for ln in out.splitlines() if " within, cost " in ln]
+    assert len(lines) == 3  # the starting task, the recipe's task, then the winner's line
+    assert all(f"{calibrate.short(q)}=" in lines[0] for q in quoted.TRAINED)
+    assert f"in use: {calibrate.current()}\n" in out + "\n" and "differs from the winner" not in out
