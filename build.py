@@ -3,13 +3,14 @@
 
     .venv/bin/python build.py [--wheels-from DIR] [--offline] [--cache DIR] [--out DIR] [--without LEVERS]
 
-Six stages, each one function below, run in order by build():
+Seven stages, each one function below, run in order by build():
   fetch      the pinned artifacts (npm ci, pip download), each checked against pins/artifacts.json
   wheels     the wheels the worker installs: slimmed, sdists made pure, ours packed from py/
   compile    every .py of the wheels and the stdlib to .pyc by Pyodide's own Python (tools/pyc.mjs)
   prerender  site/index.html with the section prose and their default figures, rendered in CPython
   assemble   dist/'s files: runtime, trimmed lock, wheels, BokehJS/Panel static files, the page
   compress   .gz and .br twins that serve.py sends (tools/brotli.mjs)
+  classroom  weighttying.html: the whole site in one file that runs from disk, no server (tools/single_file.py)
 
 Every vendored artifact is checked against pins/artifacts.json before it is used, every build, cached
 or not: a mismatch stops the build with a message naming the file. Pyodide's own binary wheels
@@ -118,6 +119,7 @@ class Inputs:
     lock: dict  # npm's pyodide-lock.json
     pypi: dict[str, Path]  # pinned PyPI files by file name
     lock_wheels: dict[str, Path]  # Pyodide's binary wheels by package name
+    decoder: dict[str, Path]  # npm brotli-dec-wasm's files by name (the classroom file's worker decompresses with it)
 
     @property
     def python(self) -> Python:
@@ -188,23 +190,25 @@ def cached(key_parts: list[str], name: str, make) -> Path:
 def fetch(offline: bool, wheels_from: Path | None) -> Inputs:
     """Every pinned artifact, downloaded by its ordinary client when missing, each one verified."""
     pins = json.loads(PINS.read_text())
-    runtime = npm_runtime(pins, offline)
+    runtime = npm_files(pins["npm"], offline)
     lock = json.loads(runtime["pyodide-lock.json"].read_text())
     pypi = pypi_files(pins, offline)
-    return Inputs(pins, runtime, lock, pypi, lock_wheels(pins, lock, pypi, wheels_from))
+    decoder = npm_files(pins["npm_decoder"], offline)
+    return Inputs(pins, runtime, lock, pypi, lock_wheels(pins, lock, pypi, wheels_from), decoder)
 
 
-def npm_runtime(pins: dict, offline: bool) -> dict[str, Path]:
-    """The pinned Pyodide runtime files from node_modules (npm ci when absent or another version)."""
-    spec = pins["npm"]
-    pkg = NPM_DIR / "package.json"
+def npm_files(spec: dict, offline: bool) -> dict[str, Path]:
+    """A pinned npm package's files from node_modules (npm ci when absent or another version)."""
+    root = ROOT / "node_modules" / spec["package"]
+    pkg = root / "package.json"
     installed = json.loads(pkg.read_text())["version"] if pkg.is_file() else None
     if installed != spec["version"]:
+        have = f"node_modules has {spec['package']} {installed}, need {spec['version']}"
         if offline:
-            raise BuildError(f"node_modules has pyodide {installed}, need {spec['version']}; run npm ci (--offline forbids it)")
-        log(f"npm ci (node_modules has pyodide {installed}, need {spec['version']})")
+            raise BuildError(f"{have}; run npm ci (--offline forbids it)")
+        log(f"npm ci ({have})")
         run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], "npm ci")
-    return {name: verified(NPM_DIR / name, want, f"npm {spec['package']}@{spec['version']}")
+    return {name: verified(root / name, want, f"npm {spec['package']}@{spec['version']}")
             for name, want in spec["files"].items()}
 
 
@@ -579,6 +583,26 @@ def brotlied(datas: list[bytes], quality: int = 11) -> dict[str, bytes]:
 
 
 # ------------------------------------------------------------------------------------------------
+# Stage 7: classroom
+# ------------------------------------------------------------------------------------------------
+def classroom(inputs: Inputs, files: dict[str, bytes], config: dict, html: str) -> dict[str, bytes]:
+    """weighttying.html, the whole site in one file that runs opened from disk (tools/single_file.py), and
+    weighttying.html.sha256 (`sha256sum -c` format) for checking a copy; the build log prints the sha256 too."""
+    sys.path.insert(0, str(ROOT))
+    from tools import single_file
+
+    sources = {name: (SITE / name).read_text() for name in single_file.SOURCES}
+    decoder = {name: path.read_bytes() for name, path in inputs.decoder.items()}
+    try:
+        out = single_file.single_file(lambda info, csp: page(html, info, csp), config, files, sources, decoder, brotlied)
+    except ValueError as e:
+        raise BuildError(f"{single_file.NAME}: {e}") from e
+    digest = sha256(out)
+    log(f"{DIST / single_file.NAME}: {len(out) / 1e6:.1f} MB, sha256 {digest}")
+    return {single_file.NAME: out, f"{single_file.NAME}.sha256": f"{digest}  {single_file.NAME}\n".encode()}
+
+
+# ------------------------------------------------------------------------------------------------
 # The build
 # ------------------------------------------------------------------------------------------------
 def write_dist(files: dict[str, bytes]) -> None:
@@ -602,7 +626,7 @@ def timed(name: str, fn, *args):
 
 
 def build(wheels_from: Path | None, offline: bool, without: frozenset = frozenset()) -> dict:
-    """The six stages in order; returns the page's build config."""
+    """The seven stages in order; returns the page's build config."""
     t0 = time.monotonic()
     inputs = timed("fetch", fetch, offline, wheels_from)
     shipped = timed("wheels", wheels, inputs)
@@ -613,7 +637,8 @@ def build(wheels_from: Path | None, offline: bool, without: frozenset = frozense
     html = timed("prerender", prerender)
     files, config = timed("assemble", assemble, inputs, shipped, stdlib, html)
     twins = timed("compress", compress, files, "br" not in without)
-    write_dist(files | twins)
+    single = timed("classroom", classroom, inputs, files, config, html)
+    write_dist(files | twins | single)
     log(f"{DIST} ready: {len(files)} files (+{len(twins)} compressed twins), {sum(map(len, files.values())) / 1e6:.1f} MB, "
         f"build {config['id']}, {time.monotonic() - t0:.1f} s")
     return config

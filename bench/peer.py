@@ -142,7 +142,7 @@ def runtime(site: Path, pins: dict, pypi: dict[str, Path], peer: dict[str, Path]
     """site/pyodide/: a stock 'full' Pyodide 0.27.7 layout (runtime + lock + the wheels the peer loads)."""
     out = site / "pyodide"
     out.mkdir(parents=True)
-    files = B.npm_runtime(pins, offline=True)
+    files = B.npm_files(pins["npm"], offline=True)
     lock = json.loads(files.pop("pyodide-lock.json").read_text())
     for name, path in files.items():
         shutil.copyfile(path, out / name)

@@ -12,6 +12,11 @@
 "use strict";
 (() => {
   const config = JSON.parse(document.getElementById("wt-build").textContent);
+  // Where the worker and the page's files come from: this site over http, or, in the classroom file
+  // opened from disk, the page itself (site/classroom.js sets window.__wtTransport before this runs).
+  const transport = window.__wtTransport || {
+    ready: Promise.resolve(), worker: () => new Worker("worker.js"), url: (path) => path, localize: (value) => value,
+  };
   // A worker's death is seen at once through a Web Lock it holds (the "lifeline"; secure contexts such as
   // 127.0.0.1). The heartbeat catches a worker stuck in one call: with a lifeline a silence is only a hang,
   // so it may last HUNG_MS (a long synchronous Python call is slow, not dead); without one (plain http on a
@@ -65,7 +70,7 @@
     const missing = config.scripts.filter((src) => !loaded.has(src));
     return Promise.all(missing.map((src) => new Promise((resolve, reject) => {
       const s = document.createElement("script");
-      s.src = src;
+      s.src = transport.url(src);
       s.async = false;
       if (config.integrity && config.integrity[src]) s.integrity = config.integrity[src]; // refuse a modified file
       s.onload = () => {
@@ -150,7 +155,7 @@
 
   async function render(worker, msg) {
     await scripts;
-    const { docs_json, render_items, sections } = JSON.parse(msg.data);
+    const { docs_json, render_items, sections } = transport.localize(JSON.parse(msg.data));
     for (const id of sections) {
       const el = $(`live-${id}`);
       if (!el) throw new Error(`the page has no <div id="live-${id}"> for section ${id}`);
@@ -179,7 +184,7 @@
         navigator.locks.request(worker.lockName, () => {
           if (worker === wt.worker && worker.booted) crashed("the Python worker stopped", performance.now() - worker.heardAt);
           else if (worker === wt.worker) fail("The Python worker stopped while starting.");
-        });
+        }).catch(() => { worker.lifeline = false; }); // a page the browser denies locks: the heartbeat alone
         break;
       case "pong":
         if (msg.n === worker.pingN) worker.pingAt = 0;
@@ -204,7 +209,7 @@
         wt.patchesReceived += 1;
         patching += 1;
         try {
-          worker.jsdoc.apply_json_patch(msg.patch, msg.buffers);
+          worker.jsdoc.apply_json_patch(transport.localize(msg.patch), msg.buffers);
         } finally {
           patching -= 1;
           wt.lastPatchAt = performance.now();
@@ -221,7 +226,11 @@
         break;
       case "url":
         wt.query = msg.data;
-        history.replaceState(history.state, "", (msg.data ? `?${msg.data}` : location.pathname) + location.hash);
+        try {
+          history.replaceState(history.state, "", (msg.data ? `?${msg.data}` : location.pathname) + location.hash);
+        } catch (err) { // a browser may refuse a file:// page its own query: links still carry wt.query (page.js)
+          console.info(`weighttying: the address bar keeps its old settings here (${err.message}); copied links have the current ones`);
+        }
         break;
       case "notes":
         showNotes(msg.data);
@@ -240,7 +249,7 @@
     wt.ready.catch(() => {}); // a failure is shown on the page; awaiting code still sees the rejection
     Object.assign(wt, { error: null, timings: {} });
     setStatus("booting", "Starting…", 0);
-    const worker = new Worker("worker.js");
+    const worker = transport.worker();
     const now = performance.now();
     Object.assign(worker, { busy: false, queue: [], jsdoc: null, booted: false, heardAt: now, pingAt: 0, pingN: 0,
       sentAt: 0 });
@@ -259,9 +268,10 @@
       worker.postMessage({ type: "lifeline", name: worker.lockName });
     }
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
-    worker.postMessage({ type: "boot", config, query: location.search.slice(1),
+    // address: this page without query, for the links Python writes into exports and figure stamps.
+    worker.postMessage({ type: "boot", config, query: location.search.slice(1), address: location.href.split(/[?#]/)[0],
       scheme: document.documentElement.dataset.wtScheme || "light" });
-    scripts = firstPaint.then(loadScripts);
+    scripts = firstPaint.then(() => transport.ready).then(loadScripts);
     scripts.catch((e) => { if (worker === wt.worker) fail(e.message); });
   }
 

@@ -36,13 +36,13 @@
 
   const state = (window.__wtPage = { theme, scheme: root.dataset.wtScheme, embed, hide, copied: null });
 
-  // The link to share: this page with the current query (boot.js keeps location.search current),
-  // without embed=, optionally pointing at one section.
+  // The link to share: this page (http or file://) with the current query (boot.js keeps wt.query and,
+  // where the browser lets it, location.search current), without embed=, optionally pointing at one section.
   function shareUrl(section) {
-    const q = new URLSearchParams(location.search);
+    const q = new URLSearchParams(window.__wt ? window.__wt.query : location.search);
     q.delete("embed");
     const query = q.toString();
-    return `${location.origin}${location.pathname}${query ? `?${query}` : ""}${section ? `#${section}` : ""}`;
+    return `${location.href.split(/[?#]/)[0]}${query ? `?${query}` : ""}${section ? `#${section}` : ""}`;
   }
 
   function say(box, text) {

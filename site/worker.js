@@ -113,19 +113,22 @@ async function whichWheels(config, runtime, message) {
   }
 }
 
-async function boot({ config, query, scheme }) {
-  const runtime = new URL(config.runtime, self.location).href;
+async function boot({ config, query, scheme, address }) {
+  // The runtime's bytes come from this site over http, or, in the classroom file opened from disk, from
+  // the page, which posted them with this script (self.wtPosted; site/classroom.js, site/unpack.js).
+  const base = self.wtPosted ? address : self.location;
+  const runtime = new URL(config.runtime, base).href;
   try {
     await step(0, async () => {
-      await verifyRuntime(config); // nothing of the runtime runs unless it is the file the build recorded
+      // nothing of the runtime runs unless it is the file the build recorded
+      await (self.wtPosted ? wtPayload.unpackInto(self.wtPosted, base, checked) : verifyRuntime(config));
+      self.wtPosted = null;
       try {
         self.importScripts(`${runtime}pyodide.js`);
       } catch (err) {
         throw new Error(`could not load ${config.runtime}pyodide.js from this site`);
       }
       py = await loadPyodide({ indexURL: runtime, lockFileURL: `${runtime}pyodide-lock.json` });
-      checked.clear(); // Python is running: the ~13 MB of checked runtime bytes are no longer needed
-      lent.splice(0).forEach((u) => URL.revokeObjectURL(u));
     });
     await step(1, async () => {
       const errors = [];
@@ -135,6 +138,9 @@ async function boot({ config, query, scheme }) {
         errorCallback: (m) => errors.push(m),
       });
       if (errors.length) throw new Error(await whichWheels(config, runtime, errors.join(" ")));
+      // Python runs and its packages are installed: the checked bytes (runtime, posted wheels) are not needed
+      checked.clear();
+      lent.splice(0).forEach((u) => URL.revokeObjectURL(u));
     });
     await step(2, () => {
       py.runPython(PRELUDE(config.panel_cdn_root));
@@ -142,7 +148,7 @@ async function boot({ config, query, scheme }) {
     });
     await step(3, () => {
       app = py.pyimport("weighttying.app.main");
-      post({ type: "render", data: app.start(query, emit, scheme || "light") });
+      post({ type: "render", data: app.start(query, emit, scheme || "light", address) });
     });
   } catch (err) {
     console.error(err);
@@ -157,7 +163,8 @@ self.onmessage = (event) => {
   } else if (msg.type === "lifeline") {
     // Held until this worker ends: the page waits on the same Web Lock, so it learns of a terminated
     // or crashed worker at once, even while Python is busy in a long call (then pings go unanswered).
-    navigator.locks.request(msg.name, () => { post({ type: "lifeline" }); return new Promise(() => {}); });
+    navigator.locks.request(msg.name, () => { post({ type: "lifeline" }); return new Promise(() => {}); })
+      .catch(() => {}); // no locks here (an opaque origin may be denied them): the page relies on the heartbeat
   } else if (msg.type === "boot") {
     boot(msg);
   } else if (msg.type === "bench") {

@@ -57,26 +57,20 @@ def scheme_of(page: S.Page, preferred: str) -> str:
     return page.theme if page.theme != "auto" else ("dark" if preferred == "dark" else "light")
 
 
-def _page_address() -> str:
-    """The page's URL without query: the worker script sits beside index.html."""
-    import js  # Pyodide's bridge to the worker's globals
-
-    return str(js.location.href).split("?")[0].rsplit("/", 1)[0] + "/"
-
-
-def start(query: str, emit: Callable[[str, str], None], preferred: str = "light") -> str:
+def start(query: str, emit: Callable[[str, str], None], preferred: str = "light", address: str = "") -> str:
     """Build the page's live document from a URL query; JSON {docs_json, render_items, sections}.
 
     emit(kind, json) posts to the page: "notes" (what parse_query rejected or clamped, plain text)
     and "url" (the query of the current State, written after every change). preferred is the
-    reader's prefers-color-scheme ("dark" or "light"), used when the link says theme=auto.
+    reader's prefers-color-scheme ("dark" or "light"), used when the link says theme=auto. address is
+    the page's URL without query (http or file://), the base of every link an export or figure carries.
     """
     global _store
     from panel.io.pyodide import init_doc
     from panel.io.state import state
 
     initial, notes = S.parse_query(query)
-    _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)), base_url=_page_address())
+    _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)), base_url=address)
     if notes:  # the link held values we did not use: show why, and put the State we did use in the URL
         emit("notes", json.dumps(notes))
         emit("url", json.dumps(S.to_query(initial)))

@@ -1,0 +1,72 @@
+// The classroom file (dist/weighttying.html, opened from disk with no server and no network): the page's side.
+// Everything the served site fetches is in this page's #wt-payload block (tools/single_file.py). Once the
+// page is parsed, this script checks and unpacks the page's own files (BokehJS, Panel's JS and CSS, the
+// worker's script) into blob: URLs and hands boot.js a transport (window.__wtTransport) that
+//   - starts the worker from a small bootstrap at once, and posts it its script and the runtime's bytes when
+//     they are ready: on file:// a worker cannot fetch the page's blob: URLs, so bytes are posted, and the
+//     worker checks and unpacks them itself (site/unpack.js);
+//   - gives the blob: URL of a site path (boot.js's scripts; Panel's stylesheets, which Python names by path).
+// A file that does not match its sha256 stops the live lab with its name; the text still reads.
+"use strict";
+(() => {
+  const config = JSON.parse(document.getElementById("wt-build").textContent);
+  const { members, bytes, escape } = config.classroom;
+  const urls = new Map(); // site path -> blob: URL of its checked bytes
+  let payload = null; // the decoded payload, kept for the next worker (Retry, crash restarts)
+  let source = null; // the worker's script: unpack.js (this page's own, checked by its CSP hash) + worker.js
+
+  // Queues what boot.js posts until the real script arrives with the bytes, then runs it and replays.
+  const BOOTSTRAP = `"use strict";
+const early = [];
+self.onmessage = (event) => {
+  if (event.data.type !== "wt-source") return void early.push(event);
+  self.wtPosted = event.data.files;
+  importScripts(URL.createObjectURL(new Blob([event.data.source], { type: "text/javascript" })));
+  early.forEach((e) => self.onmessage(e));
+};`;
+
+  async function unpack() {
+    const block = document.getElementById("wt-payload");
+    if (!block) throw new Error("this file is incomplete: its data block is missing (was it cut short while copying?)");
+    payload = wtPayload.decodeText(block.textContent, escape);
+    block.remove(); // 12 MB of text the page no longer needs
+    if (payload.length !== bytes) {
+      throw new Error(`this file is damaged or was edited: it holds ${payload.length} bytes of data where it was built with ${bytes}`);
+    }
+    await Promise.all(members.filter((m) => m.for === "page").map(async (m) => {
+      const data = await wtPayload.member(payload, m);
+      urls.set(m.path, URL.createObjectURL(new Blob([data], { type: wtPayload.mime(m.path) })));
+    }));
+    const worker = await (await fetch(urls.get("worker.js"))).text();
+    source = `${document.getElementById("wt-unpack").textContent}\n${worker}`;
+  }
+
+  const ready = new Promise((resolve) => {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", resolve, { once: true });
+    else resolve();
+  }).then(unpack);
+
+  function worker() {
+    const w = new Worker(URL.createObjectURL(new Blob([BOOTSTRAP], { type: "text/javascript" })));
+    ready.then(() => {
+      const copy = payload.slice();
+      w.postMessage({ type: "wt-source", source, files: { bytes: copy.buffer, members: members.filter((m) => m.for === "worker") } },
+        [copy.buffer]);
+    }, () => {}); // boot.js shows the failure through transport.ready
+    return w;
+  }
+
+  const url = (path) => urls.get(path.split("?")[0]) || path;
+
+  function localize(value) {
+    // Panel names its stylesheets by site path (PANEL_CDN_ROOT): here each becomes its blob: URL, in place.
+    if (typeof value === "string") return url(value);
+    if (Array.isArray(value)) value.forEach((v, i) => { value[i] = localize(v); });
+    else if (value && typeof value === "object" && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer)) {
+      for (const key of Object.keys(value)) value[key] = localize(value[key]);
+    }
+    return value;
+  }
+
+  window.__wtTransport = { ready, worker, url, localize };
+})();
