@@ -14,7 +14,11 @@ The first variant's last run also times slider-to-repaint over --moves moves on 
 in the worker (bench hook of worker.js) and in this CPython, reported as Pyodide/native ratios.
 The peer (unless --no-peer): the same sections converted by `panel convert --to pyodide-worker`, served
 offline from this machine (bench/peer.py builds it once, cached in .cache/peer/), measured interleaved with
-the others the same way; `peer.ratio` = its interactive_ms / ours. See bench/README.md for the JSON.
+the others the same way; `peer.ratio` = its interactive_ms / ours.
+The classroom file (unless --no-classroom): dist/weighttying.html copied alone into an empty folder and opened
+from file:// in a fresh profile, interleaved with the others: its size, time to readable, to every section
+live (the worker's ready comes after the last section is embedded) and to first response (the first slider
+change repainted), and its ratios to the served "main" of the same runs. See bench/README.md for the JSON.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -38,7 +43,7 @@ from load_bench import INIT_JS, FCP_JS, percentile  # noqa: E402
 LEVERS = ("pyc", "br")  # build.py --without ...: levers that change dist/ (see bench/README.md)
 TARGETS = {"readable_ms": 500, "interactive_ms": 3000, "interactive_max_ms": 5000, "repeat_interactive_ms": 1500,
            "bytes": 12e6, "repaint_p95_ms": 50, "gradcheck_worker_ms": 100, "train600_worker_ms": 1000,
-           "peer_ratio": 3.0}
+           "peer_ratio": 3.0, "classroom_bytes": 16e6}
 
 # The numerics run is one synchronous worker call of many seconds: the page's hang watch (boot.js: no pong
 # for 8 s = hung, worker replaced) is stopped for this page first, and the wait is bounded either way.
@@ -194,6 +199,55 @@ def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str 
             ctx.close()
 
 
+def classroom_run(pw, exe: str, path: Path, timeout_s: float) -> dict:
+    """One cold open of the classroom file from disk in a fresh profile: visit()'s times, and every section live."""
+    with tempfile.TemporaryDirectory(prefix="wt-bench-profile-") as profile:
+        ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe, args=harness.CHROMIUM_ARGS,
+                                                   headless=True, viewport={"width": 1280, "height": 900})
+        try:
+            ctx.set_default_timeout(timeout_s * 1000)
+            reqs: list = []
+            asked: list = []
+            ctx.on("requestfinished", lambda r: reqs.append(r))
+            ctx.on("request", lambda r: asked.append(r.url))
+            ctx.add_init_script(INIT_JS)
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+            r = visit(page, path.as_uri(), reqs, timeout_s)
+            r.pop("urls")
+            sections = page.evaluate("() => document.querySelectorAll('section.wt-section[id]').length")
+            live = page.evaluate("() => document.querySelectorAll('[data-live=true]').length")
+            # ready is stamped after the page embedded every section's root: the time to all live
+            r["all_live_ms"] = r["ready_ms"] if live == sections else None
+            r["first_response_ms"] = r["interactive_ms"]
+            r["off_file"] = [u for u in asked if not u.startswith(("data:", "blob:", path.as_uri()))]
+            print(f"[bench] classroom: readable {r['readable_ms']:.0f} ms, all live {r['all_live_ms'] or float('nan'):.0f} ms, "
+                  f"first response {r['first_response_ms']:.0f} ms", file=sys.stderr)
+            return r
+        finally:
+            ctx.close()
+
+
+def copy_classroom(dist: Path, tmp: Path) -> Path:
+    """dist/weighttying.html alone in an empty folder, as a teacher copies it."""
+    (tmp / "usb-stick").mkdir()
+    return Path(shutil.copy(dist / "weighttying.html", tmp / "usb-stick"))
+
+
+def summarise_classroom(runs: list[dict], path: Path, main: dict) -> dict:
+    """The classroom file's medians and spreads, and its ratios to the served site measured in the same runs."""
+    if not runs:
+        return {"measured": False, "why": "--no-classroom"}
+    s = {"measured": True, "runs": len(runs), "size_bytes": path.stat().st_size}
+    for k in ("readable_ms", "fcp_ms", "first_response_ms", "all_live_ms"):
+        xs = [r[k] for r in runs if r[k] is not None]
+        s[k], s[k.replace("_ms", "_spread_ms")] = med(xs), [min(xs), max(xs)] if xs else None
+    s["boot_steps_ms"] = {k: med([r["boot_steps_ms"].get(k) for r in runs]) for k in runs[0]["boot_steps_ms"]}
+    s["over_served"] = {k: s[k] / main[m] for k, m in (("fcp_ms", "fcp_ms"), ("first_response_ms", "interactive_ms"),
+                                                       ("all_live_ms", "ready_ms")) if s[k] and main.get(m)}
+    s["requests_off_file"] = sum(len(r["off_file"]) for r in runs)
+    return {**s, "runs_detail": runs}
+
+
 def numerics_cpython() -> dict:
     code = "import sys, json; sys.path[:0] = [%r, %r]; import numerics; print(json.dumps(numerics.run()))" % (
         str(ROOT / "py"), str(ROOT / "bench"))
@@ -255,6 +309,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-numerics", action="store_true")
     ap.add_argument("--no-peer", action="store_true", help="leave out the panel-convert peer (bench/peer.py)")
+    ap.add_argument("--no-classroom", action="store_true", help="leave out the classroom file (dist/weighttying.html)")
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "run.json")
     a = ap.parse_args(argv)
@@ -278,6 +333,7 @@ def main(argv=None) -> int:
 
     code = None if a.no_numerics else worker_numerics_code()
     runs: dict[str, list] = {n: [] for n in variants}
+    classroom, classroom_runs = (None if a.no_classroom else copy_classroom(dist, tmp)), []
     import contextlib
     with contextlib.ExitStack() as stack, sync_playwright() as pw:
         servers = {n: stack.enter_context(harness.serve(d, log_dir=tmp)) for n, d in variants.items()}
@@ -290,6 +346,7 @@ def main(argv=None) -> int:
                 print(f"[bench] {n} run {i + 1}/{a.runs}: readable {r['readable_ms']:.0f} ms, interactive "
                       f"{r['interactive_ms']:.0f} ms, repeat {r['repeat']['interactive_ms']:.0f} ms, "
                       f"{r['bytes'] / 1e6:.2f} MB / {r['requests']} req", file=sys.stderr)
+            classroom_runs += [classroom_run(pw, exe, classroom, a.timeout)] if classroom else []
 
     summary = {n: summarise(rs) for n, rs in runs.items()}
     main_runs = runs["main"]
@@ -334,15 +391,19 @@ def main(argv=None) -> int:
         met["train600_worker_ms"] = numerics["worker_s"]["train600_s"] * 1000 <= TARGETS["train600_worker_ms"]
     if peer["measured"]:
         met["peer_ratio"] = peer["ratio"] >= TARGETS["peer_ratio"]
+    classroom_summary = summarise_classroom(classroom_runs, classroom, m)
+    if classroom_summary["measured"]:
+        met["classroom_bytes"] = classroom_summary["size_bytes"] <= TARGETS["classroom_bytes"]
     report = {"summary": summary, "targets": TARGETS, "met": met, "levers": levers, "numerics": numerics,
-              "peer": peer, "runs": runs,
+              "peer": peer, "classroom": classroom_summary, "runs": runs,
               "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg": os.getloadavg(),
                           "chromium": exe},
               "when": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({"summary": summary, "met": met, "levers": levers, "numerics": numerics,
-                      "peer": {k: v for k, v in peer.items() if k != "summary"}}, indent=2))
+                      "peer": {k: v for k, v in peer.items() if k != "summary"},
+                      "classroom": {k: v for k, v in classroom_summary.items() if k != "runs_detail"}}, indent=2))
     print(f"[bench] wrote {a.out}", file=sys.stderr)
     return 0
 
