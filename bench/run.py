@@ -23,6 +23,7 @@ change repainted), and its ratios to the served "main" of the same runs. See ben
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -152,55 +153,10 @@ def visit(page, url: str, reqs: list, timeout_s: float, peer: bool = False) -> d
             "requests": len(mine), "urls": [r.url for r in mine]}
 
 
-def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str | None, timeout_s: float,
-            peer: bool = False) -> dict:
-    with tempfile.TemporaryDirectory(prefix="wt-bench-profile-") as profile:
-        ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe, args=harness.CHROMIUM_ARGS,
-                                                   headless=True, viewport={"width": 1280, "height": 900})
-        try:
-            ctx.set_default_timeout(timeout_s * 1000)
-            reqs: list = []
-            asked: list = []  # every request, also those that failed (an off-origin one fails here: no network)
-            ctx.on("requestfinished", lambda r: reqs.append(r))
-            ctx.on("request", lambda r: asked.append(r.url))
-            ctx.add_init_script(INIT_JS)
-            if peer:
-                ctx.add_init_script(peer_site.INIT_JS)
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            cold = visit(page, url, reqs, timeout_s, peer)
-            cold.pop("urls")
-            cdp = ctx.new_cdp_session(page)
-            cdp.send("Performance.enable")
-            metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-            cold["page_js_heap_bytes"] = metrics.get("JSHeapTotalSize")
-            if moves:  # the sweep (inScale) and the rank section (sigma): five right, five left, ...
-                for field, key in (("repaint_ms", "sweep.in_scale"), ("repaint_rank_ms", "repeat.sigma")):
-                    cold[field] = [harness.move_and_wait_repaint(page, key, "ArrowRight" if (i // 5) % 2 == 0 else
-                                                                 "ArrowLeft")["latency"]
-                                   for i in range(moves if cold["interactive_via"] == "slider" else 0)]
-            if numerics_code:
-                got = page.evaluate(BENCH_HOOK_JS, numerics_code)
-                if "error" in got:
-                    cold["numerics_worker_error"] = got["error"]
-                else:
-                    cold["numerics_worker_s"] = json.loads(got["result"])
-                cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
-            elif not peer:  # the bench hook is our worker's
-                got = page.evaluate(BENCH_HOOK_JS, "'{}'")
-                cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
-            cold["renderer_peak_rss_bytes"] = renderer_peak_bytes(profile)
-            repeat = visit(page, url, reqs, timeout_s, peer)
-            repeat.pop("urls")
-            # both visits; the page's and its worker's requests, finished or not
-            cold["off_origin"] = [u for u in asked if not u.startswith(("data:", "blob:")) and harness.origin_of(u) != origin]
-            cold["repeat"] = repeat
-            return cold
-        finally:
-            ctx.close()
-
-
-def classroom_run(pw, exe: str, path: Path, timeout_s: float) -> dict:
-    """One cold open of the classroom file from disk in a fresh profile: visit()'s times, and every section live."""
+@contextlib.contextmanager
+def cold_browser(pw, exe: str, timeout_s: float):
+    """A brand-new Chromium profile (cold HTTP and code caches) with INIT_JS: yields (context, page, finished
+    requests, every URL asked for, also those that failed: an off-origin one fails here, no network; profile)."""
     with tempfile.TemporaryDirectory(prefix="wt-bench-profile-") as profile:
         ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe, args=harness.CHROMIUM_ARGS,
                                                    headless=True, viewport={"width": 1280, "height": 900})
@@ -211,20 +167,60 @@ def classroom_run(pw, exe: str, path: Path, timeout_s: float) -> dict:
             ctx.on("requestfinished", lambda r: reqs.append(r))
             ctx.on("request", lambda r: asked.append(r.url))
             ctx.add_init_script(INIT_JS)
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            r = visit(page, path.as_uri(), reqs, timeout_s)
-            r.pop("urls")
-            sections = page.evaluate("() => document.querySelectorAll('section.wt-section[id]').length")
-            live = page.evaluate("() => document.querySelectorAll('[data-live=true]').length")
-            # ready is stamped after the page embedded every section's root: the time to all live
-            r["all_live_ms"] = r["ready_ms"] if live == sections else None
-            r["first_response_ms"] = r["interactive_ms"]
-            r["off_file"] = [u for u in asked if not u.startswith(("data:", "blob:", path.as_uri()))]
-            print(f"[bench] classroom: readable {r['readable_ms']:.0f} ms, all live {r['all_live_ms'] or float('nan'):.0f} ms, "
-                  f"first response {r['first_response_ms']:.0f} ms", file=sys.stderr)
-            return r
+            yield ctx, ctx.pages[0] if ctx.pages else ctx.new_page(), reqs, asked, profile
         finally:
             ctx.close()
+
+
+def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str | None, timeout_s: float,
+            peer: bool = False) -> dict:
+    with cold_browser(pw, exe, timeout_s) as (ctx, page, reqs, asked, profile):
+        if peer:
+            ctx.add_init_script(peer_site.INIT_JS)
+        cold = visit(page, url, reqs, timeout_s, peer)
+        cold.pop("urls")
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+        cold["page_js_heap_bytes"] = metrics.get("JSHeapTotalSize")
+        if moves:  # the sweep (inScale) and the rank section (sigma): five right, five left, ...
+            for field, key in (("repaint_ms", "sweep.in_scale"), ("repaint_rank_ms", "repeat.sigma")):
+                cold[field] = [harness.move_and_wait_repaint(page, key, "ArrowRight" if (i // 5) % 2 == 0 else
+                                                             "ArrowLeft")["latency"]
+                               for i in range(moves if cold["interactive_via"] == "slider" else 0)]
+        if numerics_code:
+            got = page.evaluate(BENCH_HOOK_JS, numerics_code)
+            if "error" in got:
+                cold["numerics_worker_error"] = got["error"]
+            else:
+                cold["numerics_worker_s"] = json.loads(got["result"])
+            cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
+        elif not peer:  # the bench hook is our worker's
+            got = page.evaluate(BENCH_HOOK_JS, "'{}'")
+            cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
+        cold["renderer_peak_rss_bytes"] = renderer_peak_bytes(profile)
+        repeat = visit(page, url, reqs, timeout_s, peer)
+        repeat.pop("urls")
+        # both visits; the page's and its worker's requests, finished or not
+        cold["off_origin"] = [u for u in asked if not u.startswith(("data:", "blob:")) and harness.origin_of(u) != origin]
+        cold["repeat"] = repeat
+        return cold
+
+
+def classroom_run(pw, exe: str, path: Path, timeout_s: float) -> dict:
+    """One cold open of the classroom file from disk in a fresh profile: visit()'s times, and every section live."""
+    with cold_browser(pw, exe, timeout_s) as (ctx, page, reqs, asked, profile):
+        r = visit(page, path.as_uri(), reqs, timeout_s)
+        r.pop("urls")
+        sections = page.evaluate("() => document.querySelectorAll('section.wt-section[id]').length")
+        live = page.evaluate("() => document.querySelectorAll('[data-live=true]').length")
+        # ready is stamped after the page embedded every section's root: the time to all live
+        r["all_live_ms"] = r["ready_ms"] if live == sections else None
+        r["first_response_ms"] = r["interactive_ms"]
+        r["off_file"] = [u for u in asked if not u.startswith(("data:", "blob:", path.as_uri()))]
+        print(f"[bench] classroom: readable {r['readable_ms']:.0f} ms, all live {r['all_live_ms'] or float('nan'):.0f} ms, "
+              f"first response {r['first_response_ms']:.0f} ms", file=sys.stderr)
+        return r
 
 
 def copy_classroom(dist: Path, tmp: Path) -> Path:
@@ -334,7 +330,6 @@ def main(argv=None) -> int:
     code = None if a.no_numerics else worker_numerics_code()
     runs: dict[str, list] = {n: [] for n in variants}
     classroom, classroom_runs = (None if a.no_classroom else copy_classroom(dist, tmp)), []
-    import contextlib
     with contextlib.ExitStack() as stack, sync_playwright() as pw:
         servers = {n: stack.enter_context(harness.serve(d, log_dir=tmp)) for n, d in variants.items()}
         for i in range(a.runs):

@@ -25,7 +25,26 @@ self.onmessage = (event) => {
   early.forEach((e) => self.onmessage(e));
 };`;
 
-  async function unpack() {
+  // The page's inline scripts run only if they are the ones built (the CSP lists their sha256): one that was
+  // edited is refused by the browser, reported here, and keeps the lab off. If boot.js was the one refused,
+  // nothing else can say so: this shows the error box itself.
+  let refused = null;
+  document.addEventListener("securitypolicyviolation", (e) => {
+    if (e.blockedURI !== "inline" || !e.effectiveDirective.startsWith("script-src")) return;
+    refused = `a script inside this file was modified or damaged (it begins "${e.sample}"), so the browser refused to run it`;
+  });
+
+  function sayWithoutBoot(message) {
+    if (window.__wt) return; // boot.js runs: it shows the failure of `ready`
+    document.getElementById("wt-error-msg").textContent = message;
+    document.getElementById("wt-retry").hidden = true;
+    Object.assign(document.getElementById("wt-error"), { hidden: false }).dataset.kind = "failed";
+  }
+
+  const timings = {}; // ms since navigation: payload decoded, worker's bytes posted, page files unpacked
+
+  async function decode() {
+    if (refused) throw new Error(refused);
     const block = document.getElementById("wt-payload");
     if (!block) throw new Error("this file is incomplete: its data block is missing (was it cut short while copying?)");
     payload = wtPayload.decodeText(block.textContent, escape);
@@ -33,25 +52,38 @@ self.onmessage = (event) => {
     if (payload.length !== bytes) {
       throw new Error(`this file is damaged or was edited: it holds ${payload.length} bytes of data where it was built with ${bytes}`);
     }
-    await Promise.all(members.filter((m) => m.for === "page").map(async (m) => {
+    timings.decoded = performance.now();
+  }
+
+  async function pageFiles() {
+    await Promise.all(members.filter((m) => m.for === "page" && m.path !== "worker.js").map(async (m) => {
       const data = await wtPayload.member(payload, m);
       urls.set(m.path, URL.createObjectURL(new Blob([data], { type: wtPayload.mime(m.path) })));
     }));
-    const worker = await (await fetch(urls.get("worker.js"))).text();
+    timings.pageFiles = performance.now();
+  }
+
+  async function workerSource() {
+    const worker = new TextDecoder().decode(await wtPayload.member(payload, members.find((m) => m.path === "worker.js")));
     source = `${document.getElementById("wt-unpack").textContent}\n${worker}`;
   }
 
-  const ready = new Promise((resolve) => {
+  const decoded = new Promise((resolve) => {
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", resolve, { once: true });
     else resolve();
-  }).then(unpack);
+  }).then(decode);
+  // The worker's script first: it starts unpacking the runtime while the page unpacks BokehJS and Panel.
+  const sourced = decoded.then(workerSource);
+  const ready = Promise.all([sourced, sourced.then(pageFiles)]);
+  ready.catch((err) => sayWithoutBoot(err.message));
 
   function worker() {
     const w = new Worker(URL.createObjectURL(new Blob([BOOTSTRAP], { type: "text/javascript" })));
-    ready.then(() => {
+    sourced.then(() => {
       const copy = payload.slice();
       w.postMessage({ type: "wt-source", source, files: { bytes: copy.buffer, members: members.filter((m) => m.for === "worker") } },
         [copy.buffer]);
+      timings.posted = timings.posted || performance.now();
     }, () => {}); // boot.js shows the failure through transport.ready
     return w;
   }
@@ -68,5 +100,5 @@ self.onmessage = (event) => {
     return value;
   }
 
-  window.__wtTransport = { ready, worker, url, localize };
+  window.__wtTransport = { ready, worker, url, localize, timings };
 })();

@@ -120,9 +120,11 @@ async function boot({ config, query, scheme, address }) {
   const runtime = new URL(config.runtime, base).href;
   try {
     await step(0, async () => {
-      // nothing of the runtime runs unless it is the file the build recorded
+      // nothing of the runtime runs unless it is the file the build recorded (runtime_checked: the time that takes)
+      const t = performance.now();
       await (self.wtPosted ? wtPayload.unpackInto(self.wtPosted, base, checked) : verifyRuntime(config));
       self.wtPosted = null;
+      post({ type: "timing", name: "runtime_checked", ms: performance.now() - t });
       try {
         self.importScripts(`${runtime}pyodide.js`);
       } catch (err) {

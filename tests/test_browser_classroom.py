@@ -130,6 +130,18 @@ def test_slider_answers_with_cpython_values_and_the_link_points_at_the_file(live
     assert page.locator("#wt-share-box .wt-share-status").inner_text().strip()
 
 
+def test_an_export_is_stamped_with_the_file_and_its_query(live, classroom, tmp_path):
+    page = live["page"]
+    assert live["info"]["status"] == "ready", "page did not boot"
+    with page.expect_download(timeout=60_000) as dl:
+        page.locator("#live-sweep").get_by_text("Download CSV").click()
+    path = tmp_path / "sweep.csv"
+    dl.value.save_as(path)
+    first = path.read_text().splitlines()[0]
+    assert first == f"# reproduce: {page.url.split('#')[0]}#sweep", (first, page.url)
+    assert first.startswith(f"# reproduce: {classroom.as_uri()}?"), first
+
+
 def test_nothing_but_the_file_blob_and_data(live, classroom):
     assert_stayed_local(live["rec"], classroom)
 
@@ -139,6 +151,20 @@ def test_no_errors_in_console_or_page(live):
     assert not rec.page_errors, rec.page_errors
     assert not rec.console_errors, rec.console_errors
     assert page.evaluate("() => window.__wt.cspViolations") == []
+
+
+def test_retry_starts_a_new_worker_from_the_same_file_without_a_reload(live):
+    """Retry and crash restarts: the page posts the new worker the bytes it kept; the settings come back."""
+    page, rec = live["page"], live["rec"]
+    query = page.evaluate("() => window.__wt.query")
+    page.evaluate("() => { window.__wtSameDocument = true; return window.__wt.restart(); }")
+    assert page.evaluate("() => window.__wt.status") == "ready"
+    assert page.evaluate("() => window.__wtSameDocument") is True, "the page was reloaded"
+    assert page.evaluate("() => window.__wt.query") == query
+    assert page.evaluate("() => document.querySelectorAll('[data-live=true]').length") == \
+        page.evaluate("() => document.querySelectorAll('section.wt-section[id]').length")
+    move_and_wait_repaint(page, "sweep.sigma", "ArrowLeft")
+    assert not rec.page_errors and not rec.console_errors, (rec.page_errors, rec.console_errors)
 
 
 def test_embed_works_on_the_file(browser, classroom):
@@ -208,6 +234,27 @@ def test_a_flipped_byte_names_the_modified_part(browser, classroom, tmp_path, wh
         msg = assert_stopped_naming(page, rec, member["path"])
         assert "modified" in msg, msg
         assert_stayed_local(rec, damaged)
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("start", ["// Main thread. Starts", "// Page-level reader features"])
+def test_an_edited_page_script_is_refused_and_named(browser, classroom, tmp_path, start):
+    """boot.js edited: nothing of the lab can run, classroom.js says why; page.js edited: boot.js stops the lab."""
+    data = classroom.read_bytes()
+    at = data.index(start.encode())
+    assert data.count(start.encode()) == 1, start
+    edited = tmp_path / single_file.NAME
+    edited.write_bytes(data[:at + 3] + b"m" + data[at + 4:])  # "Main" -> "main", "Page" -> "mage"
+    ctx, page, rec = open_file(browser, edited)
+    try:
+        page.locator("#wt-error:not([hidden])").wait_for(timeout=BOOT_TIMEOUT_S * 1000)
+        msg = page.locator("#wt-error-msg").inner_text()
+        assert "modified or damaged" in msg and start[4:12] in msg, msg
+        assert page.locator("#sweep h2").is_visible()
+        assert page.locator("#live-sweep .wt-prerender svg").first.is_visible()
+        assert not page.evaluate("() => document.querySelectorAll('[data-live=true]').length")
+        assert not rec.page_errors, rec.page_errors
     finally:
         ctx.close()
 

@@ -28,7 +28,8 @@ ESC = 0x3D  # "="
 UNSAFE = re.compile(rb"[\x00\r<=]")
 PAYLOAD_OPEN = b'<script id="wt-payload" type="application/octet-stream">'
 # The brotli decoder the worker instantiates from the file (npm brotli-dec-wasm, pinned).
-DECODER = {"pkg/brotli_dec_wasm.js": "decoder/brotli_dec_wasm.js", "pkg/brotli_dec_wasm_bg.wasm": "decoder/brotli_dec_wasm_bg.wasm"}
+DECODER = {"pkg/brotli_dec_wasm.js": "decoder/brotli_dec_wasm.js",
+           "pkg/brotli_dec_wasm_bg.wasm": "decoder/brotli_dec_wasm_bg.wasm"}
 # Served files the single file has no use for: inlined into the page, or only for serving dist/. (style.css is
 # inlined and a member too: sections link it inside their shadow roots by name.)
 NOT_MEMBERS = ("index.html", "serve.py", "embed.js", "page.js", "boot.js")
@@ -38,8 +39,9 @@ SOURCES = ("page.js", "boot.js", "unpack.js", "classroom.js", "style.css")
 LOADER = '<script src="unpack.js"></script>\n<script src="classroom.js"></script>\n'
 # The page's policy. The worker, made from a blob: URL, inherits it: Pyodide compiles WebAssembly and Panel
 # evaluates one JS helper ('unsafe-eval'); the page's inline scripts run only if they are the ones built
-# (their sha256 is listed); nothing may be fetched but this file's own blob: and data: URLs.
-CSP = ("default-src 'none'; script-src {hashes} blob: 'wasm-unsafe-eval' 'unsafe-eval'; "
+# (their sha256 is listed; 'report-sample' lets classroom.js quote one that was refused); nothing may be
+# fetched but this file's own blob: and data: URLs.
+CSP = ("default-src 'none'; script-src {hashes} blob: 'wasm-unsafe-eval' 'unsafe-eval' 'report-sample'; "
        "style-src 'unsafe-inline' blob:; img-src data: blob:; font-src data: blob:; connect-src blob: data:; "
        "worker-src blob:; object-src 'none'; base-uri 'none'; form-action 'none'")
 RAW_TEXT = re.compile(r"(<(script|style)\b[^>]*>)(.*?)(</\2>)", re.S | re.I)

@@ -1,0 +1,89 @@
+"""dist/weighttying.html as bytes (no browser): within 16 MB, its sha256 file right, read as windows-1252 with
+pure-ASCII text around a payload the HTML parser cannot alter, every served file inside it under its own
+sha256, and a CSP that lets exactly its inline scripts run. The browser side is test_browser_classroom.py."""
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import random
+import re
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT))
+from tools import single_file  # noqa: E402
+
+MAX_BYTES = 16e6  # issue 12: "compressed (<= 16 MB)"
+
+
+@pytest.fixture(scope="module")
+def built(dist_dir):
+    data = (dist_dir / single_file.NAME).read_bytes()
+    start = data.index(single_file.PAYLOAD_OPEN) + len(single_file.PAYLOAD_OPEN)
+    end = data.index(b"</script>", start)
+    head = data[:start]
+    config = json.loads(re.search(rb'<script id="wt-build" type="application/json">(.*?)</script>', head, re.S)[1])
+    return {"data": data, "head": head, "tail": data[end:], "payload": single_file.decode(data[start:end]),
+            "config": config, "dist": dist_dir}
+
+
+def test_encoding_round_trips_every_byte_and_leaves_nothing_the_parser_changes():
+    rng = random.Random(12)
+    data = bytes(range(256)) * 4 + bytes(rng.randrange(256) for _ in range(100_000)) + b"=<\r\x00=="
+    enc = single_file.encode(data)
+    assert single_file.decode(enc) == data
+    assert not set(enc) & {0x00, 0x0D, 0x3C}, "NUL, CR or < left in the payload"
+    assert len(enc) < len(data) * 1.02
+
+
+def test_ascii_page_keeps_meaning_in_each_context():
+    html = '<p title="σ">a·b</p><script>const s = "→";</script><style>p::after { content: "…"; }</style>'
+    out = single_file.ascii_page(html)
+    assert out.isascii()
+    assert '<p title="&#963;">a&#183;b</p>' in out
+    assert r'const s = "\u2192";' in out and r'content: "\2026 ";' in out
+
+
+def test_size_and_sha256_file(built, dist_dir):
+    data = built["data"]
+    assert len(data) <= MAX_BYTES, f"{len(data) / 1e6:.1f} MB"
+    line = (dist_dir / f"{single_file.NAME}.sha256").read_text()
+    assert line == f"{hashlib.sha256(data).hexdigest()}  {single_file.NAME}\n"
+
+
+def test_page_is_ascii_read_as_windows_1252(built):
+    head, tail = built["head"], built["tail"]
+    assert head.isascii() and tail.isascii()
+    assert b'<meta charset="windows-1252">' in head[:1024], "the charset must be declared in the first 1024 bytes"
+    assert head.lower().startswith(b"<!doctype html>") and tail.rstrip().endswith(b"</html>")
+
+
+def test_every_served_file_is_inside_under_its_own_sha256(built):
+    members = {m["path"]: m for m in built["config"]["classroom"]["members"]}
+    payload, dist = built["payload"], built["dist"]
+    assert len(payload) == built["config"]["classroom"]["bytes"]
+    served = {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()
+              and not p.name.endswith((".gz", ".br")) and not p.name.startswith(single_file.NAME)}
+    assert served - set(single_file.NOT_MEMBERS) == set(members) - {v for v in single_file.DECODER.values()}
+    for path, m in members.items():
+        packed = payload[m["offset"]:m["offset"] + m["length"]]
+        if path in served:
+            assert hashlib.sha256((dist / path).read_bytes()).hexdigest() == m["sha256"], path
+        if m["codec"] == "gz":  # brotli is checked in the browser (test_browser_classroom)
+            assert hashlib.sha256(gzip.decompress(packed)).hexdigest() == m["sha256"], path
+        assert m["for"] == ("worker" if path.startswith(("pyodide/", "decoder/")) else "page"), path
+
+
+def test_csp_lists_exactly_the_inline_scripts(built):
+    head = built["head"].decode("ascii")
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', head)[1]
+    listed = set(re.findall(r"'sha256-([^']+)'", csp))
+    inline = re.findall(r"<script(?: id=\"wt-unpack\")?>(.*?)</script>", head, re.S)
+    assert len(inline) == 4, "page.js, unpack.js, classroom.js and boot.js are inline"
+    assert listed == {base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() for s in inline}
+    assert "connect-src blob: data:" in csp and "'self'" not in csp and "http" not in csp
