@@ -309,6 +309,16 @@ def recorder() -> Recorder:
     return Recorder()
 
 
+def recorded(browser, rec: Recorder):
+    """(context, page): a fresh context (fresh profile, cold cache) with REC attached, and its first page."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(30_000)
+    rec.attach(ctx)
+    page = ctx.new_page()
+    rec.attach_page(page)
+    return ctx, page
+
+
 @pytest.fixture
 def context(browser, recorder):
     """A fresh browser context (fresh profile, cold cache) per test, with the recorder attached."""

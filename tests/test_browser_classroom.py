@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import (BOOT_TIMEOUT_S, ROOT, Recorder, move_and_wait_repaint, sweep_readout, wait_boot_end)
+from conftest import (BOOT_TIMEOUT_S, ROOT, Recorder, move_and_wait_repaint, recorded, sweep_readout,
+                      wait_boot_end)
 from weighttying import state as S
 from weighttying import sweep
 
@@ -55,11 +56,7 @@ def classroom(dist_dir, tmp_path_factory):
 def open_file(browser, path, query: str = ""):
     """(context, page, recorder) with PATH?QUERY loaded from file:// (domcontentloaded)."""
     rec = FileRecorder()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(30_000)
-    rec.attach(ctx)
-    page = ctx.new_page()
-    rec.attach_page(page)
+    ctx, page = recorded(browser, rec)
     page.goto(path.as_uri() + (f"?{query}" if query else ""), wait_until="domcontentloaded")
     return ctx, page, rec
 

@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, move_and_wait_repaint, serve,
-                      sweep_readout, wait_boot_end)
+from conftest import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, move_and_wait_repaint, recorded,
+                      serve, sweep_readout, wait_boot_end)
 from weighttying import state as S
 from weighttying import sweep
 
@@ -43,11 +43,7 @@ def close(a: float, b: float) -> bool:
 def live(browser, server):
     """One cold load of the served dist/, booted; shared by the happy-path tests below."""
     rec = Recorder()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(30_000)
-    rec.attach(ctx)
-    page = ctx.new_page()
-    rec.attach_page(page)
+    ctx, page = recorded(browser, rec)
     try:
         page.goto(server.url, wait_until="domcontentloaded")
         # Readable before Python: the prose and the prerendered sweep figure are already there.
