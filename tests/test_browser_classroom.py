@@ -182,6 +182,20 @@ def test_embed_works_on_the_file(browser, classroom):
         ctx.close()
 
 
+def test_teacher_link_works_on_the_file(browser, classroom):
+    ctx, page, rec = open_file(browser, classroom, "hide=prose,tying")
+    try:
+        assert wait_boot_end(page)["status"] == "ready"
+        assert not page.locator("#tying").is_visible() and page.locator("#sweep").is_visible()
+        assert page.evaluate("() => document.documentElement.classList.contains('wt-hide-prose')")
+        assert page.evaluate("() => document.getElementById('live-sweep').dataset.live") == "true"
+        assert page.evaluate("() => document.getElementById('live-tying').dataset.live") is None, "a hidden section was built"
+        assert_stayed_local(rec, classroom)
+        assert not rec.page_errors, rec.page_errors
+    finally:
+        ctx.close()
+
+
 # ------------------------------------------------------------------------------------------------
 # Damage
 # ------------------------------------------------------------------------------------------------
@@ -268,17 +282,20 @@ def test_a_file_cut_short_says_it_is_damaged(browser, classroom, tmp_path):
         ctx.close()
 
 
-def test_a_browser_that_refuses_the_address_change_degrades_quietly(browser, classroom):
-    """Some browsers refuse a file:// page a new query: the lab still works and copied links carry it."""
+def test_a_browser_that_refuses_locks_and_the_address_change_degrades_quietly(browser, classroom):
+    """Some browsers refuse a file:// page Web Locks and a new query: the lab still works (the heartbeat alone
+    watches the worker) and copied links carry the current settings."""
     rec = FileRecorder()
     ctx = browser.new_context()
     rec.attach(ctx)
-    ctx.add_init_script("history.replaceState = () => { throw new DOMException('refused', 'SecurityError'); };")
+    ctx.add_init_script("history.replaceState = () => { throw new DOMException('refused', 'SecurityError'); };"
+                        "navigator.locks.request = () => Promise.reject(new DOMException('refused', 'SecurityError'));")
     page = ctx.new_page()
     rec.attach_page(page)
     try:
         page.goto(classroom.as_uri())
         assert wait_boot_end(page)["status"] == "ready"
+        assert page.evaluate("() => window.__wt.worker.lifeline") is False
         move_and_wait_repaint(page, "sweep.in_scale", "ArrowLeft")
         page.wait_for_function("() => window.__wt.query !== ''")
         query = page.evaluate("() => window.__wt.query")
