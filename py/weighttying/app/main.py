@@ -23,6 +23,8 @@ from .store import Store
 # into each one (Panel adds config.raw_css to every component), so keyboard focus is always visible.
 FOCUS_CSS = ":focus-visible { outline: 3px solid #3d8bd9 !important; outline-offset: 2px; }"
 
+LIVE_CSS = "live.css"  # beside index.html in dist/ (build.py copies it from site/)
+
 _store: Store | None = None  # the one live State of this worker; sections hold their own references
 
 
@@ -79,6 +81,10 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     # init_doc, before the sections are built.
     pn.config.theme = "dark" if scheme_of(initial.page, preferred) == "dark" else "default"
     pn.config.raw_css = [FOCUS_CSS]
+    # The narrow-screen and touch rules (site/live.css) as a file, not raw_css: Panel puts raw_css text
+    # into every model's JSON, a file once; each component's shadow root links it and the browser
+    # loads it once.
+    pn.config.css_files = [LIVE_CSS]
     # Panel would add a BrowserInfo root after every section; nothing here reads it, and each extra
     # root is one more model for BokehJS to place.
     pn.config.browser_info = False

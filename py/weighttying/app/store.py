@@ -123,6 +123,13 @@ def log_control(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     return pn.Row(slider, box, sizing_mode="stretch_width")
 
 
+def help_html(c: S.Control) -> str:
+    """Control c's help line; on a narrow screen it folds behind a "?" beside the control (site/live.css),
+    so the help of every control does not double a section's height on a phone."""
+    return (f'<details class="wt-help-box"><summary class="wt-help-q" aria-label="What {html.escape(c.name)} does">'
+            f'<span aria-hidden="true">?</span></summary><p class="wt-help">{html.escape(c.help)}</p></details>')
+
+
 def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
     """The labelled widget for control c with its help text beside it, hidden in teacher mode."""
     obj, p = store[c.section], store[c.section].param[c.name]
@@ -139,7 +146,7 @@ def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
         w = pn.widgets.FloatSlider.from_param(p, name=c.name, step=step, throttled=True)
     else:
         w = pn.widgets.RadioButtonGroup.from_param(p, name=c.name, description=c.help)
-    help_text = pn.pane.HTML(f'<p class="wt-help">{html.escape(c.help)}</p>', margin=(0, 10))
+    help_text = pn.pane.HTML(help_html(c), margin=(0, 10), css_classes=["wt-help-pane"])
     hidden = store.hidden(c.key) or store.hidden("controls")
     # a stable handle per control for tests and for teacher-mode CSS: .wt-ctl-<section>-<name>
     return pn.Column(w, help_text, visible=not hidden, css_classes=["wt-control", f"wt-ctl-{c.section}-{c.name}"],

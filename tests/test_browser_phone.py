@@ -1,0 +1,320 @@
+"""Phones: every live section fits a 360 px touch screen (and 390 and 414 px) and works by touch.
+
+Chromium's mobile emulation (is_mobile, has_touch, 2x pixels) on the built site: the full page, and each
+live section alone (?embed=<id>), are booted once each and checked at every width by resizing the
+viewport (the narrow layout is CSS media queries, which a resize re-applies as a fresh load would).
+Checked: nothing that shows text or a figure passes the screen's edge, walking through Panel's shadow
+roots (a table or code block may scroll sideways inside a box that fits); Bokeh's text is at least
+11 px; a touch drag on the sweep's sigma slider moves the readout to CPython's number; the gradient-check
+badge covers no control at any scroll position; slider handles and toggles are hit areas of 44 x 44 CSS px
+and every other target 24 x 24 (hit-tested, not measured: a hit area may be larger than what is drawn);
+per-control help lines fold behind a "?" on a phone and stay in view under their control on a desktop.
+"""
+from __future__ import annotations
+
+import math
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from conftest import wait_booted
+from weighttying import state as S
+from weighttying import sweep
+from weighttying.app.sections import SECTIONS
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (360, 390, 414)
+HEIGHT = 760
+PHONE = {"viewport": {"width": WIDTHS[0], "height": HEIGHT}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2}
+MIN_FONT_PX = 11
+SETTLE_S = 150  # sections that train on load (paper, pathdrop) finish well within this on 2 busy cores
+
+WALK_JS = """
+const parentOf = (el) => el.parentElement || (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
+function walk(root, fn) { for (const el of root.querySelectorAll('*')) { fn(el); if (el.shadowRoot) walk(el.shadowRoot, fn); } }
+const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true}); };
+const where = (el) => { for (let a = el; a; a = parentOf(a)) if (a.classList && a.classList.contains('wt-section')) return a.id; return 'page'; };
+const label = (el) => `${where(el)}: <${el.tagName.toLowerCase()} class="${String(el.getAttribute('class') || '').slice(0, 50)}">`
+  + ` "${(el.textContent || '').trim().slice(0, 40)}"`;
+"""
+
+# Elements showing text (a text node of their own) or a figure (canvas, svg, img) past the viewport's
+# left or right edge. In a table or pre, the nearest sideways-scrolling box must fit instead.
+OVERFLOW_JS = "(vw) => {" + WALK_JS + """
+  const shows = (el) => ['CANVAS', 'IMG', 'VIDEO'].includes(el.tagName) || (el.tagName === 'svg' && !el.ownerSVGElement)
+    || (!el.ownerSVGElement && ![...'OPTION STYLE SCRIPT'.split(' ')].includes(el.tagName)
+        && [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()));
+  const fits = (r) => r.left >= -1 && r.right <= vw + 1;
+  const scroller = (el) => {
+    for (let a = el; a; a = parentOf(a)) if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX)) return a;
+    return null;
+  };
+  const out = [];
+  walk(document, (el) => {
+    if (!shows(el) || !shown(el)) return;
+    const r = el.getBoundingClientRect();
+    if (fits(r)) return;
+    const boxed = el.closest('table, pre'), s = boxed && scroller(boxed);
+    if (s && fits(s.getBoundingClientRect())) return;
+    out.push(`${label(el)} spans x ${Math.round(r.left)}..${Math.round(r.right)}`);
+  });
+  return out;
+}"""
+
+# Bokeh draws its text on a canvas, out of the DOM's reach: every *_text_font_size of its axes, titles,
+# legends and colour bars in CSS px, and each figure title's drawn width against its figure's.
+BOKEH_TEXT_JS = """() => {
+  const px = (v) => { const m = /^([0-9.]+)(px|pt|em|rem)$/.exec(String(v).trim());
+                      return m ? Number(m[1]) * {px: 1, pt: 4 / 3, em: 16, rem: 16}[m[2]] : NaN; };
+  const ctx = document.createElement('canvas').getContext('2d');
+  const sizes = [], titles = [];
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (/Axis$|^Title$|^Legend$|^ColorBar$/.test(m.type) && !(m.type === 'Title' && !m.text)) {
+      for (const p of m) {
+        if (!p.attr.endsWith('text_font_size')) continue;
+        let v = p.get_value(); if (v && typeof v === 'object') v = v.value;
+        sizes.push([`${m.type}.${p.attr}`, String(v), px(v)]);
+      }
+    }
+    const view = m.type === 'Figure' && Bokeh.index.find_one(m);
+    if (!view || !view.el.isConnected || !view.bbox.width) continue;
+    for (const t of [m.title, ...m.above, ...m.below]) {
+      if (!t || t.type !== 'Title' || !t.text) continue;
+      ctx.font = `${t.text_font_style} ${t.text_font_size} ${t.text_font}`;
+      const w = ctx.measureText(t.text).width;
+      if (w > view.bbox.width) titles.push(`"${t.text}" is ${Math.round(w)} px wide in a ${Math.round(view.bbox.width)} px figure`);
+    }
+  }
+  return {sizes, titles};
+}"""
+
+# Controls under the gradient-check badge, scrolling through the page half a screen at a time.
+BADGE_JS = "() => {" + WALK_JS + """
+  const CONTROL = 'input, select, button, textarea, summary, [role=slider], .noUi-target, a[href]';
+  const badge = () => { let b = null; walk(document, (el) => { if (!b && el.matches('[data-testid=gradcheck-badge]') && shown(el)) b = el; }); return b; };
+  const out = [], seen = new Set();
+  let positions = 0;
+  for (let y = 0; y <= document.documentElement.scrollHeight; y += innerHeight / 2) {
+    window.scrollTo(0, y);
+    const b = badge(); if (!b) continue;
+    positions += 1;
+    const br = b.getBoundingClientRect();
+    walk(document, (el) => {
+      if (!el.matches(CONTROL) || b.contains(el) || el === b || !shown(el)) return;
+      const r = el.getBoundingClientRect();
+      if (r.right <= br.left || r.left >= br.right || r.bottom <= br.top || r.top >= br.bottom) return;
+      const what = label(el); if (!seen.has(what)) { seen.add(what); out.push(`${what} at scroll ${Math.round(y)}`); }
+    });
+  }
+  window.scrollTo(0, 0);
+  return {positions, overlaps: out};
+}"""
+
+# Hit-tests each target at the edges of a square around its centre: 44 px for slider handles and
+# toggles, 24 px for everything else; a point may land on the target, inside it, or on its <label>.
+TARGETS_JS = "(section) => {" + WALK_JS + """
+  const BIG = '.noUi-handle, input[type=checkbox], .bk-btn-group > .bk-btn:not(:only-child), summary.wt-help-q';
+  const ANY = 'button, select, input, textarea, summary, a[href], [role=slider], .bk-description, .bk-tool-overflow';
+  const deepAt = (x, y) => { let el = document.elementFromPoint(x, y);
+    while (el && el.shadowRoot) { const inner = el.shadowRoot.elementFromPoint(x, y); if (!inner || inner === el) break; el = inner; }
+    return el; };
+  const owns = (t, hit) => { for (let a = hit; a; a = parentOf(a)) if (a === t || (t.labels && [...t.labels].includes(a))) return true; return false; };
+  const out = [], counts = {big: 0, other: 0};
+  const root = document.getElementById(`live-${section}`);
+  walk(root, (el) => {
+    if (!el.matches(ANY) && !el.matches(BIG)) return;
+    if (!shown(el) || el.disabled) return;
+    const big = el.matches(BIG), half = (big ? 44 : 24) / 2 - 1;
+    counts[big ? 'big' : 'other'] += 1;
+    el.scrollIntoView({block: 'center', inline: 'nearest'});
+    const r = el.getBoundingClientRect(), cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;
+    const missed = [];
+    for (const [dx, dy] of [[-1, -1], [0, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [0, 1], [1, 1]]) {
+      const x = cx + dx * half, y = cy + dy * half;
+      if (x < 0 || x >= innerWidth || y < 0 || y >= innerHeight) continue;
+      const hit = deepAt(x, y);
+      if (!owns(el, hit)) missed.push(`(${dx},${dy})->${hit ? hit.tagName.toLowerCase() + '.' + String(hit.getAttribute('class') || '').slice(0, 25) : 'nothing'}`);
+    }
+    if (missed.length) out.push(`${label(el)} ${Math.round(r.width)}x${Math.round(r.height)} needs ${big ? 44 : 24} px: ${missed.join(' ')}`);
+  });
+  return {counts, misses: out};
+}"""
+
+# Per-control help: [control class, help text, shown?, its box fits the viewport?] for each live control.
+HELP_JS = "(vw) => {" + WALK_JS + """
+  const out = [];
+  walk(document, (el) => {
+    if (!el.classList.contains('wt-control') || !shown(el)) return;
+    let p = null; walk(el.shadowRoot, (e) => { if (!p && e.matches('p.wt-help')) p = e; });
+    const ctl = [...el.classList].find((c) => c.startsWith('wt-ctl-'));
+    if (!p) { out.push([ctl, null, false, false]); return; }
+    const r = p.getBoundingClientRect();
+    out.push([ctl, p.textContent, shown(p), r.left >= -1 && r.right <= vw + 1]);
+  });
+  return out;
+}"""
+
+SUMMARIES_JS = "(open) => {" + WALK_JS + """
+  let n = 0; walk(document, (el) => { if (el.matches('details.wt-help-box')) { el.open = open; n += 1; } }); return n; }"""
+
+SETTLED_JS = "() => {" + WALK_JS + """
+  let busy = false;
+  walk(document, (el) => { if (el.matches('.wt-status') && /^(Step|Running)/.test(el.textContent.trim())) busy = true; });
+  return !busy; }"""
+
+
+def settle(page) -> None:
+    """Wait (up to SETTLE_S) until no section is still training or checking, so its final tables are in."""
+    deadline = time.monotonic() + SETTLE_S
+    while not page.evaluate(SETTLED_JS) and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+    page.wait_for_timeout(500)
+
+
+def at_width(page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": HEIGHT})
+    page.wait_for_timeout(700)  # Bokeh re-lays out its canvases a frame or two after a resize
+
+
+def check_fits(page, name: str) -> None:
+    """At each width: nothing past the edge (figure titles included), no sideways page scroll; Bokeh text
+    at least MIN_FONT_PX."""
+    problems = []
+    for width in WIDTHS:
+        at_width(page, width)
+        problems += [f"{width} px: {p}" for p in page.evaluate(OVERFLOW_JS, width)]
+        scroll = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        if scroll > 0:
+            problems.append(f"{width} px: the page scrolls sideways by {scroll} px")
+        text = page.evaluate(BOKEH_TEXT_JS)
+        problems += [f"{width} px: a figure title is cut off: {t}" for t in text["titles"]]
+    small = [f"{what} = {v}" for what, v, px in text["sizes"] if not px >= MIN_FONT_PX]
+    at_width(page, WIDTHS[0])
+    assert not problems, f"{name}: {len(problems)} element(s) pass the screen's edge:\n" + "\n".join(problems[:40])
+    assert not small, f"{name}: Bokeh text under {MIN_FONT_PX} px:\n" + "\n".join(sorted(set(small)))
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    ctx = browser.new_context(**PHONE)
+    ctx.set_default_timeout(30_000)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture(scope="module")
+def full(phone, server):
+    """The whole page on a phone, booted once and settled."""
+    page = phone.new_page()
+    page.goto(server.url)
+    wait_booted(page)
+    settle(page)
+    yield page
+    page.close()
+
+
+def test_the_full_page_fits_a_phone(full):
+    live = full.evaluate("() => [...document.querySelectorAll('[data-live=true]')].map((e) => e.id.slice(5))")
+    assert live == list(SECTIONS), live
+    check_fits(full, "the full page")
+
+
+@pytest.mark.parametrize("sid", SECTIONS)
+def test_each_embed_fits_a_phone(phone, server, sid):
+    page = phone.new_page()
+    try:
+        page.goto(f"{server.url}?embed={sid}")
+        wait_booted(page)
+        assert page.locator(f"#live-{sid}[data-live=true]").count() == 1
+        settle(page)
+        check_fits(page, f"?embed={sid}")
+    finally:
+        page.close()
+
+
+def touch_drag(page, x0: float, y0: float, x1: float, y1: float, steps: int = 8) -> None:
+    """A one-finger drag, as a touch screen sends it (touchstart, touchmoves, touchend)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+        for i in range(1, steps + 1):
+            x, y = x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+            page.wait_for_timeout(30)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    finally:
+        cdp.detach()
+
+
+def resid(page) -> float:
+    return float(page.locator("#live-sweep [data-testid=sweep-resid]").get_attribute("data-value"))
+
+
+def test_a_touch_drag_on_sigma_moves_the_readout(full):
+    at_width(full, WIDTHS[0])
+    handle = full.locator("#live-sweep .wt-ctl-sweep-sigma .noUi-handle")
+    handle.scroll_into_view_if_needed()
+    before, box = resid(full), handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    touch_drag(full, x, y, x + 60, y)
+    deadline = time.monotonic() + 20
+    while resid(full) == before and time.monotonic() < deadline:
+        full.wait_for_timeout(100)
+    got = resid(full)
+    assert got != before, "a touch drag on the sigma handle did not change the readout"
+    st = S.parse_query(urlsplit(full.url).query)[0].sweep
+    assert st.sigma > S.State().sweep.sigma  # dragged right: a larger sigma, written to the URL
+    assert math.isclose(got, float(sweep.init_scales(st.sigma, st.in_scale)["resid"]), rel_tol=1e-12)
+
+
+def test_the_badge_covers_no_control(full):
+    for width in WIDTHS:
+        at_width(full, width)
+        seen = full.evaluate(BADGE_JS)
+        assert seen["positions"] > 0, f"{width} px: no gradient-check badge on screen at any scroll position"
+        assert not seen["overlaps"], f"{width} px: the badge covers controls:\n" + "\n".join(seen["overlaps"])
+    at_width(full, WIDTHS[0])
+
+
+def test_touch_targets(full):
+    at_width(full, WIDTHS[0])
+    misses, big = [], 0
+    for sid in SECTIONS:
+        seen = full.evaluate(TARGETS_JS, sid)
+        misses += seen["misses"]
+        big += seen["counts"]["big"]
+    full.evaluate("() => window.scrollTo(0, 0)")
+    assert big >= 2 * len(SECTIONS), big  # handles, checkboxes, choices and "?" were found
+    assert not misses, f"{len(misses)} target(s) too small to touch:\n" + "\n".join(misses)
+
+
+def test_help_folds_behind_a_question_mark_on_a_phone_and_loses_nothing(full):
+    helps = {f"wt-ctl-{c.section}-{c.name}": c.help for c in S.CONTROLS}
+    at_width(full, WIDTHS[0])
+    folded = full.evaluate(HELP_JS, WIDTHS[0])
+    assert folded and all(text is not None for _, text, _, _ in folded), folded
+    assert not [c for c, _, shown, _ in folded if shown], "help lines show on a phone before their ? is tapped"
+    # Tapping a "?" shows that control's help in full, under the control and within the screen.
+    summary = full.locator("#live-sweep .wt-ctl-sweep-sigma summary.wt-help-q")
+    summary.scroll_into_view_if_needed()
+    box = summary.bounding_box()
+    full.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    sigma = next(r for r in full.evaluate(HELP_JS, WIDTHS[0]) if r[0] == "wt-ctl-sweep-sigma")
+    assert sigma == ["wt-ctl-sweep-sigma", helps["wt-ctl-sweep-sigma"], True, True], sigma
+    full.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    # Every help, opened, is the spec's text and fits the screen.
+    full.evaluate(SUMMARIES_JS, True)
+    opened = full.evaluate(HELP_JS, WIDTHS[0])
+    full.evaluate(SUMMARIES_JS, False)
+    assert all(shown and fits and text == helps[c] for c, text, shown, fits in opened), opened
+    # On a desktop the help line stays in view under its control, with no "?" to tap.
+    at_width(full, 1280)
+    wide = full.evaluate(HELP_JS, 1280)
+    assert all(shown for _, _, shown, _ in wide), [c for c, _, shown, _ in wide if not shown]
+    assert not full.locator("#live-sweep .wt-ctl-sweep-sigma summary.wt-help-q").is_visible()
+    at_width(full, WIDTHS[0])
