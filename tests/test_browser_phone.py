@@ -4,8 +4,8 @@ Chromium's mobile emulation (is_mobile, has_touch, 2x pixels) on the built site:
 live section alone (?embed=<id>), are booted once each and checked at every width by resizing the
 viewport (the narrow layout is CSS media queries, which a resize re-applies as a fresh load would).
 Checked: nothing that shows text or a figure passes the screen's edge, walking through Panel's shadow
-roots (a table or code block may scroll sideways inside a box that fits); Bokeh's text is at least
-11 px; a touch drag on the sweep's sigma slider moves the readout to CPython's number; the gradient-check
+roots (a table or code block may scroll sideways inside a box that fits); figure text is at least
+11 px on screen; a touch drag on the sweep's sigma slider moves the readout to CPython's number; the gradient-check
 badge covers no control at any scroll position; slider handles and toggles are hit areas of 44 x 44 CSS px
 and every other target 24 x 24 (hit-tested, not measured: a hit area may be larger than what is drawn);
 per-control help lines fold behind a "?" on a phone and stay in view under their control on a desktop.
@@ -64,31 +64,21 @@ OVERFLOW_JS = "(vw) => {" + WALK_JS + """
   return out;
 }"""
 
-# Bokeh draws its text on a canvas, out of the DOM's reach: every *_text_font_size of its axes, titles,
-# legends and colour bars in CSS px, and each figure title's drawn width against its figure's.
-BOKEH_TEXT_JS = """() => {
-  const px = (v) => { const m = /^([0-9.]+)(px|pt|em|rem)$/.exec(String(v).trim());
-                      return m ? Number(m[1]) * {px: 1, pt: 4 / 3, em: 16, rem: 16}[m[2]] : NaN; };
-  const ctx = document.createElement('canvas').getContext('2d');
-  const sizes = [], titles = [];
-  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
-    if (/Axis$|^Title$|^Legend$|^ColorBar$/.test(m.type) && !(m.type === 'Title' && !m.text)) {
-      for (const p of m) {
-        if (!p.attr.endsWith('text_font_size')) continue;
-        let v = p.get_value(); if (v && typeof v === 'object') v = v.value;
-        sizes.push([`${m.type}.${p.attr}`, String(v), px(v)]);
-      }
-    }
-    const view = m.type === 'Figure' && Bokeh.index.find_one(m);
-    if (!view || !view.el.isConnected || !view.bbox.width) continue;
-    for (const t of [m.title, ...m.above, ...m.below]) {
-      if (!t || t.type !== 'Title' || !t.text) continue;
-      ctx.font = `${t.text_font_style} ${t.text_font_size} ${t.text_font}`;
-      const w = ctx.measureText(t.text).width;
-      if (w > view.bbox.width) titles.push(`"${t.text}" is ${Math.round(w)} px wide in a ${Math.round(view.bbox.width)} px figure`);
-    }
-  }
-  return {sizes, titles};
+# Figures are inline SVG scaled to their box: each visible <text>'s size on screen in CSS px, whether it
+# is drawn inside its figure (an SVG clips what lies outside it), and the text of its figure it overlaps.
+SVG_TEXT_JS = "() => {" + WALK_JS + """
+  const out = [];
+  walk(document, (el) => {
+    if (el.tagName !== 'text' || !shown(el)) return;
+    const m = el.getScreenCTM(), r = el.getBoundingClientRect(), f = el.ownerSVGElement.getBoundingClientRect();
+    const inside = r.left >= f.left - 1 && r.right <= f.right + 1 && r.top >= f.top - 1 && r.bottom <= f.bottom + 1;
+    const over = [...el.ownerSVGElement.querySelectorAll('text')].filter((t) => t !== el && shown(t)).find((t) => {
+      const q = t.getBoundingClientRect();
+      return Math.min(r.right, q.right) - Math.max(r.left, q.left) > 1 && Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 1; });
+    out.push([label(el), parseFloat(getComputedStyle(el).fontSize) * Math.hypot(m.a, m.b), inside,
+              over ? over.textContent.slice(0, 40) : null]);
+  });
+  return out;
 }"""
 
 # Controls under the gradient-check badge, scrolling through the page half a screen at a time.
@@ -176,25 +166,25 @@ def settle(page) -> None:
 
 def at_width(page, width: int) -> None:
     page.set_viewport_size({"width": width, "height": HEIGHT})
-    page.wait_for_timeout(700)  # Bokeh re-lays out its canvases a frame or two after a resize
+    page.wait_for_timeout(500)  # Panel and the browser settle the new layout
 
 
 def check_fits(page, name: str) -> None:
-    """At each width: nothing past the edge (figure titles included), no sideways page scroll; Bokeh text
-    at least MIN_FONT_PX."""
-    problems = []
+    """At each width: nothing past the edge, no sideways page scroll, figure text at least MIN_FONT_PX."""
+    problems, small = [], []
     for width in WIDTHS:
         at_width(page, width)
         problems += [f"{width} px: {p}" for p in page.evaluate(OVERFLOW_JS, width)]
         scroll = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
         if scroll > 0:
             problems.append(f"{width} px: the page scrolls sideways by {scroll} px")
-        text = page.evaluate(BOKEH_TEXT_JS)
-        problems += [f"{width} px: a figure title is cut off: {t}" for t in text["titles"]]
-    small = [f"{what} = {v}" for what, v, px in text["sizes"] if not px >= MIN_FONT_PX]
+        texts = page.evaluate(SVG_TEXT_JS)
+        small += [f"{width} px: {what} is {px:.1f} px" for what, px, _, _ in texts if px < MIN_FONT_PX - 0.05]
+        problems += [f"{width} px: {what} is cut off by its figure's edge" for what, _, inside, _ in texts if not inside]
+        problems += [f"{width} px: {what} overlaps {over!r}" for what, _, _, over in texts if over]
     at_width(page, WIDTHS[0])
     assert not problems, f"{name}: {len(problems)} element(s) pass the screen's edge:\n" + "\n".join(problems[:40])
-    assert not small, f"{name}: Bokeh text under {MIN_FONT_PX} px:\n" + "\n".join(sorted(set(small)))
+    assert not small, f"{name}: figure text under {MIN_FONT_PX} px:\n" + "\n".join(small[:40])
 
 
 @pytest.fixture(scope="module")

@@ -44,6 +44,23 @@ def _svg(body: str, title: str, desc: str) -> str:
             f"<title>{html.escape(title)}</title><desc>{html.escape(desc)}</desc>{body}</svg>")
 
 
+def _yaxis(ylabel: str, lo: float | None = None, hi: float | None = None) -> str:
+    """The rotated y-axis label, clear of the left edge even in the larger text of a narrow screen
+    (style.css), and, given lo and hi, the axis's end values (class wt-tick, which style.css moves inside
+    the plot there)."""
+    out = f'<text x="18" y="{H / 2}" transform="rotate(-90 18 {H / 2})" text-anchor="middle">{html.escape(ylabel)}</text>'
+    if lo is None:
+        return out
+    return (out + f'<text class="wt-tick wt-top" x="{PAD - 4}" y="14" text-anchor="end">{num(hi, 3)}</text>'
+            f'<text class="wt-tick" x="{PAD - 4}" y="{H - PAD}" text-anchor="end">{num(lo, 3)}</text>')
+
+
+def _key(i: int, name: str) -> str:
+    """Series i's name in the top-right corner, in its colour; rows far enough apart for a narrow
+    screen's larger text (style.css)."""
+    return f'<text class="wt-s{i} wt-key" x="{W - 12}" y="{22 + 22 * i}" text-anchor="end">{html.escape(name)}</text>'
+
+
 def _scale(v: np.ndarray, lo: float, hi: float, a: float, b: float) -> np.ndarray:
     """Map v from [lo, hi] to [a, b] (a flat range maps to the middle)."""
     return a + (b - a) * ((v - lo) / (hi - lo) if hi > lo else 0.5)
@@ -62,13 +79,11 @@ def lines(series: dict[str, Sequence[float]], title: str, xlabel: str, ylabel: s
         py = _scale(y[ok], lo, hi, H - PAD, 10)
         pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px, py))
         body.append(f'<polyline class="wt-s{i}" fill="none" points="{pts}"/>')
-        body.append(f'<text class="wt-s{i}" x="{W - 12}" y="{20 + 16 * i}" text-anchor="end">{html.escape(name)}</text>')
+        body.append(_key(i, name))
         last = num(y[ok][-1]) if ok.any() else "none"
         desc.append(f"{name}: {len(y)} points, first {num(y[0])}, last {last}")
     axes = (f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle">{html.escape(xlabel)}</text>'
-            f'<text x="12" y="{H / 2}" transform="rotate(-90 12 {H / 2})" text-anchor="middle">{html.escape(ylabel)}</text>'
-            f'<text x="{PAD - 4}" y="14" text-anchor="end">{num(hi, 3)}</text>'
-            f'<text x="{PAD - 4}" y="{H - PAD}" text-anchor="end">{num(lo, 3)}</text>')
+            + _yaxis(ylabel, lo, hi))
     return _svg(axes + "".join(body), title, "; ".join(desc))
 
 
@@ -91,7 +106,7 @@ def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str,
             edge = ' stroke="#e69f00" stroke-width="2"' if mark is not None and mark[i, j] else ""
             cells.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw:.1f}" height="{ch:.1f}" fill="{fill}"{edge}/>')
     axes = (f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle">{html.escape(xlabel)}: {num(xs[0], 3)} to {num(xs[-1], 3)}</text>'
-            f'<text x="12" y="{H / 2}" transform="rotate(-90 12 {H / 2})" text-anchor="middle">{html.escape(ylabel)}: {num(ys[0], 3)} to {num(ys[-1], 3)}</text>')
+            + _yaxis(f"{ylabel}: {num(ys[0], 3)} to {num(ys[-1], 3)}"))
     marked = int(np.sum(mark)) if mark is not None else 0
     desc = (f"{ny} by {nx} grid; log10 of the value spans {num(lo, 3)} to {num(hi, 3)}; "
             f"{int((~ok).sum())} cells not finite; {marked} cells marked")
@@ -112,12 +127,12 @@ def bars(counts: Sequence[float] | dict[str, Sequence[float]], title: str, xlabe
                   f'width="{max(bw / k - 1, 0.5):.1f}" height="{_scale(v, 0, top, 0, H - PAD - 10):.1f}"/>'
                   for i, v in enumerate(c)]
         if name:
-            rects.append(f'<text class="wt-s{s}" x="{W - 12}" y="{20 + 16 * s}" text-anchor="end">{html.escape(name)}</text>')
+            rects.append(_key(s, name))
         peak = c.max() if c.size else 0.0
         desc.append(f"{name + ': ' if name else ''}{len(c)} bars, total {num(c.sum())}, peak {num(peak)} at "
                     f"{int(c.argmax()) if c.size else 0}")
     axes = (f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle">{html.escape(xlabel)}</text>'
-            f'<text x="12" y="{H / 2}" transform="rotate(-90 12 {H / 2})" text-anchor="middle">{html.escape(ylabel)}</text>')
+            + _yaxis(ylabel))
     return _svg("".join(rects) + axes, title, "; ".join(desc))
 
 
@@ -146,7 +161,5 @@ def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, flo
     if rule is not None:
         r = _scale(rule, lo, hi, H - PAD, 10)
         body.append(f'<line x1="{PAD}" x2="{W - 10}" y1="{r:.1f}" y2="{r:.1f}" stroke="#888" stroke-dasharray="4 3"/>')
-    axes = (f'<text x="12" y="{H / 2}" transform="rotate(-90 12 {H / 2})" text-anchor="middle">{html.escape(ylabel)}</text>'
-            f'<text x="{PAD - 4}" y="14" text-anchor="end">{num(hi, 3)}</text>'
-            f'<text x="{PAD - 4}" y="{H - PAD}" text-anchor="end">{num(lo, 3)}</text>')
+    axes = _yaxis(ylabel, lo, hi)
     return _svg(axes + "".join(body), title, "; ".join(desc))
