@@ -113,8 +113,10 @@ TARGETS_JS = "(section) => {" + WALK_JS + """
     return el; };
   const owns = (t, hit) => { for (let a = hit; a; a = parentOf(a)) if (a === t || (t.labels && [...t.labels].includes(a))) return true; return false; };
   const out = [], counts = {big: 0, other: 0};
-  const root = document.getElementById(`live-${section}`);
-  walk(root, (el) => {
+  // a live section's root, or (section "page") the page's own header and headings
+  const roots = section === 'page' ? [document.querySelector('header'), ...document.querySelectorAll('.wt-section > h2')]
+                                   : [document.getElementById(`live-${section}`)];
+  for (const root of roots) walk(root, (el) => {
     if (!el.matches(ANY) && !el.matches(BIG)) return;
     if (!shown(el) || el.disabled) return;
     const big = el.matches(BIG), half = (big ? 44 : 24) / 2 - 1;
@@ -130,6 +132,7 @@ TARGETS_JS = "(section) => {" + WALK_JS + """
     }
     if (missed.length) out.push(`${label(el)} ${Math.round(r.width)}x${Math.round(r.height)} needs ${big ? 44 : 24} px: ${missed.join(' ')}`);
   });
+  window.scrollTo(0, 0);
   return {counts, misses: out};
 }"""
 
@@ -274,11 +277,10 @@ def test_the_badge_covers_no_control(full):
 def test_touch_targets(full):
     at_width(full, WIDTHS[0])
     misses, big = [], 0
-    for sid in SECTIONS:
+    for sid in ("page", *SECTIONS):
         seen = full.evaluate(TARGETS_JS, sid)
         misses += seen["misses"]
         big += seen["counts"]["big"]
-    full.evaluate("() => window.scrollTo(0, 0)")
     assert big >= 2 * len(SECTIONS), big  # handles, checkboxes, choices and "?" were found
     assert not misses, f"{len(misses)} target(s) too small to touch:\n" + "\n".join(misses)
 
