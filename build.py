@@ -9,7 +9,8 @@ Seven stages, each one function below, run in order by build():
   compile    every .py of the wheels and the stdlib to .pyc by Pyodide's own Python (tools/pyc.mjs)
   prerender  site/index.html with the section prose and their default figures, rendered in CPython
   assemble   dist/'s files: runtime, trimmed lock, wheels, BokehJS/Panel static files, the page
-  compress   .gz and .br twins that serve.py sends (tools/brotli.mjs)
+  compress   .gz and .br twins that serve.py sends (tools/brotli.mjs); the big files known after fetch are
+             brotli-compressed during compile, on the core that compile's one Node thread leaves idle
   classroom  weighttying.html: the whole site in one file that runs from disk, no server (tools/single_file.py)
 
 Every vendored artifact is checked against pins/artifacts.json before it is used, every build, cached
@@ -41,6 +42,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import tomllib
 import zipfile
@@ -55,6 +57,7 @@ ROOT = Path(__file__).resolve().parent
 PINS = ROOT / "pins" / "artifacts.json"
 SITE = ROOT / "site"
 TOOLS = ROOT / "tools"
+BENCH_HOOK = ROOT / "bench" / "worker_hook.js"  # appended to worker.js by --bench only: it runs any code sent
 CACHE = ROOT / ".cache"
 NPM_DIR = ROOT / "node_modules" / "pyodide"
 DIST = ROOT / "dist"
@@ -77,6 +80,9 @@ COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map", ".
 # Speed levers that `--without` can turn off one at a time, so bench/run.py measures each (bench/README.md).
 LEVERS = ("pyc", "br")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+# The smallest brotli there is: q10 would save a third of its CPU seconds and cost every reader ~270 kB more
+# (wasm, stdlib, numpy, panel). .cache/br/<sha256>.br holds q11 output.
+BROTLI_QUALITY = 11
 
 
 class BuildError(Exception):
@@ -213,21 +219,23 @@ def npm_files(spec: dict, offline: bool) -> dict[str, Path]:
 
 
 def pypi_files(pins: dict, offline: bool) -> dict[str, Path]:
-    """Every pinned PyPI file, downloaded once into .cache/pypi by pip with the pinned hash."""
+    """Every pinned PyPI file, downloaded once into .cache/pypi by one pip run that checks the pinned hashes.
+    Only our sdists are taken as source: their build requirements (PyYAML's Cython) come as wheels, since pip
+    prepares an sdist's metadata even to download it, and building Cython from source for that takes minutes."""
     cache = CACHE / "pypi"
     cache.mkdir(parents=True, exist_ok=True)
     missing = [name for name in pins["pypi"] if not (cache / name).is_file()]
     if missing and offline:
         raise BuildError(f"not in .cache/pypi and --offline: {', '.join(missing)}")
-    for name in missing:
-        project, version = split_filename(name)
-        kind = "--no-binary" if name.endswith(".tar.gz") else "--only-binary"
-        log(f"pip download {project}=={version}")
-        with open(CACHE / "req.txt", "w") as req:  # pip checks the hash itself, before we do
-            req.write(f"{project}=={version} --hash=sha256:{pins['pypi'][name]}\n")
-        run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
-             "--require-hashes", kind, ":all:", "-d", str(cache), "-r", str(CACHE / "req.txt")],
-            f"pip download {project}=={version}")
+    if missing:
+        log(f"pip download: {len(missing)} files")
+        sdists = ",".join(split_filename(n)[0] for n in missing if n.endswith(".tar.gz")) or ":none:"
+        with tempfile.TemporaryDirectory(prefix="wt-pip-") as tmp:
+            req = Path(tmp) / "req.txt"  # pip checks each hash itself, before we do
+            req.write_text("".join(f"{'=='.join(split_filename(n))} --hash=sha256:{pins['pypi'][n]}\n" for n in missing))
+            run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+                 "--require-hashes", "--only-binary", ":all:", "--no-binary", sdists, "-d", str(cache), "-r", str(req)],
+                "pip download")
     return {name: verified(cache / name, want, "PyPI") for name, want in pins["pypi"].items()}
 
 
@@ -432,9 +440,10 @@ def prerender() -> str:
 # ------------------------------------------------------------------------------------------------
 # Stage 5: assemble
 # ------------------------------------------------------------------------------------------------
-def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str) -> tuple[dict[str, bytes], dict]:
+def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, bench: bool) -> tuple[dict[str, bytes], dict]:
     """({dist-relative path: content}, the page's build config): the runtime, the trimmed lock and the
-    wheels under pyodide/, BokehJS and Panel's static files, site/'s files, and the finished page."""
+    wheels under pyodide/, BokehJS and Panel's static files, site/'s files, and the finished page.
+    BENCH: worker.js with bench/run.py's hook, for a site that is measured, never shipped."""
     files = {f"{RUNTIME}/{name}": (stdlib if name == "python_stdlib.zip" else path).read_bytes()
              for name, path in inputs.runtime.items() if name != "pyodide-lock.json"}
     files |= {f"{RUNTIME}/{path.name}": path.read_bytes() for path in shipped.values()}
@@ -443,6 +452,9 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str) 
     static, scripts = static_files(inputs.pypi)
     files |= static
     files |= {name: (SITE / name).read_bytes() for name in SITE_FILES}
+    if bench:
+        files["worker.js"] += BENCH_HOOK.read_bytes()
+    files[NOTICES] = notices(inputs)
     config = {
         "pyodide": inputs.pins["npm"]["version"],
         "runtime": f"{RUNTIME}/",
@@ -475,6 +487,67 @@ def static_files(pypi: dict[str, Path]) -> tuple[dict[str, bytes], list[str]]:
             if n.startswith("panel/dist/") and not n.endswith("/") and rel.startswith(PANEL_STATIC):
                 files[panel_dist + rel] = z.read(n)
     return files, [f"{STATIC}/bokeh/{js}" for js in BOKEH_JS] + [panel_dist + "panel.min.js"]
+
+
+NOTICES = "THIRD-PARTY-NOTICES.txt"
+# License files an artifact carries: PEP 639's dist-info/licenses/, the older dist-info/LICENSE*, or an sdist's top level.
+LICENSE_FILE = re.compile(r"^[^/]+(\.dist-info/licenses/.+|\.dist-info/(LICEN[CS]E|COPYING|NOTICE|AUTHORS)[^/]*|/(LICEN[CS]E|COPYING|NOTICE)[^/]*)$", re.I)
+
+
+def notices(inputs: Inputs) -> bytes:
+    """The third-party notices of everything dist/ redistributes, each license taken from its artifact: a
+    wheel's dist-info license files and METADATA, an sdist's license file and PKG-INFO, npm's package.json."""
+    npm = json.loads((NPM_DIR / "package.json").read_text())
+    parts = [f"Third-party software in this site, with the license each one carries.\n",
+             notice(f"Pyodide {npm['version']} (npm package pyodide: {', '.join(inputs.pins['npm']['files'])})",
+                    npm["license"], {f"{npm['license']} (named in its package.json; the package ships no license "
+                                     f"file)": license_text(npm["license"])}),
+             notice(f"CPython {inputs.python.version}, inside Pyodide (pyodide.asm.wasm, python_stdlib.zip)", "PSF-2.0",
+                    {"CPython's LICENSE": license_text("PSF-2.0")})]
+    sources = {s.split(":", 1)[0] for s in inputs.pins["lock_wheels"]["sources"]}
+    for name, path in sorted({**inputs.pypi, **{p.name: p for p in inputs.lock_wheels.values()}}.items()):
+        if name in sources:
+            parts.append(notice(name, "not redistributed", {}, f"only the wheels {', '.join(inputs.lock_wheels)} "
+                                "are taken from it (their notices are listed under their own names)"))
+        else:
+            parts.append(notice(name, *artifact_license(path)))
+    return "\n".join(parts).encode()
+
+
+def notice(what: str, declared: str, texts: dict[str, str], note: str = "") -> str:
+    """One artifact's entry: "Artifact:" and "License:" lines, a note, then each license text under "--- <file>"."""
+    body = "".join(f"\n--- {where}\n\n{text.strip()}\n" for where, text in texts.items())
+    return f"{'_' * 100}\nArtifact: {what}\nLicense: {declared}\n{note + chr(10) if note else ''}{body}"
+
+
+def license_text(spdx: str) -> str:
+    path = ROOT / "pins" / "licenses" / f"{spdx}.txt"
+    if not path.is_file():
+        raise BuildError(f"no license text for {spdx}: add it as {path.relative_to(ROOT)} (pins/licenses/README.md)")
+    return path.read_text()
+
+
+def artifact_license(path: Path) -> tuple[str, dict[str, str]]:
+    """(declared license, {member: license text}) of a wheel or an sdist, from the artifact itself."""
+    if path.name.endswith(".tar.gz"):
+        with tarfile.open(path) as t:
+            names = [m.name for m in t.getmembers() if m.isfile()]
+            read = lambda n: t.extractfile(n).read()  # noqa: E731
+            meta = next(n for n in names if n.count("/") == 1 and n.endswith("/PKG-INFO"))
+            texts = {n: read(n).decode(errors="replace") for n in names if LICENSE_FILE.match(n)}
+            headers = HeaderParser().parsestr(read(meta).decode(errors="replace"))
+    else:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+            texts = {n: z.read(n).decode(errors="replace") for n in names if LICENSE_FILE.match(n)}
+            headers = HeaderParser().parsestr(z.read(f"{dist_info_of(names)}/METADATA").decode(errors="replace"))
+    classifiers = [c.split(" :: ")[-1] for c in headers.get_all("Classifier") or [] if c.startswith("License ::")]
+    field = (headers.get("License") or "").strip()  # some projects put the whole text here: then the classifiers say it
+    declared = headers.get("License-Expression") or (field if "\n" not in field else "") or "; ".join(classifiers)
+    if not texts:
+        raise BuildError(f"{path.name} carries no license file (dist-info/licenses/, LICENSE*, COPYING*): "
+                         f"its notice cannot be written")
+    return declared.strip() or "see the text below", dict(sorted(texts.items()))
 
 
 def wheel_metadata(path: Path):
@@ -558,7 +631,7 @@ def gzipped(data: bytes) -> bytes:
     return path.read_bytes()
 
 
-def brotlied(datas: list[bytes], quality: int = 11) -> dict[str, bytes]:
+def brotlied(datas: list[bytes]) -> dict[str, bytes]:
     """{sha256: brotli of it} for each of DATAS, cached by content; the missing ones in one Node run."""
     cache = CACHE / "br"
     cache.mkdir(parents=True, exist_ok=True)
@@ -573,7 +646,7 @@ def brotlied(datas: list[bytes], quality: int = 11) -> dict[str, bytes]:
                 (tmp / h).write_bytes(d)
                 jobs.append([str(tmp / h), str(tmp / f"{h}.br")])
             (tmp / "jobs.json").write_text(json.dumps(jobs))
-            run(["node", str(TOOLS / "brotli.mjs"), str(tmp / "jobs.json"), str(quality)], "brotli compression (node)")
+            run(["node", str(TOOLS / "brotli.mjs"), str(tmp / "jobs.json"), str(BROTLI_QUALITY)], "brotli compression (node)")
             for h in missing:  # whole or absent: other builds may share this cache
                 shutil.move(tmp / f"{h}.br", cache / f"{h}.part")
                 (cache / f"{h}.part").replace(cache / f"{h}.br")
@@ -625,17 +698,31 @@ def timed(name: str, fn, *args):
     return out
 
 
-def build(wheels_from: Path | None, offline: bool, without: frozenset = frozenset()) -> dict:
+def early_brotli(inputs: Inputs, brotli: bool) -> threading.Thread:
+    """Brotli of the big files known before compile (the wasm, Pyodide's JS, BokehJS, Panel's static files), on
+    the core that compile (one Node thread) leaves idle; it lands in the content-keyed cache compress reads."""
+    known = [p.read_bytes() for n, p in inputs.runtime.items() if n.endswith(".js") or n.endswith(".wasm")]
+    known += list(static_files(inputs.pypi)[0].values())
+    thread = threading.Thread(target=brotlied, args=([d for d in known if len(d) >= 4096],), daemon=True)
+    if brotli:
+        thread.start()
+    return thread
+
+
+def build(wheels_from: Path | None, offline: bool, without: frozenset = frozenset(), bench: bool = False) -> dict:
     """The seven stages in order; returns the page's build config."""
     t0 = time.monotonic()
     inputs = timed("fetch", fetch, offline, wheels_from)
+    early = early_brotli(inputs, "br" not in without)
     shipped = timed("wheels", wheels, inputs)
     stdlib = inputs.runtime["python_stdlib.zip"]
     if "pyc" not in without:
         compiled = timed("compile", compile_pyc, {**shipped, "stdlib": stdlib}, inputs.python, {"weighttying"})
         stdlib, shipped = compiled.pop("stdlib"), compiled
     html = timed("prerender", prerender)
-    files, config = timed("assemble", assemble, inputs, shipped, stdlib, html)
+    files, config = timed("assemble", assemble, inputs, shipped, stdlib, html, bench)
+    if early.is_alive():
+        early.join()  # whatever it failed to write, compress makes (and reports) itself
     twins = timed("compress", compress, files, "br" not in without)
     single = timed("classroom", classroom, inputs, files, config, html)
     write_dist(files | twins | single)
@@ -653,6 +740,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="the site to write (default dist/)")
     ap.add_argument("--without", default="", help=f"comma-separated speed levers to leave out, for measuring "
                     f"them (bench/run.py): {', '.join(LEVERS)}")
+    ap.add_argument("--bench", action="store_true", help="add bench/run.py's hook to worker.js (it runs any Python "
+                    "it is sent: for a site that is measured, never for one that is served to readers)")
     args = ap.parse_args(argv)
     without = frozenset(filter(None, args.without.split(",")))
     if without - set(LEVERS):
@@ -660,7 +749,7 @@ def main(argv: list[str] | None = None) -> int:
     global CACHE, DIST
     CACHE, DIST = (args.cache or CACHE).resolve(), (args.out or DIST).resolve()
     try:
-        build(args.wheels_from, args.offline, without)
+        build(args.wheels_from, args.offline, without, args.bench)
     except BuildError as e:
         print(f"build.py: error: {e}", file=sys.stderr)
         return 1

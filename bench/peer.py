@@ -1,4 +1,4 @@
-"""The peer of issue 5, offline: bench/peer_app.py converted by Panel's own `panel convert --to
+"""The peer, offline: bench/peer_app.py converted by Panel's own `panel convert --to
 pyodide-worker`, with its CDN URLs pointed at local copies of the same files (bench/README.md, "The peer").
 
     .venv/bin/python bench/peer.py [--offline]          # build (or reuse) the peer site, print its folder
@@ -397,8 +397,8 @@ FOCUS_JS = """
 
 
 def move_and_wait_repaint(page, key: str, press: str = "ArrowRight") -> dict:
-    """tests/conftest.py's move_and_wait_repaint on the peer's page, where no #live-sweep holds the section."""
-    import conftest as harness  # tests/, on sys.path in bench/run.py
+    """tests/harness.py's move_and_wait_repaint on the peer's page, where no #live-sweep holds the section."""
+    import harness  # tests/, on sys.path in bench/run.py
     err = page.evaluate(FOCUS_JS, [f"{key.split('.', 1)[1]} (log scale)"])
     assert err is None, f"slider {key}: {err}"
     page.evaluate(harness.MOVE_JS, ["", f"{key.split('.', 1)[0]}-readout"])

@@ -1,4 +1,4 @@
-"""The peer of issue 5: the same live sections as our page, as a plain Panel app for
+"""The peer: the same live sections as our page, as a plain Panel app for
 `panel convert --to pyodide-worker` (bench/peer.py converts it; bench/README.md, "The peer").
 
 It builds what weighttying.app.main.start builds for our worker (every shown section's

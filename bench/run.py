@@ -1,9 +1,10 @@
-"""The speed benchmark of issue 5, one command: .venv/bin/python bench/run.py  ->  bench/out/run.json
+"""The speed benchmark, one command: .venv/bin/python bench/run.py  ->  bench/out/run.json
 
-    .venv/bin/python bench/run.py [--runs 5] [--moves 20] [--levers] [--variant NAME=DIST ...] [--no-build]
+    .venv/bin/python bench/run.py [--runs 5] [--moves 20] [--levers] [--variant NAME=DIST ...] [--dist DIR]
 
-For each variant (default: "main" = dist/, rebuilt first if stale; --levers adds one build per speed
-lever left out, `build.py --without LEVER`, plus "none" with every lever out, each into a temp dir)
+For each variant (default: "main" = `build.py --bench` into a temp dir, the shipped dist/ plus the worker
+hook this benchmark times Python with; --levers adds one build per speed lever left out, `--without LEVER`,
+plus "none" with every lever out)
 it serves the site with its own serve.py (so compression is what serve.py sends) and, per run, in a
 brand-new Chromium profile (cold HTTP and code cache): time to readable, ready and interactive (first
 slider change round-tripped and repainted), bytes and requests up to interactive, the worker's boot
@@ -11,7 +12,7 @@ steps, peak memory (renderer VmHWM = page + worker, the page's JS heap from CDP 
 the worker's wasm heap), then a repeat visit in the same profile (warm cache) to interactive. Runs of
 all variants are interleaved (run 1 of each, then run 2, ...) so machine load hits them alike.
 The first variant's last run also times slider-to-repaint over --moves moves on the sweep and the rank section, and runs bench/numerics.py
-in the worker (bench hook of worker.js) and in this CPython, reported as Pyodide/native ratios.
+in the worker (bench/worker_hook.js, which build.py adds only with --bench) and in this CPython, reported as Pyodide/native ratios.
 The peer (unless --no-peer): the same sections converted by `panel convert --to pyodide-worker`, served
 offline from this machine (bench/peer.py builds it once, cached in .cache/peer/), measured interleaved with
 the others the same way; `peer.ratio` = its interactive_ms / ours.
@@ -33,18 +34,29 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import conftest as harness  # noqa: E402
+import harness  # noqa: E402  (tests/harness.py: serve(), Chromium, request origins, page helpers)
 import peer as peer_site  # noqa: E402
-from load_bench import INIT_JS, FCP_JS, percentile  # noqa: E402
 
 LEVERS = ("pyc", "br")  # build.py --without ...: levers that change dist/ (see bench/README.md)
 TARGETS = {"readable_ms": 500, "interactive_ms": 3000, "interactive_max_ms": 5000, "repeat_interactive_ms": 1500,
            "bytes": 12e6, "repaint_p95_ms": 50, "gradcheck_worker_ms": 100, "train600_worker_ms": 1000,
            "peer_ratio": 3.0, "classroom_bytes": 16e6}
+
+# Runs in the page before any of its scripts: marks 'readable' (the first frame after DOMContentLoaded).
+INIT_JS = """
+(() => {
+  const b = window.__bench = {readable: null};
+  document.addEventListener('DOMContentLoaded', () => {
+    requestAnimationFrame(() => requestAnimationFrame(() => { b.readable = performance.now(); }));
+  });
+})();
+"""
+FCP_JS = "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime ?? null"
 
 # The numerics run is one synchronous worker call of many seconds: the page's hang watch (boot.js: no pong
 # for 8 s = hung, worker replaced) is stopped for this page first, and the wait is bounded either way.
@@ -188,14 +200,14 @@ def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str 
                 cold[field] = [harness.move_and_wait_repaint(page, key, "ArrowRight" if (i // 5) % 2 == 0 else
                                                              "ArrowLeft")["latency"]
                                for i in range(moves if cold["interactive_via"] == "slider" else 0)]
-        if numerics_code:
+        if numerics_code and has_hook(url):
             got = page.evaluate(BENCH_HOOK_JS, numerics_code)
             if "error" in got:
                 cold["numerics_worker_error"] = got["error"]
             else:
                 cold["numerics_worker_s"] = json.loads(got["result"])
             cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
-        elif not peer:  # the bench hook is our worker's
+        elif has_hook(url):
             got = page.evaluate(BENCH_HOOK_JS, "'{}'")
             cold["worker_wasm_heap_bytes"] = got.get("wasm_bytes")
         cold["renderer_peak_rss_bytes"] = renderer_peak_bytes(profile)
@@ -258,6 +270,15 @@ def worker_numerics_code() -> str:
             f"exec(compile({src!r}, 'bench/numerics.py', 'exec'), m.__dict__)\njson.dumps(m.run())\n")
 
 
+def percentile(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return None
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -289,32 +310,24 @@ def summarise(runs: list[dict]) -> dict:
 
 
 def build_variant(name: str, without: str, out: Path) -> Path:
-    print(f"[bench] building variant {name}: build.py --without {without}", file=sys.stderr)
-    subprocess.run([sys.executable, "build.py", "--offline", "--out", str(out), "--without", without],
+    """dist/ as build.py --bench makes it (worker.js answers bench/run.py's hook), less the levers WITHOUT."""
+    print(f"[bench] building variant {name}: build.py --bench --without {without!r}", file=sys.stderr)
+    subprocess.run([sys.executable, "build.py", "--offline", "--bench", "--out", str(out), "--without", without],
                    cwd=ROOT, check=True)
     return out
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--moves", type=int, default=20)
-    ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIST", help="a built site to measure too")
-    ap.add_argument("--levers", action="store_true", help="also build and measure dist without each lever")
-    ap.add_argument("--dist", type=Path, default=None)
-    ap.add_argument("--no-build", action="store_true")
-    ap.add_argument("--no-numerics", action="store_true")
-    ap.add_argument("--no-peer", action="store_true", help="leave out the panel-convert peer (bench/peer.py)")
-    ap.add_argument("--no-classroom", action="store_true", help="leave out the classroom file (dist/weighttying.html)")
-    ap.add_argument("--timeout", type=float, default=180.0)
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "run.json")
-    a = ap.parse_args(argv)
+def has_hook(url: str) -> bool:
+    """Whether the site at URL was built with build.py --bench (its worker answers BENCH_HOOK_JS)."""
+    if not url.startswith("http"):
+        return False
+    with urllib.request.urlopen(url + "worker.js") as r:
+        return b"bench/worker_hook.js" in r.read()
 
-    dist = (a.dist or ROOT / "dist").resolve()
-    if a.dist is None and not a.no_build and harness.dist_is_stale(dist):
-        subprocess.run([sys.executable, "build.py", "--offline"], cwd=ROOT, check=True)
-    variants = {"main": dist}
-    tmp = Path(tempfile.mkdtemp(prefix="wt-bench-"))
+
+def variants_of(a, tmp: Path) -> dict[str, Path]:
+    """{name: built site} to measure: main (a bench build, or --dist), each lever left out, --variant, the peer."""
+    variants = {"main": a.dist.resolve() if a.dist else build_variant("main", "", tmp / "main")}
     if a.levers:
         for lever in LEVERS:
             variants[f"without_{lever}"] = build_variant(lever, lever, tmp / lever)
@@ -324,12 +337,17 @@ def main(argv=None) -> int:
         variants[name] = Path(d).resolve()
     if not a.no_peer:  # built once and cached; pip downloads its pinned wheels the first time only
         variants["peer"] = peer_site.build_peer(offline=False)
-    exe = harness.chromium_path()
+    return variants
+
+
+def measure(variants: dict[str, Path], a, code: str | None, classroom: Path | None, tmp: Path):
+    """Every run of every variant and of the classroom file, interleaved (run 1 of each, then run 2, ...) so
+    machine load hits them alike; main's last run also times repaints and the worker numerics."""
     from playwright.sync_api import sync_playwright
 
-    code = None if a.no_numerics else worker_numerics_code()
+    exe = harness.chromium_path()
     runs: dict[str, list] = {n: [] for n in variants}
-    classroom, classroom_runs = (None if a.no_classroom else copy_classroom(dist, tmp)), []
+    classroom_runs = []
     with contextlib.ExitStack() as stack, sync_playwright() as pw:
         servers = {n: stack.enter_context(harness.serve(d, log_dir=tmp)) for n, d in variants.items()}
         for i in range(a.runs):
@@ -342,26 +360,26 @@ def main(argv=None) -> int:
                       f"{r['interactive_ms']:.0f} ms, repeat {r['repeat']['interactive_ms']:.0f} ms, "
                       f"{r['bytes'] / 1e6:.2f} MB / {r['requests']} req", file=sys.stderr)
             classroom_runs += [classroom_run(pw, exe, classroom, a.timeout)] if classroom else []
+    return runs, classroom_runs
 
+
+REPAINTS = (("repaint_ms", "repaint"), ("repaint_rank_ms", "repaint_rank"))  # the sweep, the rank section
+
+
+def judged(runs: dict[str, list], variants: dict[str, Path], code: str | None) -> dict:
+    """The report: per-variant summaries, main's repaint series, numerics, levers and peer beside main, targets met."""
     summary = {n: summarise(rs) for n, rs in runs.items()}
-    main_runs = runs["main"]
-    m = summary["main"]
-    repaints = (("repaint_ms", "repaint"), ("repaint_rank_ms", "repaint_rank"))  # the sweep, the rank section
-    for field, prefix in repaints:
-        lat = main_runs[-1].get(field, [])
-        m[f"{prefix}_moves"] = len(lat)
-        m[f"{prefix}_median_ms"] = med(lat)
-        m[f"{prefix}_p95_ms"] = percentile(lat, 0.95)
+    m, last = summary["main"], runs["main"][-1]
+    for field, prefix in REPAINTS:
+        lat = last.get(field, [])
+        m.update({f"{prefix}_moves": len(lat), f"{prefix}_median_ms": med(lat), f"{prefix}_p95_ms": percentile(lat, 0.95)})
     numerics = None
     if code:
-        native = numerics_cpython()
-        worker = main_runs[-1].get("numerics_worker_s")
-        numerics = {"cpython_s": native, "worker_s": worker, "error": main_runs[-1].get("numerics_worker_error"),
+        native, worker = numerics_cpython(), last.get("numerics_worker_s")
+        numerics = {"cpython_s": native, "worker_s": worker, "error": last.get("numerics_worker_error"),
                     "pyodide_over_native": {k: worker[k] / native[k] for k in native} if worker else None}
-    levers = {}
-    for n in summary:
-        if n not in ("main", "peer"):
-            levers[n] = {k: (summary[n][k], m[k]) for k in ("interactive_ms", "ready_ms", "repeat_interactive_ms", "bytes")}
+    levers = {n: {k: (summary[n][k], m[k]) for k in ("interactive_ms", "ready_ms", "repeat_interactive_ms", "bytes")}
+              for n in summary if n not in ("main", "peer")}
     peer = {"measured": False, "why": "--no-peer"}
     if "peer" in summary:
         p = summary["peer"]
@@ -379,28 +397,50 @@ def main(argv=None) -> int:
         "repeat_interactive_ms": m["repeat_interactive_ms"] <= TARGETS["repeat_interactive_ms"],
         "bytes": m["bytes"] <= TARGETS["bytes"],
         **{f"{prefix}_p95_ms": m[f"{prefix}_p95_ms"] is not None and m[f"{prefix}_p95_ms"] <= TARGETS["repaint_p95_ms"]
-           for _, prefix in repaints},
+           for _, prefix in REPAINTS},
     }
     if numerics and numerics["worker_s"]:
         met["gradcheck_worker_ms"] = numerics["worker_s"]["gradcheck_s"] * 1000 <= TARGETS["gradcheck_worker_ms"]
         met["train600_worker_ms"] = numerics["worker_s"]["train600_s"] * 1000 <= TARGETS["train600_worker_ms"]
     if peer["measured"]:
         met["peer_ratio"] = peer["ratio"] >= TARGETS["peer_ratio"]
-    classroom_summary = summarise_classroom(classroom_runs, classroom, m)
-    if classroom_summary["measured"]:
-        met["classroom_bytes"] = classroom_summary["size_bytes"] <= TARGETS["classroom_bytes"]
-    report = {"summary": summary, "targets": TARGETS, "met": met, "levers": levers, "numerics": numerics,
-              "peer": peer, "classroom": classroom_summary, "runs": runs,
-              "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg": os.getloadavg(),
-                          "chromium": exe},
-              "when": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    return {"summary": summary, "targets": TARGETS, "met": met, "levers": levers, "numerics": numerics, "peer": peer}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--moves", type=int, default=20)
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIST", help="a built site to measure too")
+    ap.add_argument("--levers", action="store_true", help="also build and measure dist without each lever")
+    ap.add_argument("--dist", type=Path, default=None, help="measure this built site as 'main' (default: build one "
+                    "with build.py --bench; a site built without --bench gets no worker numerics or wasm heap)")
+    ap.add_argument("--no-numerics", action="store_true")
+    ap.add_argument("--no-peer", action="store_true", help="leave out the panel-convert peer (bench/peer.py)")
+    ap.add_argument("--no-classroom", action="store_true", help="leave out the classroom file (dist/weighttying.html)")
+    ap.add_argument("--timeout", type=float, default=180.0)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "run.json")
+    a = ap.parse_args(argv)
+
+    tmp = Path(tempfile.mkdtemp(prefix="wt-bench-"))
+    variants = variants_of(a, tmp)
+    code = None if a.no_numerics else worker_numerics_code()
+    classroom = None if a.no_classroom else copy_classroom(variants["main"], tmp)
+    runs, classroom_runs = measure(variants, a, code, classroom, tmp)
+    report = judged(runs, variants, code)
+    report["classroom"] = summarise_classroom(classroom_runs, classroom, report["summary"]["main"])
+    if report["classroom"]["measured"]:
+        report["met"]["classroom_bytes"] = report["classroom"]["size_bytes"] <= TARGETS["classroom_bytes"]
+    report |= {"runs": runs, "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+               "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg": os.getloadavg(),
+                           "chromium": harness.chromium_path()}}
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps({"summary": summary, "met": met, "levers": levers, "numerics": numerics,
-                      "peer": {k: v for k, v in peer.items() if k != "summary"},
-                      "classroom": {k: v for k, v in classroom_summary.items() if k != "runs_detail"}}, indent=2))
+    print(json.dumps({k: report[k] for k in ("summary", "met", "levers", "numerics")}
+                     | {"peer": {k: v for k, v in report["peer"].items() if k != "summary"},
+                        "classroom": {k: v for k, v in report["classroom"].items() if k != "runs_detail"}}, indent=2))
     print(f"[bench] wrote {a.out}", file=sys.stderr)
-    return 0
+    return 1 if report["summary"]["main"]["off_origin_requests"] else 0  # the page left its origin
 
 
 if __name__ == "__main__":

@@ -4,10 +4,11 @@
 // protocol (render / patch / idle) plus ours (progress, timing, url, notes, ready, error).
 // Everything a test or a later feature needs is on window.__wt (see docs/DESIGN.md, "Page and worker").
 //
-// Robustness: once booted, the page pings the worker every PING_MS and declares it dead when a ping
-// stays unanswered for DEAD_MS (the worker's JS answers between Python's chunks; no Python call may
-// run longer than DEAD_MS). A dead, crashed or fatally failed worker is replaced without a reload:
-// a new one boots from the state in the URL, and the page says what happened. Repeated crashes
+// Robustness: the worker holds a Web Lock (its "lifeline") that the page waits on, so its end is seen
+// at once. Once booted, the page also pings it every PING_MS: a ping unanswered for HUNG_MS is a worker
+// stuck in one call (DEAD_MS when Web Locks are missing and silence is the only sign of death; then no
+// Python call may run longer). A dead, hung, crashed or fatally failed worker is replaced without a
+// reload: a new one boots from the state in the URL, and the page says what happened. Repeated crashes
 // (MAX_CRASHES within CRASH_WINDOW_MS) stop at a Retry button instead of looping.
 "use strict";
 (() => {
@@ -38,6 +39,7 @@
   // Files the page itself loads (its stylesheet, Panel's CSS, scripts): Resource Timing records a failed
   // one with status 0 (network) or >= 400. The lab may still work, but the reader is told which file
   // failed and gets Retry (restart() re-creates the views, which ask for their stylesheets again).
+  const failedAssets = new Set(); // every page file that failed, named together
   if (window.PerformanceObserver) {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
@@ -46,7 +48,8 @@
         const file = e.name.slice(new URL(".", location.href).href.length).split("?")[0];
         // the boot failure already says what failed; a page script's failure fails the boot (loadScripts)
         if (wt.status === "failed" || config.scripts.includes(file)) continue;
-        wt.error = `could not load ${file} from this site`;
+        failedAssets.add(file);
+        wt.error = `could not load ${[...failedAssets].join(", ")} from this site`;
         say("asset", "Part of the page could not be loaded.", `${wt.error}; the lab may look or work wrong until it is retried.`, true);
       }
     }).observe({ type: "resource", buffered: true });
@@ -206,14 +209,11 @@
         settle.resolve(wt);
         break;
       case "patch":
+        // Applied in a task of its own, not here: a worker that dies with many patches sent would
+        // otherwise be noticed (its lifeline granted) only after the page had applied every one of them.
         wt.patchesReceived += 1;
-        patching += 1;
-        try {
-          worker.jsdoc.apply_json_patch(transport.localize(msg.patch), msg.buffers);
-        } finally {
-          patching -= 1;
-          wt.lastPatchAt = performance.now();
-        }
+        worker.patches.push(msg);
+        if (worker.patches.length === 1) setTimeout(() => applyPatches(worker), 0);
         break;
       case "idle":
         if (worker.queue.length) {
@@ -244,6 +244,18 @@
     }
   }
 
+  function applyPatches(worker) {
+    const patches = worker.patches.splice(0);
+    if (worker !== wt.worker) return; // it ended meanwhile: its replacement boots from the URL instead
+    patching += 1;
+    try {
+      for (const msg of patches) worker.jsdoc.apply_json_patch(transport.localize(msg.patch), msg.buffers);
+    } finally {
+      patching -= 1;
+      wt.lastPatchAt = performance.now();
+    }
+  }
+
   function start() {
     wt.ready = new Promise((resolve, reject) => { settle = { resolve, reject }; });
     wt.ready.catch(() => {}); // a failure is shown on the page; awaiting code still sees the rejection
@@ -251,8 +263,8 @@
     setStatus("booting", "Starting…", 0);
     const worker = transport.worker();
     const now = performance.now();
-    Object.assign(worker, { busy: false, queue: [], jsdoc: null, booted: false, heardAt: now, pingAt: 0, pingN: 0,
-      sentAt: 0 });
+    Object.assign(worker, { busy: false, queue: [], patches: [], jsdoc: null, booted: false, heardAt: now, pingAt: 0,
+      pingN: 0, sentAt: 0 });
     wt.worker = worker;
     worker.onmessage = (event) => onMessage(worker, event);
     worker.onerror = (event) => {
@@ -342,6 +354,7 @@
       delete $(id).dataset.live;
     }
     $("wt-error").hidden = true;
+    failedAssets.clear();
     showNotes([]);
     // A stylesheet of the page that failed to load is asked for again (a view's come with the views).
     document.querySelectorAll("link[rel=stylesheet]").forEach((l) => { if (!l.sheet) l.replaceWith(l.cloneNode()); });

@@ -169,16 +169,6 @@ self.onmessage = (event) => {
       .catch(() => {}); // no locks here (an opaque origin may be denied them): the page relies on the heartbeat
   } else if (msg.type === "boot") {
     boot(msg);
-  } else if (msg.type === "bench") {
-    // bench/run.py: time Python source (bench/numerics.py) in this worker; reports the wasm heap too.
-    (async () => {
-      try {
-        const result = await py.runPythonAsync(msg.code);
-        post({ type: "bench", result: String(result), wasm_bytes: py._module.HEAP8.length });
-      } catch (err) {
-        post({ type: "bench", error: readable(err) });
-      }
-    })();
   } else if (msg.type === "rendered") {
     app.link(sendPatch);
     post({ type: "ready" });

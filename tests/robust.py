@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conftest import BOOT_TIMEOUT_S, Recorder
+from harness import BOOT_TIMEOUT_S, Recorder
 
 # Installed before any page script: what the page itself would otherwise swallow.
 WATCH_JS = """

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import (BOOT_TIMEOUT_S, ROOT, Recorder, move_and_wait_repaint, recorded, sweep_readout,
-                      wait_boot_end)
+from harness import (BOOT_TIMEOUT_S, ROOT, Recorder, move_and_wait_repaint, recorded, sweep_readout,
+                     wait_boot_end)
 from weighttying import state as S
 from weighttying import sweep
 

@@ -18,8 +18,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, move_and_wait_repaint, recorded,
-                      serve, sweep_readout, wait_boot_end)
+from conftest import live_page
+from harness import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, move_and_wait_repaint, serve,
+                     sweep_readout, wait_boot_end)
 from weighttying import state as S
 from weighttying import sweep
 
@@ -39,37 +40,27 @@ def close(a: float, b: float) -> bool:
     return abs(a - b) <= REL_TOL * max(abs(a), abs(b))
 
 
-@pytest.fixture(scope="module")
-def live(browser, server):
-    """One cold load of the served dist/, booted; shared by the happy-path tests below."""
-    rec = Recorder()
-    ctx, page = recorded(browser, rec)
-    try:
-        page.goto(server.url, wait_until="domcontentloaded")
-        # Readable before Python: the prose and the prerendered sweep figure are already there.
-        early = page.evaluate("""() => ({status: window.__wt && window.__wt.status,
-              prose: document.querySelector('#sweep p') ? document.querySelector('#sweep p').textContent : '',
-              figure: !!document.querySelector('#live-sweep .wt-prerender svg'),
-              readout: !!document.querySelector('#live-sweep .wt-prerender [data-testid=sweep-readout]')})""")
-        info = wait_boot_end(page)
-        yield {"page": page, "rec": rec, "early": early, "info": info, "server": server}
-    finally:
-        ctx.close()
+# Readable before Python: the prose and the prerendered sweep figure are already there.
+EARLY_JS = """() => ({status: window.__wt && window.__wt.status,
+      prose: document.querySelector('#sweep p') ? document.querySelector('#sweep p').textContent : '',
+      figure: !!document.querySelector('#live-sweep .wt-prerender svg'),
+      readout: !!document.querySelector('#live-sweep .wt-prerender [data-testid=sweep-readout]')})"""
+live = live_page(early_js=EARLY_JS, must_boot=False)  # one cold load, shared by the happy-path tests below
 
 
 def test_readable_before_python(live):
-    early = live["early"]
+    early = live.early
     assert early["status"] == "booting", f"expected to catch the page before Python was ready: {early}"
     assert len(early["prose"]) > 100, early
     assert early["figure"] and early["readout"], f"no prerendered sweep figure/readout at DOMContentLoaded: {early}"
 
 
 def test_boots_and_progress_reaches_done(live):
-    info, rec = live["info"], live["rec"]
+    info, rec = live.info, live.rec
     assert info["status"] == "ready", f"boot ended {info['status']!r}: {info['error']!r}"
     assert info["progress"] == 1 and info["bar"] == info["barMax"] == 100, info
     assert not info["errorShown"], info["errorText"]
-    assert live["page"].evaluate("() => document.getElementById('live-sweep').dataset.live") == "true"
+    assert live.page.evaluate("() => document.getElementById('live-sweep').dataset.live") == "true"
     assert rec.workers and any(u.endswith("/worker.js") for u in rec.workers), rec.workers
     # Determinate progress: the boot reported every step's time.
     assert set(info["timings"]) >= {"runtime", "packages", "import", "app"}, info["timings"]
@@ -78,8 +69,8 @@ def test_boots_and_progress_reaches_done(live):
 @pytest.mark.parametrize("key,press", [("sweep.sigma", "ArrowRight"), ("sweep.in_scale", "ArrowLeft"),
                                        ("sweep.sigma", "PageDown")])
 def test_slider_updates_readout_to_cpython_values(live, key, press):
-    page = live["page"]
-    assert live["info"]["status"] == "ready", "page did not boot"
+    page = live.page
+    assert live.info["status"] == "ready", "page did not boot"
     before = sweep_readout(page)
     q_before = page.evaluate("() => location.search.slice(1)")
     moved = move_and_wait_repaint(page, key, press)
@@ -105,9 +96,9 @@ def test_every_request_stays_on_the_serving_origin(live):
     # serve.py's CSP (connect-src 'self') makes Chromium refuse an off-origin fetch before it is
     # sent, so it may never show up as a request; it does show up as a console error ("Refused to
     # connect ..."), which test_no_errors_in_console_or_page fails on.
-    rec = live["rec"]
+    rec = live.rec
     assert not rec.aborted, f"off-host requests (aborted): {rec.aborted}"
-    assert_same_origin(rec, live["server"].origin)
+    assert_same_origin(rec, live.server.origin)
     urls = [u for _, u, _ in rec.requests]
     # The recorder saw the worker's own traffic (runtime and wheels are fetched by the worker).
     for needed in ("/worker.js", "/pyodide/pyodide.asm.wasm", "/pyodide/pyodide-lock.json"):
@@ -117,7 +108,7 @@ def test_every_request_stays_on_the_serving_origin(live):
 
 
 def test_no_errors_in_console_or_page(live):
-    rec = live["rec"]
+    rec = live.rec
     assert not rec.page_errors, rec.page_errors
     assert not rec.console_errors, rec.console_errors
     assert not rec.failed, rec.failed

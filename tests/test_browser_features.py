@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import DEEP_JS, move_and_wait_repaint, sweep_readout, wait_booted
+from harness import DEEP_JS, move_and_wait_repaint, sweep_readout, wait_booted
 from weighttying import state as S
 from weighttying import sweep
 

@@ -7,12 +7,11 @@ side divides summation-order rounding (different BLAS in the browser) by 2 eps =
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 
 import pytest
 
-from conftest import wait_booted
+from conftest import live_page
 from weighttying import state as S
 from weighttying.views import gradcheck as V
 
@@ -31,24 +30,7 @@ def badge_when_done(page, timeout_ms=90_000):
     return badge
 
 
-@contextlib.contextmanager
-def booted(browser, url: str):
-    """A fresh context's page at url, booted (shared with test_browser_pathdrop)."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(30_000)
-    page = ctx.new_page()
-    try:
-        page.goto(url, wait_until="domcontentloaded")
-        wait_booted(page)
-        yield page
-    finally:
-        ctx.close()
-
-
-@pytest.fixture(scope="module")
-def live(browser, server):
-    with booted(browser, server.url + "?embed=gradcheck&gradcheck.tied=0") as page:
-        yield page
+live = live_page("embed=gradcheck&gradcheck.tied=0")
 
 
 def test_url_loads_untied(live):
@@ -98,7 +80,7 @@ def test_cancel_stops_a_check(live):
     # The default check is over in ~0.1 s, less than a click's round trip. Batch 256 (64 distinct
     # tokens, 16 steps) on a 20x slower CPU (the worker's too) keeps a check running for seconds;
     # moving the batch slider starts it, and Cancel is clicked as soon as the page enables it.
-    cdp = live.context.new_cdp_session(live)
+    cdp = live.page.context.new_cdp_session(live.page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": 20})
     try:
         live.locator(f"{LIVE} .wt-ctl-gradcheck-batch .noUi-handle").press("End")  # the slider's maximum

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_browser_gradcheck import booted
+from conftest import live_page
 from weighttying import pathdrop
 from weighttying import state as S
 from weighttying.views import pathdrop as V
@@ -19,10 +19,7 @@ LIVE = "#live-pathdrop[data-live=true]"
 QUERY = "pathdrop.k=50&pathdrop.steps=1500"
 
 
-@pytest.fixture(scope="module")
-def live(browser, server):
-    with booted(browser, f"{server.url}?embed=pathdrop&{QUERY}") as page:
-        yield page
+live = live_page(f"embed=pathdrop&{QUERY}")
 
 
 def toggle(page, name: str) -> None:

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import wait_booted
+from conftest import live_page
 from weighttying import model, repeat
 from weighttying import state as S
 
@@ -38,16 +38,6 @@ FOCUS_JS = """
 """
 
 
-def open_section(browser, server, section: str, query: str):
-    """A fresh context and page on ?embed=SECTION&QUERY, booted; returns (context, page)."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(30_000)
-    page = ctx.new_page()
-    page.goto(f"{server.url}?embed={section}&{query}", wait_until="domcontentloaded")
-    wait_booted(page)
-    return ctx, page
-
-
 def value(page, live: str, testid: str, timeout: float = 60_000) -> float:
     """The exact number behind a hooked readout/table cell (waits until it exists)."""
     loc = page.locator(f"{live} [data-testid={testid}]")
@@ -67,19 +57,7 @@ def status(page, live: str, text: str, timeout: float = 120_000) -> None:
     page.locator(f"{live} .wt-status", has_text=text).wait_for(timeout=timeout)
 
 
-def live_fixture(section: str, query: str):
-    """A module-scoped fixture: one booted page on ?embed=SECTION&QUERY shared by a module's tests."""
-    @pytest.fixture(scope="module")
-    def live(browser, server):
-        ctx, page = open_section(browser, server, section, query)
-        try:
-            yield page
-        finally:
-            ctx.close()
-    return live
-
-
-live = live_fixture("repeat", QUERY)
+live = live_page(f"embed=repeat&{QUERY}")
 
 
 def test_url_setting_loads_cpython_rank_table(live):

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import BOOT_TIMEOUT_S, serve
+from harness import BOOT_TIMEOUT_S, serve
 from robust import error_box, session, wait_boot_over, wait_status
 
 pytestmark = pytest.mark.browser
@@ -90,9 +90,11 @@ def chain_query(page, assets: list[str]) -> str:
 
 
 def steps_of(assets: list[str]) -> list[list[str]]:
-    """One file per step, except wheels, blocked WHEEL_BATCH at a time."""
+    """One file per step, except the stylesheets, all blocked at once (each must be named), and the wheels,
+    blocked WHEEL_BATCH at a time."""
     wheels = [a for a in assets if a.endswith(".whl")]
-    steps = [[a] for a in assets if not a.endswith(".whl")]
+    css = [a for a in assets if a.endswith(".css")]
+    steps = [css] + [[a] for a in assets if not a.endswith((".whl", ".css"))]
     at = next((i for i, st in enumerate(steps) if not page_level(st[0]) and not page_script(st[0])), len(steps))
     return steps[:at] + [wheels[i:i + WHEEL_BATCH] for i in range(0, len(wheels), WHEEL_BATCH)] + steps[at:]
 
@@ -141,6 +143,11 @@ def test_each_asset_blocked_in_turn(browser, server):
             page.wait_for_selector("html[data-wt-status=failed], #wt-error[data-kind=asset]:not([hidden])",
                                    state="attached", timeout=BOOT_TIMEOUT_S * 1000)
             box = error_box(page)
+            if len(files) > 1 and box["kind"] == "asset":  # they fail one by one: wait for the message to name all
+                deadline = time.monotonic() + 60
+                while not all(names(f.rsplit("/", 1)[1], box["message"]) for f in files) and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                    box = error_box(page)
             if not page_level(first):
                 assert page.evaluate("() => window.__wt.status") == "failed", f"{files} blocked: {box}"
             readable(page, live_ok=page_level(first))

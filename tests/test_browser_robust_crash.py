@@ -23,7 +23,7 @@ import time
 import pytest
 
 from robust import booted, error_box, live_sections, newest_worker, poll, runner_sections, session, settle, wait_status
-from conftest import focus_slider, sweep_readout
+from harness import focus_slider, sweep_readout
 from weighttying import state as S
 from weighttying import sweep
 

@@ -19,7 +19,7 @@ import math
 
 import pytest
 
-from conftest import focus_slider, sweep_readout
+from harness import focus_slider, sweep_readout
 from robust import booted, error_box, live_sections, poll, runner_sections, section_text, session, settle, wait_status
 from weighttying import render as R
 from weighttying import state as S

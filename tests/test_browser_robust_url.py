@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pytest
 
 from robust import booted, error_box, injected, live_sections, notes_shown, section_text, settle, wait_status
-from conftest import sweep_readout
+from harness import sweep_readout
 from weighttying import state as S
 from weighttying import sweep
 from weighttying.views import savings as savings_view

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from test_browser_repeat import live_fixture, press_slider, status, value
+from conftest import live_page
+from test_browser_repeat import press_slider, status, value
 from weighttying import tasks
 
 pytestmark = pytest.mark.browser
@@ -23,7 +24,7 @@ def close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
 
 
-live = live_fixture("tasks", QUERY)
+live = live_page(f"embed=tasks&{QUERY}")
 
 
 def test_url_setting_loads_and_nothing_is_claimed_before_a_run(live):

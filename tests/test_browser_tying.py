@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import assert_same_origin, wait_booted
+from conftest import live_page
+from harness import assert_same_origin
 from weighttying import paper, savings
 from weighttying import state as S
 from weighttying.views import tying as tying_view
@@ -20,7 +21,7 @@ from weighttying.views import tying as tying_view
 pytestmark = pytest.mark.browser
 
 REL_TOL = 1e-9
-QUERY = "?tying.V=100&paper.seeds=1&paper.steps=40"
+QUERY = "tying.V=100&paper.seeds=1&paper.steps=40"
 
 
 def close(a: float, b: float) -> bool:
@@ -54,25 +55,11 @@ def number_input(page, section: str, label: str):
     return page.locator(f"#live-{section}[data-live=true]").get_by_label(label, exact=True)
 
 
-@pytest.fixture(scope="module")
-def live(browser, server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(30_000)
-    from conftest import Recorder
-    rec = Recorder()
-    rec.attach(ctx)
-    page = ctx.new_page()
-    rec.attach_page(page)
-    try:
-        page.goto(server.url + QUERY, wait_until="domcontentloaded")
-        wait_booted(page)
-        yield {"page": page, "rec": rec, "server": server}
-    finally:
-        ctx.close()
+live = live_page(QUERY)
 
 
 def test_tying_link_loads_V_and_a_changed_d_gives_cpython_counts(live):
-    page = live["page"]
+    page = live.page
     assert wait_value(page, "tying", "tying-saved", 100 * 16) == 1600  # tying.V=100 from the link
     box = number_input(page, "tying", "d")
     box.fill("7")
@@ -86,7 +73,7 @@ def test_tying_link_loads_V_and_a_changed_d_gives_cpython_counts(live):
 
 
 def test_savings_preset_fills_fields_and_editing_makes_custom(live):
-    page = live["page"]
+    page = live.page
     live_savings = page.locator("#live-savings[data-live=true]")
     live_savings.get_by_role("button", name="char-model", exact=True).click()
     want = savings.tying_saving(**savings.PRESETS["char-model"])
@@ -103,7 +90,7 @@ def test_savings_preset_fills_fields_and_editing_makes_custom(live):
 
 
 def test_paper_short_study_from_the_link_then_a_new_seed_match_cpython(live):
-    page = live["page"]
+    page = live.page
     page.locator("#paper").scroll_into_view_if_needed()
     want = paper.study(1.0, 40, 0, 1, 0.5)
     assert close(wait_value(page, "paper", "paper-cka-u", want["align"]["cka_with_U"], 120), want["align"]["cka_with_U"])
@@ -120,7 +107,7 @@ def test_paper_short_study_from_the_link_then_a_new_seed_match_cpython(live):
 
 
 def test_paper_cancel_stops_a_run(live):
-    page = live["page"]
+    page = live.page
     section = page.locator("#live-paper[data-live=true]")
     section.get_by_role("button", name="Run again").click()
     status = section.locator(".wt-status")
@@ -132,4 +119,4 @@ def test_paper_cancel_stops_a_run(live):
     time.sleep(2.0)
     assert "Cancelled." in status.first.text_content()  # not overwritten by a later step or "Done."
     assert phase.text_content() == before != "Now: done."  # the study stopped mid-way and stays stopped
-    assert_same_origin(live["rec"], live["server"].origin)
+    assert_same_origin(live.rec, live.server.origin)

@@ -204,3 +204,53 @@ def test_every_python_path_is_derived_from_the_lock_version():
     source = (ROOT / "build.py").read_text()
     assert not re.search(r"3\.1[0-9]|python31[0-9]|cpython-31", source.split('"""', 2)[2]), \
         "build.py names a Python version; read it from the lock (build.Python)"
+
+
+def notice_entries(dist_dir: Path) -> dict[str, str]:
+    """{artifact: its entry} of dist/THIRD-PARTY-NOTICES.txt."""
+    text = (dist_dir / "THIRD-PARTY-NOTICES.txt").read_text()
+    entries = re.split(r"^_{100}\nArtifact: ", text, flags=re.M)[1:]
+    return {e.split("\n", 1)[0]: e for e in entries}
+
+
+def test_every_pinned_artifact_has_its_notice_reachable_from_the_footer(dist_dir):
+    pins = json.loads((ROOT / "pins" / "artifacts.json").read_text())
+    entries = notice_entries(dist_dir)
+    sources = {s.split(":", 1)[0] for s in pins["lock_wheels"]["sources"]}
+    lock = json.loads((ROOT / "node_modules" / "pyodide" / "pyodide-lock.json").read_text())
+    shipped = [*(n for n in pins["pypi"] if n not in sources),
+               *(lock["packages"][p]["file_name"] for p in pins["lock_wheels"]["packages"])]
+    [pyodide] = [k for k in entries if k.startswith(f"Pyodide {pins['npm']['version']} (npm package {pins['npm']['package']}")]
+    assert "Mozilla Public License Version 2.0" in entries[pyodide]
+    for name in shipped:
+        assert name in entries, f"{name} has no third-party notice"
+        declared = re.search(r"^License: (.+)$", entries[name], re.M).group(1)
+        texts = re.findall(r"^--- (.+)$", entries[name], re.M)
+        assert declared and texts and len(entries[name]) > 500, f"{name}: no license text taken from the artifact"
+    assert all(s in entries for s in sources)
+    footer = re.search(r"<footer.*?</footer>", (dist_dir / "index.html").read_text(), re.S).group(0)
+    assert 'href="THIRD-PARTY-NOTICES.txt"' in footer
+
+
+def test_an_artifact_without_a_license_file_stops_the_build(tmp_path):
+    sys.path.insert(0, str(ROOT))
+    import build
+
+    bare = build.write_wheel(tmp_path / "bare-1.0-py3-none-any.whl", "bare-1.0.dist-info",
+                             {"bare/__init__.py": b"", "bare-1.0.dist-info/METADATA": b"Name: bare\nLicense: MIT\n"})
+    with pytest.raises(build.BuildError, match="bare-1.0-py3-none-any.whl carries no license file"):
+        build.artifact_license(bare)
+    build.write_wheel(bare, "bare-1.0.dist-info", {"bare/__init__.py": b"", "bare-1.0.dist-info/licenses/LICENSE": b"MIT text",
+                                                   "bare-1.0.dist-info/METADATA": b"Name: bare\nLicense: MIT\n"})
+    assert build.artifact_license(bare) == ("MIT", {"bare-1.0.dist-info/licenses/LICENSE": "MIT text"})
+
+
+def test_shipped_worker_runs_no_code_it_is_sent_and_a_bench_build_adds_the_hook(dist_dir, cache_copy, tmp_path):
+    """bench/run.py's hook runs any Python a page posts to the worker: only `build.py --bench` has it."""
+    hook = (ROOT / "bench" / "worker_hook.js").read_text()
+    shipped = (dist_dir / "worker.js").read_text()
+    assert "runPythonAsync" not in shipped and '"bench"' not in shipped and hook.strip() not in shipped
+    assert not re.search(r"runPython\w*\(\s*(msg|event|data)", shipped), "the worker runs code from a message"
+    proc = build(cache_copy, tmp_path / "bench", "--bench")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "bench" / "worker.js").read_text() == shipped + hook

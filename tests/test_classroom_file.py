@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from harness import ROOT
 
 sys.path.insert(0, str(ROOT))
 from tools import single_file  # noqa: E402

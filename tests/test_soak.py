@@ -27,7 +27,7 @@ import urllib.request
 
 import pytest
 
-from conftest import assert_same_origin
+from harness import assert_same_origin
 from robust import booted, error_box, live_sections, settle, worker_memory
 
 pytestmark = pytest.mark.browser

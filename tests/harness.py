@@ -1,0 +1,358 @@
+"""The harness shared by the tests (through conftest.py's fixtures) and the benchmarks (bench/run.py):
+the built site and its staleness, a server for it, Chromium, a request recorder, and page helpers that
+drive the site through its contract (docs/DESIGN.md, "Page and worker"). No pytest here: a failure is an
+exception with a message.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# What a change to should rebuild dist/. Compared by mtime against dist/index.html.
+BUILD_INPUTS = ["build.py", "tools", "site", "py/weighttying", "py/pyproject.toml", "pins", "package-lock.json"]
+
+
+# --------------------------------------------------------------------------------------------
+# dist/
+# --------------------------------------------------------------------------------------------
+def _newest_mtime(paths) -> float:
+    newest = 0.0
+    for rel in paths:
+        p = ROOT / rel
+        if p.is_file():
+            newest = max(newest, p.stat().st_mtime)
+        elif p.is_dir():
+            for f in p.rglob("*"):
+                if f.is_file() and "__pycache__" not in f.parts and not f.name.endswith(".pyc"):
+                    newest = max(newest, f.stat().st_mtime)
+    return newest
+
+
+def dist_is_stale(dist: Path) -> str | None:
+    """Why dist/ needs a build, or None when it is newer than everything it is built from."""
+    index = dist / "index.html"
+    if not index.is_file():
+        return f"{index} is missing"
+    if not (dist / "serve.py").is_file():
+        return f"{dist / 'serve.py'} is missing"
+    if _newest_mtime(BUILD_INPUTS) > index.stat().st_mtime:
+        return "sources are newer than dist/index.html"
+    return None
+
+
+
+# --------------------------------------------------------------------------------------------
+# Serving
+# --------------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    root: Path
+    port: int
+    proc: subprocess.Popen
+    log: Path
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return self.origin + "/"
+
+    def output(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+
+@contextlib.contextmanager
+def serve(root: Path, log_dir: Path | None = None, timeout: float = 30.0):
+    """Serve ROOT with ROOT/serve.py on 127.0.0.1 at a free port; always stops it on exit."""
+    root = Path(root)
+    script = root / "serve.py"
+    if not script.is_file():
+        raise RuntimeError(f"{script} is missing: the built site must carry its own serve command")
+    port = free_port()
+    log_dir = Path(log_dir) if log_dir else root.parent
+    log = log_dir / f"serve-{port}.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "serve.py", "--bind", "127.0.0.1", "--port", str(port)],
+            cwd=root, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )
+    server = Server(root, port, proc, log)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"serve.py exited with {proc.returncode} before serving:\n{server.output()}")
+            try:
+                with urllib.request.urlopen(server.url, timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"serve.py did not answer on {server.url} within {timeout}s:\n{server.output()}")
+            time.sleep(0.1)
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        with contextlib.suppress(OSError):
+            log.unlink()
+
+
+
+# --------------------------------------------------------------------------------------------
+# Chromium
+# --------------------------------------------------------------------------------------------
+def chromium_path() -> str | None:
+    p = os.environ.get("WT_CHROMIUM") or DEFAULT_CHROMIUM
+    if os.path.isfile(p) and os.access(p, os.X_OK):
+        return p
+    return shutil.which(p)
+
+
+
+
+def is_local_scheme(url: str) -> bool:
+    """data:, blob: and about: URLs never touch the network."""
+    return url.split(":", 1)[0].lower() in ("data", "blob", "about")
+
+
+def origin_of(url: str) -> str:
+    u = urlsplit(url)
+    if u.scheme == "blob":  # blob:http://host:port/uuid carries its creator's origin
+        return origin_of(url[len("blob:"):])
+    return f"{u.scheme}://{u.netloc}".lower()
+
+
+@dataclass
+class Recorder:
+    """Everything a page and its workers asked for and complained about.
+
+    Requests are recorded twice, independently: from context.on("request") (events) and from a
+    context-level route (routing). In Chromium both see dedicated-worker requests (verified with a
+    page whose worker fetches and importScripts). Requests to any host other than 127.0.0.1 /
+    localhost are recorded and then aborted, so a leak fails the test instead of touching the net.
+    """
+
+    requests: list = field(default_factory=list)  # (method, url, resource_type) from events
+    routed: list = field(default_factory=list)  # urls seen by the route handler
+    aborted: list = field(default_factory=list)  # off-host urls the route refused
+    failed: list = field(default_factory=list)  # (url, failure text)
+    console_errors: list = field(default_factory=list)
+    page_errors: list = field(default_factory=list)
+    workers: list = field(default_factory=list)
+
+    def attach(self, context) -> None:
+        context.on("request", lambda r: self.requests.append((r.method, r.url, r.resource_type)))
+        context.on("requestfailed", lambda r: self.failed.append((r.url, r.failure)))
+        context.route("**/*", self._route)
+
+    def attach_page(self, page) -> None:
+        # Worker console messages and uncaught worker errors arrive here too (verified in Chromium).
+        page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+        page.on("pageerror", lambda e: self.page_errors.append(str(e)))
+        page.on("worker", lambda w: self.workers.append(w.url))
+
+    def _route(self, route) -> None:
+        url = route.request.url
+        self.routed.append(url)
+        host = urlsplit(url).hostname
+        if is_local_scheme(url) or host in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            self.aborted.append(url)
+            route.abort("blockedbyclient")
+
+    def urls(self) -> list[str]:
+        return [u for _, u, _ in self.requests] + self.routed
+
+
+def recorded(browser, rec: Recorder):
+    """(context, page): a fresh context (fresh profile, cold cache) with REC attached, and its first page."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(30_000)
+    rec.attach(ctx)
+    page = ctx.new_page()
+    rec.attach_page(page)
+    return ctx, page
+
+
+def assert_same_origin(requests, origin: str) -> None:
+    """Every URL in REQUESTS (urls, (.., url, ..) tuples or a Recorder) is on ORIGIN (or data:/blob:)."""
+    if isinstance(requests, Recorder):
+        requests = requests.urls()
+    urls = [r if isinstance(r, str) else r[1] for r in requests]
+    assert urls, "no requests were recorded at all: the recorder is not attached"
+    origin = origin_of(origin)
+    off = sorted({u for u in urls if not (is_local_scheme(u) and not u.startswith("blob:")) and origin_of(u) != origin})
+    assert not off, f"{len(off)} request(s) left {origin}:\n" + "\n".join(off[:50])
+
+
+# Site hooks: the contract with site/index.html, site/boot.js and weighttying.prerender, in one
+# place for the browser tests and bench/run.py.
+#   window.__wt.status        "booting" | "ready" | "failed"; .progress 0..1; .error (one line)
+#   #wt-progress              <progress max=100>, 100 when ready
+#   #wt-error / #wt-error-msg the readable boot failure (role=alert); hidden otherwise
+#   #live-SECTION             prerendered content in .wt-prerender, replaced in place (data-live)
+#   [data-testid=sweep-resid|sweep-logit][data-value]   the readout (repr of the float)
+#   sliders: the Bokeh slider titled "<name> (log scale)" inside #live-sweep (noUiSlider handle)
+# --------------------------------------------------------------------------------------------
+BOOT_TIMEOUT_S = float(os.environ.get("WT_BOOT_TIMEOUT", "180"))  # 2 shared cores: boot is ~10-15 s
+
+
+def boot_info(page) -> dict:
+    return page.evaluate(
+        """() => ({status: window.__wt && window.__wt.status, error: window.__wt && window.__wt.error,
+                   progress: window.__wt && window.__wt.progress, timings: window.__wt && window.__wt.timings,
+                   bar: Number(document.getElementById('wt-progress').value),
+                   barMax: Number(document.getElementById('wt-progress').max),
+                   label: document.getElementById('wt-status').textContent,
+                   errorShown: !document.getElementById('wt-error').hidden,
+                   errorText: document.getElementById('wt-error-msg').textContent})""")
+
+
+def wait_boot_end(page, timeout_s: float = BOOT_TIMEOUT_S) -> dict:
+    """Wait until the boot is over (ready or failed) and return boot_info."""
+    page.wait_for_function("() => window.__wt && window.__wt.status !== 'booting'", timeout=timeout_s * 1000,
+                           polling=50)
+    return boot_info(page)
+
+
+def wait_booted(page, timeout_s: float = BOOT_TIMEOUT_S) -> dict:
+    """Wait for a successful boot; a failed one raises with the page's own error message."""
+    info = wait_boot_end(page, timeout_s)
+    if info["status"] != "ready":
+        raise AssertionError(f"the page did not boot: status {info['status']!r}, error {info['error']!r}")
+    return info
+
+
+def prerendered_present(page) -> bool:
+    """The sweep section's readable default content is in the DOM (prerendered or already live)."""
+    return page.evaluate(
+        """() => { const el = document.getElementById('live-sweep');
+                   return !!el && (el.dataset.live === 'true' || !!el.querySelector('.wt-prerender svg')); }""")
+
+
+FOCUS_SLIDER_JS = """
+([title, section]) => {
+  // The noUiSlider handle sharing a (shadow) root with the Bokeh slider title TITLE in #live-SECTION; focus it.
+  const found = [];
+  (function walk(root) {
+    for (const t of root.querySelectorAll('.bk-slider-title')) {
+      if (t.textContent.trim().startsWith(title)) {
+        const h = t.getRootNode().querySelector('.noUi-handle');
+        if (h) found.push(h);
+      }
+    }
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+  })(document.getElementById(`live-${section}`));
+  if (found.length !== 1) return `expected one slider titled ${title}, found ${found.length}`;
+  found[0].focus();
+  return (found[0].getRootNode().activeElement === found[0]) ? null : 'the slider handle did not take focus';
+}
+"""
+
+
+def focus_slider(page, key: str) -> None:
+    """Focus the keyboard-operable handle of a log-scale control, e.g. key 'sweep.sigma'."""
+    section, name = key.split(".", 1)
+    err = page.evaluate(FOCUS_SLIDER_JS, [f"{name} (log scale)", section])
+    assert err is None, f"slider {key}: {err}"
+
+
+DEEP_JS = """
+function wtDeep(root, sel) {
+  const el = root.querySelector(sel); if (el) return el;
+  for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const f = wtDeep(h.shadowRoot, sel); if (f) return f; }
+  return null;
+}
+"""
+
+
+def sweep_readout(page) -> dict:
+    """The live readout: {"resid": float, "logit": float, "text": str} (values are data-value, full precision)."""
+    return page.evaluate("() => {" + DEEP_JS + """
+        const live = document.getElementById('live-sweep');
+        const r = wtDeep(live, '[data-testid="sweep-resid"]'), l = wtDeep(live, '[data-testid="sweep-logit"]');
+        const t = wtDeep(live, '[data-testid="sweep-readout"]');
+        return {resid: r && Number(r.dataset.value), logit: l && Number(l.dataset.value), text: t && t.textContent}; }""")
+
+
+MOVE_JS = """
+([root, readout]) => { window.__wtMove = new Promise((resolve, reject) => {
+  // Resolve at the first animation frame after the readout's text changed; stamp the keydown.
+  // root: the element id holding the readout (or '' for the whole body); readout: its data-testid.
+  function deep(root) {
+    const el = root.querySelector(`[data-testid="${readout}"]`); if (el) return el;
+    for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const f = deep(h.shadowRoot); if (f) return f; }
+    return null;
+  }
+  const scope = () => (root ? document.getElementById(root) : document.body);
+  const el = deep(scope());
+  if (!el) return reject(new Error(`no ${readout} in #${root || 'body'}`));
+  const host = el.getRootNode() instanceof ShadowRoot ? el.getRootNode() : el.parentNode;
+  const before = el.textContent;
+  let t0 = null;
+  const onKey = () => { if (t0 === null) t0 = performance.now(); };
+  document.addEventListener('keydown', onKey, true);
+  const done = () => {
+    const cur = deep(scope());
+    if (!cur || cur.textContent === before) return false;
+    mo.disconnect(); clearTimeout(timer); clearInterval(poll); document.removeEventListener('keydown', onKey, true);
+    requestAnimationFrame(() => { const t1 = performance.now(); resolve({keydown: t0, repainted: t1, latency: t1 - t0}); });
+    return true;
+  };
+  const mo = new MutationObserver(done);
+  mo.observe(host, {subtree: true, childList: true, characterData: true, attributes: true});
+  const poll = setInterval(done, 100);  // in case the pane re-renders into a new shadow root
+  const timer = setTimeout(() => { mo.disconnect(); clearInterval(poll); reject(new Error('the readout did not change within 20 s')); }, 20000);
+}); window.__wtMove.catch(() => {}); }
+"""
+
+
+def move_and_wait_repaint(page, key: str, press: str = "ArrowRight") -> dict:
+    """Press a key on a slider handle of key's section; wait for its <section>-readout to change and repaint.
+
+    Returns {"keydown", "repainted", "latency"} in ms of the page clock (0 = navigation start).
+    """
+    focus_slider(page, key)
+    section = key.split(".", 1)[0]
+    page.evaluate(MOVE_JS, [f"live-{section}", f"{section}-readout"])  # armed before the key press
+    page.keyboard.press(press)
+    return page.evaluate("() => window.__wtMove")
