@@ -496,14 +496,13 @@ LICENSE_FILE = re.compile(r"^[^/]+(\.dist-info/licenses/.+|\.dist-info/(LICEN[CS
 
 def notices(inputs: Inputs) -> bytes:
     """The third-party notices of everything dist/ redistributes, each license taken from its artifact: a
-    wheel's dist-info license files and METADATA, an sdist's license file and PKG-INFO, npm's package.json."""
-    npm = json.loads((NPM_DIR / "package.json").read_text())
-    parts = [f"Third-party software in this site, with the license each one carries.\n",
-             notice(f"Pyodide {npm['version']} (npm package pyodide: {', '.join(inputs.pins['npm']['files'])})",
-                    npm["license"], {f"{npm['license']} (named in its package.json; the package ships no license "
-                                     f"file)": license_text(npm["license"])}),
+    wheel's dist-info license files and METADATA, an sdist's license file and PKG-INFO, an npm package's
+    license files and package.json."""
+    parts = ["Third-party software in this site, with the license each one carries.\n",
+             npm_notice(inputs.pins["npm"], "Pyodide"),
              notice(f"CPython {inputs.python.version}, inside Pyodide (pyodide.asm.wasm, python_stdlib.zip)", "PSF-2.0",
-                    {"CPython's LICENSE": license_text("PSF-2.0")})]
+                    {"CPython's LICENSE": license_text("PSF-2.0")}),
+             npm_notice(inputs.pins["npm_decoder"], "the brotli decoder of the classroom file")]
     sources = {s.split(":", 1)[0] for s in inputs.pins["lock_wheels"]["sources"]}
     for name, path in sorted({**inputs.pypi, **{p.name: p for p in inputs.lock_wheels.values()}}.items()):
         if name in sources:
@@ -512,6 +511,17 @@ def notices(inputs: Inputs) -> bytes:
         else:
             parts.append(notice(name, *artifact_license(path)))
     return "\n".join(parts).encode()
+
+
+def npm_notice(spec: dict, what: str) -> str:
+    """The notice of a pinned npm package: its package.json's license and the license files it ships, or the
+    text of the license it names (pins/licenses/) when it ships none."""
+    root = ROOT / "node_modules" / spec["package"]
+    declared = json.loads((root / "package.json").read_text())["license"]
+    texts = {p.name: p.read_text() for p in sorted(root.iterdir()) if re.match(r"(LICEN[CS]E|COPYING)", p.name, re.I)}
+    title = f"{what} {spec['version']} (npm package {spec['package']}: {', '.join(spec['files'])})"
+    return notice(title, declared, texts or {f"{declared} (named in its package.json; the package ships no license "
+                                             f"file)": license_text(declared)})
 
 
 def notice(what: str, declared: str, texts: dict[str, str], note: str = "") -> str:

@@ -222,6 +222,9 @@ def test_every_pinned_artifact_has_its_notice_reachable_from_the_footer(dist_dir
                *(lock["packages"][p]["file_name"] for p in pins["lock_wheels"]["packages"])]
     [pyodide] = [k for k in entries if k.startswith(f"Pyodide {pins['npm']['version']} (npm package {pins['npm']['package']}")]
     assert "Mozilla Public License Version 2.0" in entries[pyodide]
+    decoder = pins["npm_decoder"]
+    [brotli] = [k for k in entries if f"{decoder['version']} (npm package {decoder['package']}" in k]
+    assert "MIT" in entries[brotli] and "Apache License" in entries[brotli] and len(entries[brotli]) > 2000
     for name in shipped:
         assert name in entries, f"{name} has no third-party notice"
         declared = re.search(r"^License: (.+)$", entries[name], re.M).group(1)
