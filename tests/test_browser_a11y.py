@@ -73,11 +73,12 @@ def described(found: dict[str, list[dict]]) -> str:
 
 # Found in the sections' content by this audit, to be fixed where that content is made (views/, app/):
 SECTION_DEBT = {
-    "link-name": "views/gradcheck: the .wt-gc-badge link has no text",
-    "scrollable-region-focusable": "views/savings: the prerendered table's scrolling wrapper cannot be focused",
+    "link-name": "views/gradcheck: the .wt-gc-badge link has no accessible text (prerendered and live)",
+    "scrollable-region-focusable": "scrolling table wrappers without tabindex: savings' presets, tasks' seeds, "
+                                   "pathdrop's prerendered slot at 360 px",
     "aria-input-field-name": "app: Bokeh slider handles have no accessible name (the title is not tied to them)",
     "button-name": "app: Bokeh Spinner up/down buttons have no text",
-    "label": "app: Bokeh Checkbox inputs are not tied to their label",
+    "label": "app: Bokeh Checkbox inputs are not tied to their label (gradcheck, pathdrop, repeat)",
 }
 
 
