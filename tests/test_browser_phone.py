@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import wait_booted
+from harness import wait_booted
 from weighttying import state as S
 from weighttying import sweep
 from weighttying.app.sections import SECTIONS
