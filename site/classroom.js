@@ -60,6 +60,12 @@ self.onmessage = (event) => {
       const data = await wtPayload.member(payload, m);
       urls.set(m.path, URL.createObjectURL(new Blob([data], { type: wtPayload.mime(m.path) })));
     }));
+    // A link to a file that sits beside index.html on a server (the third-party notices) opens its copy
+    // from this file instead: a single copied file has nothing beside it.
+    document.querySelectorAll("a[href]").forEach((a) => {
+      const inside = urls.get(a.getAttribute("href"));
+      if (inside) a.href = inside;
+    });
     timings.pageFiles = performance.now();
   }
 

@@ -9,7 +9,7 @@ const wtPayload = (() => {
     0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a,
     0x153, 0x9d, 0x17e, 0x178];
   const MIME = { js: "text/javascript;charset=utf-8", css: "text/css;charset=utf-8", wasm: "application/wasm",
-    json: "application/json" };
+    json: "application/json", txt: "text/plain;charset=utf-8" };
   const DECODER = "decoder/brotli_dec_wasm";
 
   function decodeText(text, escape) {

@@ -139,6 +139,14 @@ def test_an_export_is_stamped_with_the_file_and_its_query(live, classroom, tmp_p
     assert first.startswith(f"# reproduce: {classroom.as_uri()}?"), first
 
 
+def test_the_notices_link_opens_the_copy_inside_the_file(live):
+    page = live["page"]
+    href = page.locator('a[href^="blob:"]', has_text="third-party notices").get_attribute("href")
+    assert href and href.startswith("blob:"), href
+    text = page.evaluate("async (u) => (await fetch(u)).text()", href)
+    assert "Mozilla Public License" in text and "numpy" in text.lower(), text[:200]
+
+
 def test_nothing_but_the_file_blob_and_data(live, classroom):
     assert_stayed_local(live["rec"], classroom)
 
