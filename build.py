@@ -464,13 +464,29 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
         "scripts": scripts,
         # Subresource Integrity of what runs before any lock check: the runtime and the lock (worker.js
         # verifies them before loading) and the page's scripts (boot.js sets <script integrity>).
-        "integrity": {rel: "sha256-" + base64.b64encode(hashlib.sha256(files[rel]).digest()).decode()
-                      for rel in sorted(files) if rel.startswith(f"{RUNTIME}/") and not rel.endswith(".whl")
-                      or rel in scripts},
+        "integrity": {rel: sri(files[rel]) for rel in sorted(files)
+                      if rel.startswith(f"{RUNTIME}/") and not rel.endswith(".whl") or rel in scripts},
         "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
     }
+    built_results(files, config)
     files["index.html"] = page(html, config, serve_module().CSP).encode()
     return files, config
+
+
+def sri(data: bytes) -> str:
+    """The Subresource Integrity value of a file: sha256-<base64 digest>."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(data).digest()).decode()
+
+
+def built_results(files: dict[str, bytes], config: dict) -> None:
+    """results.json, the run results the page shows before any Run (weighttying.prebuilt: the same
+    results the prerender drew, computed once in this process), with its SRI in config["results"]
+    for worker.js, which hands them to the live sections."""
+    from weighttying import prebuilt
+
+    files[prebuilt.FILE] = prebuilt.dumps(prebuilt.compute())
+    config["results"] = {"file": prebuilt.FILE, "integrity": sri(files[prebuilt.FILE])}
+    log(f"{prebuilt.FILE}: {len(files[prebuilt.FILE]) / 1e3:.0f} kB for {', '.join(json.loads(files[prebuilt.FILE]))}")
 
 
 def static_files(pypi: dict[str, Path]) -> tuple[dict[str, bytes], list[str]]:

@@ -61,21 +61,35 @@ const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
 const checked = new Map(); // absolute URL -> Blob whose sha256 matched
 const lent = []; // blob: URLs handed to importScripts, revoked with the bytes once Python runs
 
+async function fetchChecked(path, integrity, base = self.location) {
+  // One file of this site whose body must have the sha256 the build recorded (the browser checks it).
+  const url = new URL(path, base).href;
+  let res;
+  try {
+    res = await fetch(url, { integrity });
+  } catch (err) { // SRI mismatch and network failure look alike: ask again without the check
+    const plain = await fetch(url, { cache: "no-store" }).catch(() => null);
+    throw new Error(plain && plain.ok ? `${path} was modified: its sha256 is not the one this build recorded`
+      : `could not load ${path} from this site`);
+  }
+  if (!res.ok) throw new Error(`could not load ${path} from this site (HTTP ${res.status})`);
+  return res;
+}
+
 async function verifyRuntime(config) {
   const want = config.integrity || {};
   await Promise.all(Object.keys(want).filter((p) => p.startsWith(config.runtime)).map(async (path) => {
-    const url = new URL(path, self.location).href;
-    let res;
-    try {
-      res = await fetch(url, { integrity: want[path] });
-    } catch (err) { // SRI mismatch and network failure look alike: ask again without the check
-      const plain = await fetch(url, { cache: "no-store" }).catch(() => null);
-      throw new Error(plain && plain.ok ? `${path} was modified: its sha256 is not the one this build recorded`
-        : `could not load ${path} from this site`);
-    }
-    if (!res.ok) throw new Error(`could not load ${path} from this site (HTTP ${res.status})`);
-    checked.set(url, await res.blob());
+    checked.set(new URL(path, self.location).href, await (await fetchChecked(path, want[path])).blob());
   }));
+}
+
+// The run results computed at build (weighttying.prebuilt): {text} or, when the file is missing or
+// was modified, {problem} naming it; the sections then compute their default results live.
+function builtResults(config, base) {
+  const r = config.results;
+  if (!r) return Promise.resolve({ problem: "this build recorded no results file" });
+  return fetchChecked(r.file, r.integrity, base).then((res) => res.text()).then((text) => ({ text }),
+    (err) => ({ problem: err.message }));
 }
 
 const netFetch = self.fetch.bind(self);
@@ -132,6 +146,8 @@ async function boot({ config, query, scheme, address }) {
       }
       py = await loadPyodide({ indexURL: runtime, lockFileURL: `${runtime}pyodide-lock.json` });
     });
+    // Small, fetched while the packages load; in the classroom file it is one of the checked bytes posted.
+    const built = builtResults(config, base);
     await step(1, async () => {
       const errors = [];
       await py.loadPackage(config.packages, {
@@ -148,9 +164,10 @@ async function boot({ config, query, scheme, address }) {
       py.runPython(PRELUDE(config.panel_cdn_root));
       py.runPython("import panel");
     });
+    const { text = null, problem = "" } = await built;
     await step(3, () => {
       app = py.pyimport("weighttying.app.main");
-      post({ type: "render", data: app.start(query, emit, scheme || "light", address) });
+      post({ type: "render", data: app.start(query, emit, scheme || "light", address, text, problem) });
     });
   } catch (err) {
     console.error(err);

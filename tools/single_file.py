@@ -82,18 +82,21 @@ def ascii_page(html: str) -> str:
     return "".join(out)
 
 
-def members(files: dict[str, bytes], runtime: str, brotli: Callable[[list[bytes]], dict[str, bytes]]):
+def members(files: dict[str, bytes], runtime: str, brotli: Callable[[list[bytes]], dict[str, bytes]],
+            worker_files: tuple[str, ...] = ()):
     """(payload bytes, manifest): every file the page or worker needs, compressed, with its sha256.
 
-    The worker unpacks the runtime and wheels (brotli, decoded by the pinned decoder, which is itself
-    gzip) and the page everything else (gzip, which the browser decodes natively)."""
+    The worker unpacks the runtime and wheels and `worker_files` (the build's results, which it fetches
+    beside them) (brotli, decoded by the pinned decoder, which is itself gzip) and the page everything
+    else (gzip, which the browser decodes natively)."""
     chosen = {p: d for p, d in files.items() if p not in NOT_MEMBERS}
-    br = brotli([d for p, d in chosen.items() if p.startswith(runtime)])
+    unpacked = lambda path: path.startswith(runtime) or path in worker_files  # noqa: E731
+    br = brotli([d for p, d in chosen.items() if unpacked(p)])
     payload, manifest = bytearray(), []
     for path, data in sorted(chosen.items()):
         digest = hashlib.sha256(data).hexdigest()
-        worker = path.startswith((runtime, "decoder/"))
-        codec = "br" if path.startswith(runtime) else "gz"
+        worker = unpacked(path) or path.startswith("decoder/")
+        codec = "br" if unpacked(path) else "gz"
         packed = br[digest] if codec == "br" else gzip.compress(data, 9, mtime=0)
         manifest.append({"path": path, "codec": codec, "for": "worker" if worker else "page",
                          "offset": len(payload), "length": len(packed), "size": len(data), "sha256": digest})
@@ -127,7 +130,9 @@ def single_file(render: Callable[[dict, str], str], build_info: dict, files: dic
                 sources: dict[str, str], decoder: dict[str, bytes], brotli) -> bytes:
     """The classroom file. render(build_info, csp) is build.py's page(); FILES the served site's files;
     SOURCES the text of site/ scripts and styles by name; DECODER the pinned decoder files by npm path."""
-    payload, manifest = members({**files, **{DECODER[k]: v for k, v in decoder.items()}}, build_info["runtime"], brotli)
+    results = build_info.get("results")  # the build's run results: the worker fetches them beside the runtime
+    payload, manifest = members({**files, **{DECODER[k]: v for k, v in decoder.items()}}, build_info["runtime"], brotli,
+                                (results["file"],) if results else ())
     info = {**build_info, "classroom": {"members": manifest, "bytes": len(payload), "escape": ESC}}
     html, hashes = inline(render(info, "\0csp\0"), sources)
     html = ascii_page(html.replace('<meta charset="utf-8">', '<meta charset="windows-1252">', 1))

@@ -8,6 +8,7 @@ so a live number is byte-identical to the precomputed one.
 """
 from __future__ import annotations
 
+import copy
 import html
 import io
 import json
@@ -76,6 +77,22 @@ class Slots:
         self.store[self.section].param.watch(self.show, list(fields or [p for p in obj.param if p != "name"]))
         self.show()
         return self
+
+
+def built(store: Store, section: str, view) -> dict | None:
+    """The build's results for the section's current settings, as a copy the section may extend;
+    None when there are none for them (other settings, or no results file)."""
+    data = (store.built or {}).get(section)
+    if data is None or not views_kit.built_applies(view, store.state_of(section)):
+        return None
+    return copy.deepcopy(data)
+
+
+def without_build(store: Store, section: str, view, start: Callable[[], None]) -> None:
+    """Without the build's results (results.json missing or modified), compute the default ones live
+    once the page shows the section, as pressing Run would; with them, nothing starts by itself."""
+    if store.built is None and views_kit.built_applies(view, store.state_of(section)):
+        on_document_ready(start)
 
 
 def every(seconds: float, fn: Callable[[], None]) -> Callable[[bool], None]:

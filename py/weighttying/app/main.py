@@ -15,6 +15,7 @@ from typing import Callable
 import panel as pn
 from bokeh.embed.util import standalone_docs_json_and_render_items
 
+from .. import prebuilt
 from .. import state as S
 from .sections import SECTIONS
 from .store import Store
@@ -59,22 +60,37 @@ def scheme_of(page: S.Page, preferred: str) -> str:
     return page.theme if page.theme != "auto" else ("dark" if preferred == "dark" else "light")
 
 
-def start(query: str, emit: Callable[[str, str], None], preferred: str = "light", address: str = "") -> str:
+def built_results(text: str | None, problem: str = "") -> tuple[dict | None, list[str]]:
+    """(the build's results from results.json's text, or None; the note saying why there are none)."""
+    try:
+        if text is None:
+            raise ValueError(problem or f"{prebuilt.FILE} was not loaded")
+        return prebuilt.loads(text), []
+    except ValueError as err:
+        return None, [f"The results computed at build could not be used ({err}): the sections with a Run "
+                      "compute their default results live in your browser instead."]
+
+
+def start(query: str, emit: Callable[[str, str], None], preferred: str = "light", address: str = "",
+          built: str | None = None, built_problem: str = "") -> str:
     """Build the page's live document from a URL query; JSON {docs_json, render_items, sections}.
 
-    emit(kind, json) posts to the page: "notes" (what parse_query rejected or clamped, plain text)
-    and "url" (the query of the current State, written after every change). preferred is the
-    reader's prefers-color-scheme ("dark" or "light"), used when the link says theme=auto. address is
-    the page's URL without query (http or file://), the base of every link an export or figure carries.
+    emit(kind, json) posts to the page: "notes" (what parse_query rejected or clamped, and why the
+    build's results are unusable, plain text) and "url" (the query of the current State, written after
+    every change). preferred is the reader's prefers-color-scheme ("dark" or "light"), used when the link
+    says theme=auto. address is the page's URL without query (http or file://), the base of every link an
+    export or figure carries. built is results.json's text (None: not loaded, built_problem says why).
     """
     global _store
     from panel.io.pyodide import init_doc
     from panel.io.state import state
 
     initial, notes = S.parse_query(query)
-    _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)), base_url=address)
-    if notes:  # the link held values we did not use: show why, and put the State we did use in the URL
-        emit("notes", json.dumps(notes))
+    results, problems = built_results(built, built_problem)
+    _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)), base_url=address, built=results)
+    if notes or problems:  # the link held values we did not use: show why, and put the State we did use in the URL
+        emit("notes", json.dumps(notes + problems))
+    if notes:
         emit("url", json.dumps(S.to_query(initial)))
     init_doc()
     # Per-document settings (Panel keys them by curdoc), read as each component is created: after

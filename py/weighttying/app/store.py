@@ -42,8 +42,11 @@ class Store:
     """Live State: `store[section].<control>` are params; `store.state` is the frozen snapshot."""
 
     def __init__(self, initial: S.State, on_change: Callable[[str], None] = lambda query: None,
-                 base_url: str = ""):
+                 base_url: str = "", built: dict[str, dict] | None = None):
         self.on_change, self.base_url = on_change, base_url  # base_url: the page's address, for stamps
+        # The build's default run results by section (weighttying.prebuilt); None: the page has none
+        # (results.json missing or modified), so run sections compute their default results live.
+        self.built = built
         self.sections = {name: cls(**vars(getattr(initial, name))) for name, cls in SECTION_CLASSES.items()}
         for obj in self.sections.values():
             obj.param.watch(self._changed, [p for p in obj.param if p != "name"])

@@ -1,8 +1,9 @@
 """The gradient-check section's output: badge, readout, per-parameter table, E's error heatmap. No Panel.
 
-`results(st)` is the whole check (central differences of every entry, memoised in kit); the live
-section runs the same check in steps (`iter_check`) through its Runner and hands the result to
-`slots`. The check reruns on every change, so no control waits for a Run: RUN_KEYS is empty.
+`results(st)` is the summary of the whole check (central differences of every entry, memoised in
+kit): per-parameter errors and E's entrywise error; the live section runs the same check
+in steps (`iter_check`) through its Runner and hands its summary to `slots`. The check reruns on
+every change, so no control waits for a Run: RUN_KEYS is empty.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 from .. import gradcheck, model, pathdrop
 from .. import render as R
 from .. import state as S
-from .kit import TOL, TOY, error_heatmap, grid, hook, iter_numeric, last, lin
+from .kit import TOL, TOY, error_heatmap, grid, hook, iter_numeric, last, lin, source
 
 SLOTS = ("badge", "readout", "table", "heatmap")
 RUN_KEYS = ()
@@ -57,9 +58,6 @@ def check(st: S.Gradcheck) -> dict:
     return last(iter_check(st))["result"]
 
 
-results = check
-
-
 def errors(result: dict) -> dict[str, np.ndarray]:
     """Entrywise relative error of every parameter {name: like param}."""
     return {n: gradcheck.rel_error(result["analytic"][n], result["numeric"][n]) for n in result["numeric"]}
@@ -76,6 +74,11 @@ def summary(result: dict) -> dict:
 def decade(x: float) -> str:
     """The power of ten at or above x, as '1e-7' (x = 0 gives '0')."""
     return "0" if x <= 0 else f"1e{math.ceil(math.log10(x))}" if math.isfinite(x) else R.num(x)
+
+
+def results(st: S.Gradcheck) -> dict:
+    """What the section shows of the check for st: its summary."""
+    return summary(check(st))
 
 
 def badge(s: dict) -> str:
@@ -115,7 +118,7 @@ def table(s: dict) -> str:
 
 
 def slots(st: S.Gradcheck, results: dict | None = None) -> dict[str, str]:
-    """The section's output for st from its check (computed here when not given)."""
-    s = summary(check(st) if results is None else results)
-    return {"badge": badge(s), "readout": readout(st, s), "table": table(s),
+    """The section's output for st from its check's summary (the check is run here when not given)."""
+    s = summary(check(st)) if results is None else results
+    return {"badge": badge(s), "readout": readout(st, s) + source(results, "gradcheck-source"), "table": table(s),
             "heatmap": error_heatmap(s["E_err"], batch(st)[0], "Relative error of every entry of dE")}

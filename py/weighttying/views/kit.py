@@ -6,7 +6,11 @@ pieces two or more views need live here, so a section never reaches into another
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 import html
+import json
 import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -105,11 +109,66 @@ def no_results(st) -> None:
 
 
 def with_results(view, st):
-    """(st, the run results slots should show): the section's own results when st leaves every
-    RUN_KEYS field at its default, else None (a changed setting has no result until Run)."""
+    """The run results slots should show for st without a run: the section's own results, as the
+    build ships them (`as_built`), when st leaves every RUN_KEYS field at its default, else None (a
+    changed setting has no result until Run)."""
     default = type(st)()
     same = all(getattr(st, k) == getattr(default, k) for k in view.RUN_KEYS)
-    return view.results(st) if same else None
+    return copy.deepcopy(_built(view, st)) if same else None
+
+
+@functools.lru_cache(maxsize=128)
+def _built(view, st):
+    """as_built(view.results(st)), once per state: the prerender, the playback tables and the
+    results file of one build share each heavy run."""
+    return as_built(view.results(st))
+
+
+# ---- where a result comes from ------------------------------------------------------------------------
+
+BUILT = "build"  # results["origin"] of results computed at build (absent: computed live in the browser)
+SOURCE_TEXT = {BUILT: "Computed at build by this page's own code (the weighttying package, in CPython), not in "
+                      "your browser; Run recomputes it live.",
+               "live": "Computed live in your browser."}
+
+
+def plain_data(x: object) -> object:
+    """x as JSON holds it: arrays and tuples as lists, numpy scalars as plain numbers (keys must be text)."""
+    if isinstance(x, dict):
+        assert all(isinstance(k, str) for k in x), f"results keys must be text: {list(x)[:4]}"
+        return {k: plain_data(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, np.ndarray)):
+        return [plain_data(v) for v in x]
+    return plain_number(x) if isinstance(x, np.generic) else x
+
+
+def as_built(results):
+    """results as the page ships them (results.json): plain data through JSON, marked as computed at
+    build, so a view draws the same HTML from them in CPython at build and in the browser; None stays None."""
+    if results is None:
+        return None
+    return {**json.loads(json.dumps(plain_data(results))), "origin": BUILT}
+
+
+def origin(results) -> str:
+    """"build" or "live": who computed these results."""
+    return BUILT if isinstance(results, dict) and results.get("origin") == BUILT else "live"
+
+
+def source(results, testid: str) -> str:
+    """One line saying where the shown results were computed (data-source="build" or "live")."""
+    where = origin(results)
+    return (f'<p class="wt-source" data-testid="{html.escape(testid)}" data-source="{where}">'
+            f"{html.escape(SOURCE_TEXT[where])}</p>")
+
+
+def built_applies(view, st) -> bool:
+    """Whether the build's results (for the section's default state) are the ones st shows: st is
+    default on every RUN_KEYS field, or, for a section without RUN_KEYS (its results follow every
+    control), on every field."""
+    default = type(st)()
+    keys = view.RUN_KEYS or [f.name for f in dataclasses.fields(st)]
+    return all(getattr(st, k) == getattr(default, k) for k in keys)
 
 
 # ---- playback grids ----------------------------------------------------------------------------------
@@ -163,6 +222,7 @@ def heatmap_desc(err: np.ndarray, inputs) -> str:
 
 def error_heatmap(err: np.ndarray, inputs, title: str) -> str:
     """E's entrywise relative error as a d x V grid (x = row of E = token id), rows over TOL outlined."""
+    err = np.asarray(err, float)  # the build's results arrive as nested lists
     V, d = err.shape
     mark = np.broadcast_to(row_errors(err) > TOL, (d, V))
     return (R.heatmap(err.T, np.arange(V), np.arange(d), title, "row of E (token id)", "column of E", mark=mark)
@@ -177,21 +237,32 @@ NUMERIC_MEMO: dict = {}
 MEMO_SIZE = 8
 
 
+def numeric_key(cfg: model.Config, inputs, targets) -> tuple:
+    """NUMERIC_MEMO's key of one model and batch."""
+    return cfg, tuple(np.asarray(inputs).tolist()), tuple(np.asarray(targets).tolist())
+
+
+def remember_numeric(cfg: model.Config, inputs, targets, numeric: dict) -> None:
+    """Keep central differences {name: array or nested lists} for this model and batch (read-only)."""
+    grads = {name: np.array(g, dtype=float) for name, g in numeric.items()}
+    for grad in grads.values():
+        grad.flags.writeable = False  # shared by both sections: nobody may change it
+    NUMERIC_MEMO[numeric_key(cfg, inputs, targets)] = grads
+    while len(NUMERIC_MEMO) > MEMO_SIZE:
+        NUMERIC_MEMO.pop(next(iter(NUMERIC_MEMO)))
+
+
 def iter_numeric(cfg: model.Config, inputs, targets):
     """gradcheck.iter_numerical_grads of model.init_params(cfg), through NUMERIC_MEMO: progress dicts, the last with "numeric"."""
-    key = (cfg, tuple(np.asarray(inputs).tolist()), tuple(np.asarray(targets).tolist()))
+    key = numeric_key(cfg, inputs, targets)
     if key in NUMERIC_MEMO:
         total = sum(P.size for P in NUMERIC_MEMO[key].values())
         yield {"step": total, "total": total, "numeric": dict(NUMERIC_MEMO[key])}
         return
     for point in gradcheck.iter_numerical_grads(model.init_params(cfg), cfg, inputs, targets):
         if "numeric" in point:
-            for grad in point["numeric"].values():
-                grad.flags.writeable = False  # shared by both sections: nobody may change it
-            NUMERIC_MEMO[key] = point["numeric"]
-            while len(NUMERIC_MEMO) > MEMO_SIZE:
-                NUMERIC_MEMO.pop(next(iter(NUMERIC_MEMO)))
-            point = {**point, "numeric": dict(point["numeric"])}
+            remember_numeric(cfg, inputs, targets, point["numeric"])
+            point = {**point, "numeric": dict(NUMERIC_MEMO[key])}
         yield point
 
 

@@ -13,7 +13,7 @@ from .. import paper
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import grid, hook, lin, log, note, pending, scroll
+from .kit import grid, hook, lin, log, note, pending, scroll, source
 
 MILD = 2.0  # an output/input ratio under this is "dominates only mildly"
 SLOTS = ("norms", "figure", "align", "lens", "claims")
@@ -167,7 +167,7 @@ def slots(st: S.Paper, results: dict | None = None) -> dict[str, str]:
     if norms is None or len(norms["step"]) == 0:
         out = {"norms": pending("Gradient norms", "paper-norms"), "figure": ""}
     else:
-        out = {"norms": norms_readout(norms, st.scale), "figure": norms_figure(norms)}
+        out = {"norms": norms_readout(norms, st.scale) + source(r, "paper-source"), "figure": norms_figure(norms)}
     done = "align" in r
     return {**out, "align": align_html(r) if done else pending("Similarity"),
             "lens": lens_html(r) if done else pending("Lens"), "claims": claims_html(r) if done else pending("Claims")}

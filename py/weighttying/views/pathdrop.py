@@ -16,7 +16,8 @@ from .. import gradcheck, model, pathdrop, train
 from .. import render as R
 from .. import state as S
 from ..quoted import PAGE, within
-from .kit import TOY, error_heatmap, grid, hook, iter_numeric as numeric_steps, last, note, pending
+from .kit import (NUMERIC_MEMO, TOY, error_heatmap, grid, hook, iter_numeric as numeric_steps, last, note, numeric_key,
+                  pending, remember_numeric, source)
 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
 TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, standard error <= 0.005
@@ -57,6 +58,16 @@ def iter_numeric(st: S.Pathdrop):
 def numeric(st: S.Pathdrop) -> dict:
     """The whole numerical gradient at once (build, tests; memoised)."""
     return last(iter_numeric(st))["numeric"]
+
+
+def has_numeric(st: S.Pathdrop) -> bool:
+    """Whether this seed's central differences are known (computed, or taken from the build's results)."""
+    return numeric_key(config(st), *batch(st)) in NUMERIC_MEMO
+
+
+def adopt(st: S.Pathdrop, results: dict) -> None:
+    """Take the central differences of results (the build's, for st's seed) instead of computing them."""
+    remember_numeric(config(st), *batch(st), results["numeric"])
 
 
 def rows(st: S.Pathdrop, num: dict) -> dict[str, dict]:
@@ -174,8 +185,9 @@ def curves_html(st: S.Pathdrop, finals: dict[str, float]) -> str:
 
 
 def results(st: S.Pathdrop) -> dict:
-    """The training race behind the curves, every point iter_curves yields: {"points": [progress dict]}."""
-    return {"points": list(iter_curves(st))}
+    """The seed's central differences and the training race behind the curves, every point iter_curves
+    yields: {"numeric": {name: grad}, "points": [progress dict]}."""
+    return {"numeric": numeric(st), "points": list(iter_curves(st))}
 
 
 def curves_svg(points: list[dict]) -> str:
@@ -199,4 +211,4 @@ def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
     if end["step"] < st.steps:  # still streaming: the latest losses, not yet the run's final ones
         return {**out, "curves": curves_svg(points), "finals": note(
             f"Step {end['step']} of {st.steps}: correct {finals[CURVES[0]]:.4f}, broken {finals[CURVES[1]]:.4f}")}
-    return {**out, "curves": curves_svg(points), "finals": curves_html(st, finals)}
+    return {**out, "curves": curves_svg(points), "finals": curves_html(st, finals) + source(results, "pathdrop-source")}

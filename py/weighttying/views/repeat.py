@@ -17,7 +17,7 @@ from .. import model, repeat
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import TOY, Num, cell, grid, lin, log, note, table
+from .kit import TOY, Num, cell, grid, lin, log, note, source, table
 
 SEEDS = 5  # the init table averages seeds seed .. seed+4, as report.repeat_table does for seed 0
 EVERY = 25  # training steps between points of the rank curves
@@ -166,5 +166,6 @@ def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
     return {"readout": readout(st, ranks), "init": init_table(init_rows(st.sigma, st.seed), st.sigma, st.seed),
             "hist": hist_html(st, ranks, points),
             "trained": trained_table(trained_rows(points[-1] if points else None), st,
-                                     points[-1]["step"] if points else 0),
+                                     points[-1]["step"] if points else 0)
+            + (source(results, "repeat-source") if points else ""),
             "curves": curves_html(points)}

@@ -12,7 +12,7 @@ from .. import render as R
 from .. import quoted
 from .. import state as S
 from .. import tasks
-from .kit import TOY, Num, grid, log, note, table
+from .kit import TOY, Num, grid, log, note, source, table
 
 CHUNK = 10  # training steps per streamed chunk: ~3 ms in CPython, ~10-20 ms in Pyodide (measured), far below 100 ms
 COLUMNS = ("quantity", "ours", "page says", "verdict")
@@ -115,13 +115,12 @@ def results(st: S.Tasks) -> dict[str, list[dict]]:
 
 def status(st: S.Tasks, runs: dict[str, list[dict]]) -> str:
     """Where the run stands: not run for these settings, how many seeds are in, or all done."""
-    done = min(len(r) for r in runs.values())
-    if not any(runs.values()):
-        text = (f"Not run yet for these settings: Run trains {st.seeds * len(tasks.TASKS) * 2} models of "
-                f"{st.steps} steps here in your browser (a few seconds).")
-    else:
-        text = f"All {st.seeds} seeds done." if done >= st.seeds else f"{done} of {st.seeds} seeds done so far."
-    return note(text, testid="tasks-now")
+    done = min(len(runs[name]) for name in tasks.TASKS)
+    if not any(runs[name] for name in tasks.TASKS):
+        return note(f"Not run yet for these settings: Run trains {st.seeds * len(tasks.TASKS) * 2} models of "
+                    f"{st.steps} steps here in your browser (a few seconds).", testid="tasks-now")
+    text = f"All {st.seeds} seeds done." if done >= st.seeds else f"{done} of {st.seeds} seeds done so far."
+    return note(text, testid="tasks-now") + source(runs, "tasks-source")
 
 
 def plot(runs: dict[str, list[dict]]) -> str:

@@ -1,8 +1,10 @@
 """Live section: every entry of the hand-written gradient against central differences.
 
-Any control change restarts the check (views.gradcheck.iter_check, in steps of a few batch tokens,
-through a Runner so other sections stay live and Cancel works); when it finishes, every slot (the
-fixed badge, readout, per-parameter table, E's error heatmap) is redrawn from its result.
+At start the slots show the build's check of the default settings (store.built), so nothing runs by
+itself; any control change restarts the check (views.gradcheck.iter_check, in steps of a few batch
+tokens, through a Runner so other sections stay live and Cancel works); when it finishes, every slot
+(the fixed badge, readout, per-parameter table, E's error heatmap) is redrawn from its
+summary. Settings the build did not check (a shared link) are checked once the page shows the section.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import panel as pn
 
 from ...views import gradcheck as V
 from ...views.kit import note, slot
-from ..kit import Runner, Slots, export_buttons, layout, on_document_ready
+from ..kit import Runner, Slots, built, export_buttons, layout, on_document_ready
 from ..store import Store
 
 # The badge pane renders in a shadow root, where the page's CSS does not reach: it carries its own
@@ -39,14 +41,13 @@ BUSY, CANCELLED = pending("running", "running…"), pending("cancelled", "cancel
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The gradient-check section's Panel root, bound to store["gradcheck"]."""
-    cur: dict = {}  # the latest finished check's result, for the slots and the exports
+    cur: dict = {}  # the summary of the latest finished check, for the slots and the exports
     slots = Slots(store, "gradcheck", V, lambda: cur["result"])
     badge = slots["badge"]
     badge.param.update(object=BUSY, stylesheets=[*badge.stylesheets, BADGE_CSS], margin=0)
-    slots["readout"].object = slot("readout", note("Checking every entry…", "wt-readout"))
 
     def done(last: dict | None) -> None:
-        cur["result"] = last["result"]
+        cur["result"] = V.summary(last["result"])
         slots.show()
 
     runner = Runner("Check every entry", lambda: V.iter_check(store.state_of("gradcheck")),
@@ -60,8 +61,13 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.watch(restart, [n for n in p.param if n != "name"])
     runner.run.on_click(lambda _: setattr(badge, "object", BUSY))
     runner.cancel.on_click(lambda _: setattr(badge, "object", CANCELLED))
-    on_document_ready(lambda: cur or runner.job.running or restart())  # check once the page shows the section
+    if (first := built(store, "gradcheck", V)) is not None:
+        cur["result"] = first
+        slots.show()
+    else:  # no build result for these settings: check once the page shows the section
+        slots["readout"].object = slot("readout", note("Checking every entry…", "wt-readout"))
+        on_document_ready(lambda: cur or runner.job.running or restart())
     exports = export_buttons(store, "gradcheck", "gradcheck",
-                             lambda: (V.COLUMNS, V.table_rows(V.summary(cur["result"])) if cur else []))
+                             lambda: (V.COLUMNS, V.table_rows(cur["result"]) if cur else []))
     return layout(store, "gradcheck", [badge, slots["readout"], slots.error, slots["table"], exports],
                   [runner.view(), slots["heatmap"]])

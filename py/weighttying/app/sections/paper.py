@@ -1,7 +1,9 @@
-"""Live section: the paper at toy scale. One streamed, cancellable study (paper.iter_study) per
-setting: the path-norm slots grow while the first tied model trains, then the alignment, lens and
-claims slots fill in, all drawn by views.paper.slots from the study so far. Changing a control
-restarts the study (the stale run is dropped); Cancel stops it.
+"""Live section: the paper at toy scale. At the default settings the slots show the build's study
+(store.built), so nothing runs at start. Run (and any change of a control) starts one streamed,
+cancellable study (paper.iter_study) for the current setting: the path-norm slots grow while the
+first tied model trains, then the alignment, lens and claims slots fill in, all drawn by
+views.paper.slots from the study so far; the stale run is dropped; Cancel stops it. Back at the
+defaults the build's study shows again.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import panel as pn
 
 from ... import paper
 from ...views import paper as V
-from ..kit import DRAW_S, Runner, Slots, every, export_buttons, html_pane, layout
+from ..kit import DRAW_S, Runner, Slots, built, every, export_buttons, html_pane, layout
 from ..store import Store
 
 BUDGET_S = 0.03  # compute per worker call: a slider change elsewhere waits at most this long for the study to yield
@@ -58,7 +60,7 @@ def build(store: Store) -> pn.viewable.Viewable:
     """The paper section's Panel root, bound to store["paper"]."""
     st = lambda: store.state_of("paper")  # noqa: E731
     phase = html_pane('<p class="wt-help" data-testid="paper-phase"></p>')
-    run: dict = {}  # the study so far: {"norms"} while it streams, the whole result at the end
+    run: dict = built(store, "paper", V) or {}  # the study shown: {"norms"} while it streams, else the whole result
     slots = Slots(store, "paper", V, lambda: run)
     redraw = every(DRAW_S, slots.show)
 
@@ -73,18 +75,25 @@ def build(store: Store) -> pn.viewable.Viewable:
             run["norms"] = s["norms"]
             redraw()
 
-    runner = Runner("Run again", lambda: batched(paper.iter_study(st().scale, st().steps, st().seed, st().seeds, st().lr)),
-                    lambda: paper.study_total(st().scale, st().steps, st().seeds), on_step)
+    def steps():
+        run.clear()  # a live run: the build's study and its origin go
+        slots.show()
+        return batched(paper.iter_study(st().scale, st().steps, st().seed, st().seeds, st().lr))
+
+    runner = Runner("Run again", steps, lambda: paper.study_total(st().scale, st().steps, st().seeds), on_step)
 
     def restart(*_) -> None:
+        if runner.job.running:
+            runner.stop("Settings changed: the run was stopped.")
         run.clear()
+        run.update(built(store, "paper", V) or {})  # back at the defaults: the build's study
         slots.show()
-        if can_run():
+        if not run and can_run():
             runner.start()
 
     store["paper"].param.watch(restart, list(V.RUN_KEYS))
     slots.show()
-    if can_run():
+    if can_run() and store.built is None:  # no build results: compute the default study live
         asyncio.ensure_future(start_when_linked(restart))
     table = lambda rows: (lambda: rows(run) if "align" in run else (["status"], [["no result yet"]]))  # noqa: E731
     exports = pn.Column(html_pane('<p class="wt-help">Download the similarity table:</p>'),

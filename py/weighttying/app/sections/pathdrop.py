@@ -1,48 +1,42 @@
 """Live section: dropping a path into the tied E gives a gradient that is exactly right on most rows.
 
 Central differences of every entry are computed once per seed (a Runner: in steps, cancellable,
-memoised in views.kit); the input/output toggles and k then only redo the analytic side, so every
-slot follows a flip at once. The correct and the broken training runs stream into the curves slot
-through a second Runner; its points are `views.pathdrop.results`, built up as they arrive.
+memoised in views.kit; the default seed's come with the build's results); the input/output toggles
+and k then only redo the analytic side, so every slot follows a flip at once. The curves start as
+the build's correct-vs-broken race; Train reruns it live, streaming into the curves slot through a
+second Runner (its points are `views.pathdrop.results`' "points", built up as they arrive).
 """
 from __future__ import annotations
 
 import panel as pn
 
+from ... import state as S
 from ...views import pathdrop as V
 from ...views.kit import note, slot
-from ..kit import DRAW_S, Runner, Slots, every, export_buttons, layout, on_document_ready
+from ..kit import DRAW_S, Runner, Slots, built, every, export_buttons, layout, on_document_ready, without_build
 from ..store import Store
 
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The path-drop section's Panel root, bound to store["pathdrop"]."""
     st = lambda: store.state_of("pathdrop")  # noqa: E731
-    ready: set = set()  # seeds whose central differences are in (slots need them)
-    run: dict = {"points": []}  # the training race so far, for the current steps, lr and seed
+    if store.built and "pathdrop" in store.built:  # the default seed's central differences, from the build
+        V.adopt(S.Pathdrop(), store.built["pathdrop"])
+    run: dict = built(store, "pathdrop", V) or {"points": []}  # the race shown, for the current steps, lr, seed
     slots = Slots(store, "pathdrop", V, lambda: run)
 
     def show(*_) -> None:
-        if st().seed in ready:
+        if V.has_numeric(st()):
             slots.show()
         else:  # the check Runner is computing them and shows the slots when done
-            slots["readout"].object = slot("readout", note("Computing central differences of every entry…"))
+            slots["readout"].object = slot("readout", note("Computing central differences…"))
 
-    def got_numeric(last: dict | None) -> None:
-        ready.add(pending["seed"])
-        show()
-
-    pending: dict = {}  # the seed the running central differences belong to
-
-    def numeric_steps():
-        pending["seed"] = st().seed
-        return V.iter_numeric(st())
-
-    check = Runner("Recompute central differences", numeric_steps, lambda: V.entries(st()),
-                   on_step=lambda _: None, on_done=got_numeric)
+    check = Runner("Recompute central differences", lambda: V.iter_numeric(st()), lambda: V.entries(st()),
+                   on_step=lambda _: None, on_done=lambda last: show())
     redraw = every(DRAW_S, show)
 
     def train_steps():
+        run.clear()  # a live run: the build's points and their origin go
         run["points"] = []
         show()
         return V.iter_curves(st())
@@ -54,26 +48,21 @@ def build(store: Store) -> pn.viewable.Viewable:
     train = Runner("Train both", train_steps, lambda: st().steps, on_train_step, lambda last: redraw(True))
 
     def on_seed(*_) -> None:
-        if st().seed not in ready:
+        if not V.has_numeric(st()):
             check.start()
         show()
-
-    def first_start() -> None:
-        """Once, when the page has embedded the section (the event may come more than once)."""
-        if not (ready or check.job.running):
-            check.start()
-        if not (run["points"] or train.job.running):
-            train.start()
 
     p = store["pathdrop"]
     p.param.watch(lambda *_: train.start(), list(V.RUN_KEYS))  # first: a new seed's slots never show the old run
     p.param.watch(show, ["input", "output", "k"])
     p.param.watch(on_seed, "seed")
-    on_document_ready(first_start)
+    # a seed the build did not compute (a shared link) is computed once the page shows the section
+    on_document_ready(lambda: V.has_numeric(st()) or check.job.running or check.start())
+    without_build(store, "pathdrop", V, lambda: run["points"] or train.job.running or train.start())
     show()
     table_export = export_buttons(store, "pathdrop", "pathdrop-rows",
                                   lambda: (V.COLUMNS, V.table_rows(st(), V.rows(st(), V.numeric(st())))
-                                           if st().seed in ready else []))
+                                           if V.has_numeric(st()) else []))
     curve_export = export_buttons(store, "pathdrop", "pathdrop-curves", lambda: (V.CURVE_COLUMNS, V.curve_rows(
         st(), {n: run["points"][-1]["points"][n]["eval"] for n in V.CURVES}) if run["points"] else []))
     return layout(store, "pathdrop",

@@ -1,0 +1,42 @@
+"""The run results the page shows before anyone presses Run: every heavy section's results for its
+default state (`views.<id>.results`, as `views.kit.with_results` gives them), computed at build in
+CPython and shipped as one file, results.json, whose sha256 the page's config records. The live lab
+reads it at start, so a live section shows the same numbers as the prerender without running
+anything; a missing or modified file is named and the sections compute their results live. No Panel.
+"""
+from __future__ import annotations
+
+import json
+
+from . import state as S
+from .prerender import view
+from .views import kit
+
+FILE = "results.json"
+
+
+def compute() -> dict[str, dict]:
+    """{section id: its default results, as the build ships them} for every section with a run."""
+    out = {}
+    for sid in S.SECTIONS:
+        v = view(sid)
+        results = kit.with_results(v, getattr(S.State(), sid)) if v is not None else None
+        if results is not None:
+            out[sid] = results
+    return out
+
+
+def dumps(results: dict[str, dict]) -> bytes:
+    """results.json's bytes (compact; Python's float repr, so every number reads back exactly)."""
+    return json.dumps(results, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def loads(text: str) -> dict[str, dict]:
+    """The results of results.json's text; ValueError naming what is wrong with it."""
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        raise ValueError(f"{FILE} is not valid JSON ({err})") from None
+    if not isinstance(data, dict) or not all(sid in S.SECTIONS and isinstance(r, dict) for sid, r in data.items()):
+        raise ValueError(f"{FILE} does not hold results by section")
+    return data

@@ -1,0 +1,157 @@
+"""Results at once: the run results computed at build (weighttying.prebuilt, results.json) are what the
+prerender draws and what the live sections show at start, nothing heavy starts by itself when they are
+there, Run still recomputes live, and a missing or modified file is named and computed live instead."""
+import asyncio
+import functools
+import importlib
+import json
+import re
+
+import panel as pn
+import pytest
+from bokeh.document import Document
+from bokeh.events import DocumentReady
+from panel.io.state import set_curdoc
+
+from weighttying import prebuilt, prerender
+from weighttying import state as S
+from weighttying.app import jobs, main
+from weighttying.app.store import Store
+from weighttying.views import kit
+
+RUN_SECTIONS = ("gradcheck", "pathdrop", "repeat", "tasks", "paper")
+HOOK = re.compile(r'data-testid="([^"]+)" data-value="([^"]*)"')
+SOURCE = re.compile(r'<p class="wt-source" data-testid="[\w-]+" data-source="(\w+)">[^<]*</p>')
+
+
+@functools.lru_cache(maxsize=None)
+def shipped() -> bytes:
+    """results.json's bytes as build.py writes them (each heavy run once per test process)."""
+    return prebuilt.dumps(prebuilt.compute())
+
+
+def built() -> dict:
+    return prebuilt.loads(shipped().decode())
+
+
+def view(sid):
+    return importlib.import_module(f"weighttying.views.{sid}")
+
+
+def slot_panes(root) -> dict[str, str]:
+    return {m.group(1): p.object for p in root.select(pn.pane.HTML)
+            if (m := re.match(r'<div class="wt-slot" data-slot="([\w-]+)">', p.object or ""))}
+
+
+def test_the_file_holds_every_run_section_and_reads_back_exactly():
+    data = built()
+    assert set(data) == set(RUN_SECTIONS) and all(r["origin"] == kit.BUILT for r in data.values())
+    for sid in RUN_SECTIONS:  # the file is exactly what the prerender drew from
+        assert data[sid] == kit.with_results(view(sid), getattr(S.State(), sid))
+    assert len(shipped()) < 400_000, len(shipped())  # it travels with the live lab: keep it small
+
+
+@pytest.mark.parametrize("sid", RUN_SECTIONS)
+def test_shipped_results_show_the_same_numbers_as_the_run_and_say_where_they_come_from(sid):
+    st = getattr(S.State(), sid)
+    live, shipped_ = view(sid).slots(st, view(sid).results(st)), view(sid).slots(st, built()[sid])
+    assert HOOK.findall("".join(live.values())) == HOOK.findall("".join(shipped_.values()))
+    assert SOURCE.findall("".join(live.values())) == ["live"]
+    assert SOURCE.findall("".join(shipped_.values())) == ["build"]
+    assert {k: SOURCE.sub("", v) for k, v in live.items()} == {k: SOURCE.sub("", v) for k, v in shipped_.items()}
+
+
+def test_loads_names_the_file_when_it_is_not_results():
+    for text, why in (("{not json", "is not valid JSON"), ("[1, 2]", "does not hold results"),
+                      ('{"nosuch": {}}', "does not hold results")):
+        with pytest.raises(ValueError, match=f"results.json {why}"):
+            prebuilt.loads(text)
+    results, notes = main.built_results(None, "results.json was modified: its sha256 is not the one this build recorded")
+    assert results is None and "results.json was modified" in notes[0] and "live in your browser" in notes[0]
+    results, notes = main.built_results("{oops")
+    assert results is None and "results.json is not valid JSON" in notes[0]
+    assert main.built_results(shipped().decode()) == (built(), [])
+
+
+def boot(built_results, query=""):
+    """Every live section built into one document as the worker does, then the page's document_ready;
+    returns (roots by section, the iterators Jobs were started with)."""
+    started = []
+    start = jobs.Job.start
+
+    def record(self, steps, *args, **kw):
+        started.append(steps)
+        return start(self, steps, *args, **kw)
+
+    async def run():
+        doc, store = Document(), Store(S.parse_query(query)[0], base_url="http://x/", built=built_results)
+        jobs.Job.start = record
+        try:
+            with set_curdoc(doc):
+                roots = {sid: importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
+                         for sid in S.SECTIONS}
+                for root in roots.values():
+                    root.server_doc(doc, location=False)
+                doc.callbacks.trigger_event(DocumentReady())
+                await asyncio.sleep(0.3)  # anything started would be running now (the paper waits for a link)
+        finally:
+            jobs.Job.start = start
+        for root in roots.values():  # stop what the fallback started before the loop closes
+            for b in root.select(pn.widgets.Button):
+                if b.name == "Cancel" and not b.disabled:
+                    b.clicks += 1
+        return roots, store, started
+    return asyncio.run(run())
+
+
+def test_at_start_the_live_sections_show_the_builds_results_and_start_nothing():
+    roots, store, started = boot(built())
+    assert started == []  # no check, race, study or seed run starts by itself
+    for sid in RUN_SECTIONS:  # the same slot HTML as the prerender (and the played-back default)
+        want = view(sid).slots(store.state_of(sid), kit.with_results(view(sid), store.state_of(sid)))
+        assert slot_panes(roots[sid]) == {n: kit.slot(n, h) for n, h in want.items()}, sid
+        assert 'data-source="build"' in "".join(slot_panes(roots[sid]).values()), sid
+    assert 'data-source="build"' in prerender.section("tasks", S.Tasks())
+
+
+def test_without_the_file_the_sections_compute_their_default_results_live():
+    roots, store, started = boot(None)
+    assert len(started) >= len(RUN_SECTIONS) - 1  # the paper's study starts once the page is linked
+    assert 'data-source="build"' not in "".join("".join(slot_panes(r).values()) for r in roots.values())
+
+
+def test_settings_the_build_did_not_run_show_pending_not_the_builds_numbers():
+    roots, store, started = boot(built(), "tasks.seeds=2&repeat.steps=100&paper.scale=4")
+    for sid in ("tasks", "repeat", "paper"):
+        assert 'data-source="build"' not in "".join(slot_panes(roots[sid]).values()), sid
+    assert "Not run yet for these settings" in slot_panes(roots["tasks"])["status"]
+    assert 'data-source="build"' in "".join(slot_panes(roots["pathdrop"]).values())
+
+
+def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
+    async def run():
+        store = Store(S.State(), base_url="http://x/", built=built())
+        root = importlib.import_module("weighttying.app.sections.repeat").build(store)
+        [train] = [b for b in root.select(pn.widgets.Button) if b.name.startswith("Train")]
+        before = slot_panes(root)
+        train.clicks += 1
+        await asyncio.sleep(0)
+        assert 'data-source="build"' not in "".join(slot_panes(root).values())  # the build's race is gone
+        for _ in range(600):
+            await asyncio.sleep(0.05)
+            if not train.disabled:
+                break
+        after = slot_panes(root)
+        assert 'data-source="live"' in after["trained"]
+        assert HOOK.findall("".join(after.values())) == HOOK.findall("".join(before.values()))
+
+        tasks = importlib.import_module("weighttying.app.sections.tasks").build(store)
+        [go] = [b for b in tasks.select(pn.widgets.Button) if b.name.startswith("Run")]
+        [cancel] = [b for b in tasks.select(pn.widgets.Button) if b.name == "Cancel"]
+        go.clicks += 1
+        await asyncio.sleep(0.2)
+        cancel.clicks += 1
+        await asyncio.sleep(0.2)
+        shown = "".join(p.object or "" for p in tasks.select(pn.pane.HTML))
+        assert "Cancelled." in shown and 'data-source="build"' not in shown
+    asyncio.run(run())
