@@ -84,3 +84,23 @@ def test_every_limits_redraws_but_forced_ones_always_run():
     assert seen == [1]
     draw(True)
     assert seen == [1, 1]
+
+
+def test_a_figure_downloads_as_svg_with_its_overlay_and_the_reproducing_link():
+    import xml.etree.ElementTree as ET
+
+    store = Store(S.parse_query("sweep.sigma=0.5")[0], base_url="http://x/")
+    slots = kit.Slots(store, "sweep", importlib.import_module("weighttying.views.sweep")).follow()
+    fig = slots.figure("resid")
+    [stack] = [c for c in fig.select(pn.Column) if "wt-stack" in c.css_classes]
+    assert stack.styles["display"] == "grid" and list(stack.objects) == [slots["resid"], slots["resid_at"]]
+    assert all(p.styles["grid-area"] == "1 / 1" for p in stack.objects)
+    [download] = fig.select(pn.widgets.FileDownload)
+    assert download.label == "Download figure (SVG)" and download.filename == "sweep-resid.svg"
+    svg = download.callback().getvalue()
+    root = ET.fromstring(svg)  # a well-formed SVG file
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "http://x/?sweep.sigma=0.5#sweep" in texts  # stamped under the plot
+    assert 'class="wt-at"' in svg and svg.count("<rect ") > 20  # the heatmap's cells and the ring over them
+    store["sweep"].sigma = 2.0
+    assert "http://x/?sweep.sigma=2#sweep" in download.callback().getvalue()

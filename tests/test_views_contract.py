@@ -113,3 +113,49 @@ def test_grids():
     assert kit.grid("sweep", "grid") == ("coarse", "fine") and kit.grid("repeat", "tied") == (False, True)
     # the default and every preset's value join a grid; out-of-bounds values leave it
     assert kit.grid("sweep", "sigma", (1e-9, 1.0)) == (0.227, 0.25, 1.0)
+
+
+@pytest.mark.parametrize("sid", S.SECTIONS)
+def test_overlays_follow_their_slot_share_its_viewbox_and_are_stacked(sid):
+    v, st = view(sid), getattr(S.State(), sid)
+    out = v.slots(st, shown_results(sid, st))
+    box = re.compile(r'<svg class="wt-fig[^"]*" viewBox="([\d ]+)"')
+    for over, base in v.OVERLAYS.items():
+        assert v.SLOTS.index(over) == v.SLOTS.index(base) + 1
+        assert box.findall(out[over]) == box.findall(out[base])[:1] and "wt-over" in out[over]
+        assert f'<div class="wt-stack">{kit.slot(base, out[base])}{kit.slot(over, out[over])}</div>' in \
+            prerender.section(sid, st)
+
+
+def ring(svg: str) -> tuple[float, float, bool]:
+    m = re.search(r'<circle class="wt-at" cx="([\d.]+)" cy="([\d.]+)" r="7"( stroke-dasharray)?', svg)
+    return float(m.group(1)), float(m.group(2)), not m.group(3)
+
+
+def test_sweep_ring_sits_on_the_current_cell_and_is_dashed_off_the_grid():
+    sweep, g = view("sweep"), view("sweep").scales("coarse")
+    i, j = 2, len(g["sigmas"]) - 2
+    st = S.Sweep(sigma=float(g["sigmas"][j]), in_scale=float(g["in_scales"][i]))
+    out = sweep.slots(st)
+    cells = re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', out["resid"])
+    x, y, w, h = map(float, cells[i * len(g["sigmas"]) + j])  # row i (inScale), column j (sigma)
+    cx, cy, inside = ring(out["resid_at"])
+    assert inside and abs(cx - (x + w / 2)) < 0.2 and abs(cy - (y + h / 2)) < 0.2
+    assert out["logit_at"] == out["resid_at"]
+    far = sweep.slots(S.Sweep(sigma=1e6, in_scale=float(g["in_scales"][i])))
+    fx, fy, inside = ring(far["resid_at"])
+    assert not inside and fy == cy and fx > cx  # at the right-hand edge, same row
+    assert far["resid"] == out["resid"]  # the heatmap itself does not follow sigma
+
+
+def test_savings_point_sits_on_the_curve_at_the_current_v():
+    savings = view("savings")
+    for V in (int(savings.CURVE_V[10]), int(savings.CURVE_V[-5])):
+        out = savings.slots(S.Savings(preset="custom", V=V))
+        line = re.search(r'<polyline class="wt-s0" fill="none" points="([^"]+)"', out["curve"]).group(1)
+        points = [tuple(map(float, p.split(","))) for p in line.split()]
+        k = list(savings.CURVE_V).index(V)
+        cx, cy, inside = ring(out["curve_at"])
+        assert inside and abs(cx - points[k][0]) < 0.11 and abs(cy - points[k][1]) < 0.11
+    off = ring(savings.slots(S.Savings(preset="custom", V=10 ** 8))["curve_at"])
+    assert not off[2]

@@ -19,7 +19,7 @@ def view(sid: str):
 def section(sid: str, st) -> str:
     """One section's static HTML for its state st (with the run results that state shows)."""
     v = view(sid)
-    return kit.compose(v.slots(st, kit.with_results(v, st)))
+    return kit.compose(v.slots(st, kit.with_results(v, st)), v.OVERLAYS)
 
 
 def sections(state: S.State = S.State()) -> dict[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -66,12 +67,17 @@ def _scale(v: np.ndarray, lo: float, hi: float, a: float, b: float) -> np.ndarra
     return a + (b - a) * ((v - lo) / (hi - lo) if hi > lo else 0.5)
 
 
+def _frame(ys: dict[str, np.ndarray]) -> tuple[int, float, float]:
+    """(points, lowest, highest finite value) of a line chart's series: what its axes span."""
+    finite = np.concatenate([y[np.isfinite(y)] for y in ys.values()] + [np.zeros(0)])
+    lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+    return max(len(y) for y in ys.values()), lo, hi
+
+
 def lines(series: dict[str, Sequence[float]], title: str, xlabel: str, ylabel: str) -> str:
     """A line chart of named series over their index (non-finite points are dropped)."""
     ys = {k: np.asarray(v, float) for k, v in series.items()}
-    finite = np.concatenate([y[np.isfinite(y)] for y in ys.values()] + [np.zeros(0)])
-    lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
-    n = max(len(y) for y in ys.values())
+    n, lo, hi = _frame(ys)
     body, desc = [], []
     for i, (name, y) in enumerate(ys.items()):
         ok = np.isfinite(y)
@@ -163,3 +169,53 @@ def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, flo
         body.append(f'<line x1="{PAD}" x2="{W - 10}" y1="{r:.1f}" y2="{r:.1f}" stroke="#888" stroke-dasharray="4 3"/>')
     axes = _yaxis(ylabel, lo, hi)
     return _svg(axes + "".join(body), title, "; ".join(desc))
+
+
+# ---- marks over a figure, and a figure as a file -----------------------------------------------------
+
+def _mark(x: float, y: float, inside: bool) -> str:
+    """An overlay the size of a figure (drawn over it, same viewBox) holding one ring at (x, y): solid
+    when the point is on the figure, dashed at the nearest edge when it is off it. Its meaning is told
+    in text by the slot's readout, so the overlay itself is hidden from screen readers."""
+    dash = "" if inside else ' stroke-dasharray="3 2"'
+    return (f'<svg class="wt-fig wt-over" viewBox="0 0 {W} {H}" aria-hidden="true" xmlns="http://www.w3.org/2000/svg">'
+            f'<circle class="wt-at" cx="{x:.1f}" cy="{y:.1f}" r="7"{dash}/></svg>')
+
+
+def _position(v: float, grid: Sequence[float], log: bool) -> tuple[float, bool]:
+    """(v's fractional index among grid's points, clamped to the ends; whether it lies within them)."""
+    f = np.log10 if log else (lambda a: np.asarray(a, float))
+    g, x = f(np.asarray(grid, float)), float(f(v))
+    return float(np.interp(x, g, np.arange(len(g)))), bool(g[0] <= x <= g[-1])
+
+
+def heatmap_at(xs: Sequence[float], ys: Sequence[float], x: float, y: float, log: bool = True) -> str:
+    """The ring over `heatmap(z, xs, ys, ...)` at the point (x, y) of its axes (log-spaced grids by default)."""
+    (j, in_x), (i, in_y) = _position(x, xs, log), _position(y, ys, log)
+    cw, ch = (W - PAD - 10) / len(xs), (H - PAD - 10) / len(ys)
+    return _mark(PAD + (j + 0.5) * cw, H - PAD - (i + 0.5) * ch, in_x and in_y)
+
+
+def lines_at(series: dict[str, Sequence[float]], grid: Sequence[float], x: float, y: float, log: bool = True) -> str:
+    """The ring over `lines(series, ...)` at value y where the x axis (series' index, one point per value
+    of grid) reads x."""
+    n, lo, hi = _frame({k: np.asarray(v, float) for k, v in series.items()})
+    i, inside = _position(x, grid, log)
+    return _mark(float(_scale(i, 0, n - 1, PAD, W - 10)), float(_scale(y, lo, hi, H - PAD, 10)), inside)
+
+
+# The page's figure colours (style.css, light scheme) for a figure saved as a file.
+FILE_CSS = (".wt-s0{stroke:#0b63b6}.wt-s1{stroke:#b36b00}rect.wt-s0,circle.wt-s0{fill:#0b63b6}"
+            "rect.wt-s1,text.wt-s1{fill:#b36b00}.wt-band{fill:#b36b00;fill-opacity:.25}"
+            ".wt-at{fill:none;stroke:#1d1d1f;stroke-width:3}text{fill:#1d1d1f}")
+
+
+def standalone(fragments: Sequence[str], url: str) -> str:
+    """A figure as an .svg file: the <svg> of each fragment (a slot, then its overlay) drawn on top of
+    each other, the page's colours inline, and the link that reproduces it stamped under the plot."""
+    bodies = [m.group(1) for f in fragments if (m := re.search(r"<svg[^>]*>(.*)</svg>", f, re.S))]
+    if not bodies:
+        bodies = [f'<text x="{W / 2}" y="{H / 2}" text-anchor="middle">No figure for these settings yet.</text>']
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H + 24}" width="{W * 2}" height="{(H + 24) * 2}" '
+            f'font-family="sans-serif" font-size="11"><style>{FILE_CSS}</style><rect width="100%" height="100%" fill="#fff"/>'
+            + "".join(bodies) + f'<text x="4" y="{H + 16}" font-size="9">{html.escape(url)}</text></svg>')

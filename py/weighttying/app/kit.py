@@ -71,6 +71,20 @@ class Slots:
         for name, inner in self.view.slots(self.store.state_of(self.section), self.results()).items():
             self.panes[name].object = views_kit.slot(name, inner)
 
+    def figure(self, name: str) -> pn.Column:
+        """A figure slot, with its overlay slot (view.OVERLAYS) drawn over it in one grid cell, and
+        a download of what it shows as an SVG file stamped with the link that reproduces it."""
+        over = {base: o for o, base in self.view.OVERLAYS.items()}.get(name)
+        shown: pn.viewable.Viewable = self.panes[name]
+        if over:
+            self.panes[name].styles = {"grid-area": "1 / 1"}
+            self.panes[over].styles = {"grid-area": "1 / 1", "pointer-events": "none"}
+            shown = pn.Column(self.panes[name], self.panes[over], styles={"display": "grid"},
+                              css_classes=["wt-stack"], sizing_mode="stretch_width")
+        panes = [self.panes[n] for n in (name, over) if n]
+        return pn.Column(shown, figure_download(self.store, self.section, f"{self.section}-{name}",
+                                                lambda: [p.object for p in panes]), sizing_mode="stretch_width")
+
     def follow(self, fields: Sequence[str] | None = None) -> "Slots":
         """Draw now and again whenever one of `fields` (default: every control of the section) changes."""
         obj = self.store[self.section]
@@ -162,6 +176,14 @@ def export_buttons(store: Store, section: str, name: str,
                                             label=f"Download {kind.upper()}", button_type="light",
                                             width=150) for kind in ("csv", "json")),
                   css_classes=["wt-exports"])
+
+
+def figure_download(store: Store, section: str, name: str, fragments: Callable[[], list[str]]) -> pn.widgets.FileDownload:
+    """"Download figure (SVG)": the figure in fragments() (a slot's HTML, then its overlay's) as an .svg
+    file with the reproducing link stamped under the plot."""
+    return pn.widgets.FileDownload(
+        callback=lambda: io.StringIO(R.standalone(fragments(), page_url(store, section))), filename=f"{name}.svg",
+        label="Download figure (SVG)", button_type="light", width=200, css_classes=["wt-exports"])
 
 
 # ---- long work -------------------------------------------------------------------------------------------

@@ -13,6 +13,9 @@ Every view module has:
 - `PLAYBACK`: {field: values}, the grid the playback tables cover (product over the fields; unlisted
   fields stay at their defaults). `DEPENDS`: {slot: fields it depends on}, so a table of one slot
   needs only the product over its own fields.
+- `OVERLAYS`: {overlay slot: the slot it is drawn over} (e.g. sweep's ring at the current setting over a
+  heatmap that does not depend on it): the overlay is listed right after its slot, has the figure's
+  viewBox, and the prerender and the live section stack the two in one place.
 
 Shared HTML pieces live in `views/kit.py`; no view imports another.
 """

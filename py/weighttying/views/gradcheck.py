@@ -24,6 +24,7 @@ PLAYBACK = {"tied": grid("gradcheck", "tied"), "repeats": grid("gradcheck", "rep
             "res": grid("gradcheck", "res", lin(0.0, 1.0, 0.25)),
             "batch": grid("gradcheck", "batch", (1, 8, 32, 128, 256))}
 DEPENDS = {name: ("tied", "res", "batch", "repeats", "seed") for name in SLOTS}
+OVERLAYS: dict[str, str] = {}
 
 
 def config(st: S.Gradcheck) -> model.Config:

@@ -98,9 +98,18 @@ def slot(name: str, inner: str) -> str:
     return f'<div class="wt-slot" data-slot="{html.escape(name)}">{inner}</div>'
 
 
-def compose(slots: dict[str, str]) -> str:
-    """A section's output: its slots in display order, each in its wt-slot box."""
-    return "".join(slot(name, inner) for name, inner in slots.items())
+def compose(slots: dict[str, str], overlays: dict[str, str] | None = None) -> str:
+    """A section's output: its slots in display order, each in its wt-slot box; an overlay slot
+    (OVERLAYS: {overlay: the slot it is drawn over}, listed right after it) shares a wt-stack box with
+    the slot below it, where CSS draws the two in the same place."""
+    below = {base: over for over, base in (overlays or {}).items()}
+    out = []
+    for name, inner in slots.items():
+        if name in below:
+            out.append(f'<div class="wt-stack">{slot(name, inner)}{slot(below[name], slots[below[name]])}</div>')
+        elif name not in (overlays or {}):
+            out.append(slot(name, inner))
+    return "".join(out)
 
 
 def no_results(st) -> None:

@@ -25,6 +25,7 @@ PLAYBACK = {"scale": grid("paper", "scale", (*lin(0.0, 2.0, 0.5), 4.0, 10.0, 16.
             "seeds": grid("paper", "seeds", range(1, 6)), "steps": grid("paper", "steps", (10, 100, 1000, 5000)),
             "lr": grid("paper", "lr", log(_LR.lo, _LR.hi, 1))}
 DEPENDS = {name: RUN_KEYS for name in SLOTS}
+OVERLAYS: dict[str, str] = {}
 
 
 def ratio_text(x: float) -> str:

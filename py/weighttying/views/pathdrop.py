@@ -33,6 +33,7 @@ PLAYBACK = {"input": grid("pathdrop", "input"), "output": grid("pathdrop", "outp
 DEPENDS = {"readout": ("input", "output", "seed"), "table": ("input", "output", "seed"),
            "heatmap": ("input", "output", "seed"), "kcheck": ("input", "output", "k", "seed"), "trap": ("seed",),
            "curves": RUN_KEYS, "finals": RUN_KEYS}
+OVERLAYS: dict[str, str] = {}
 
 
 def config(st: S.Pathdrop) -> model.Config:

@@ -33,6 +33,7 @@ PLAYBACK = {"tied": grid("repeat", "tied"), "res": grid("repeat", "res", lin(0.0
             "sigma": grid("repeat", "sigma", (_SIGMA.lo, *log(1e-4, 1e4, 4), _SIGMA.hi))}
 DEPENDS = {"readout": ("tied", "res", "sigma", "seed"), "init": ("sigma", "seed"), "hist": (*RUN_KEYS, "tied"),
            "trained": RUN_KEYS, "curves": RUN_KEYS}
+OVERLAYS: dict[str, str] = {}
 
 
 def config(st: S.Repeat, tied: bool | None = None) -> model.Config:

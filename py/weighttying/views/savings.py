@@ -18,7 +18,7 @@ from .kit import grid, hook, no_results, scroll
 FIELDS = ("V", "d", "layers", "d_ff", "context")
 CUSTOM = "custom"
 CURVE_V = np.unique(np.round(np.logspace(1, 7, 61)).astype(int))  # 10 .. 10 million tokens, log-spaced
-SLOTS = ("readout", "presets", "curve", "curve_text")
+SLOTS = ("readout", "presets", "curve", "curve_at", "curve_text")
 RUN_KEYS = ()
 results = no_results
 # Every preset; V, d (number boxes) on a log grid with the presets' values; layers at a few positions.
@@ -27,7 +27,8 @@ PLAYBACK = {"preset": grid("savings", "preset"),
             "d": grid("savings", "d", (16, 64, 256, 1024, 4096, 16384)),
             "layers": grid("savings", "layers", (0, 1, 6, 24, 48))}
 DEPENDS = {"readout": ("preset", *FIELDS), "presets": (), "curve": ("preset", *FIELDS),
-           "curve_text": ("preset", *FIELDS)}
+           "curve_at": ("preset", *FIELDS), "curve_text": ("preset", *FIELDS)}
+OVERLAYS = {"curve_at": "curve"}  # the current V's point, drawn over the curve (which does not depend on V)
 
 
 def preset_fields(name: str) -> dict[str, int]:
@@ -115,16 +116,27 @@ def curve_summary(values: dict) -> str:
             "reaches it.</p>")
 
 
+def series(values: dict) -> dict[str, np.ndarray]:
+    """The chart's two lines over CURVE_V: the share at the current width and depth, and one half."""
+    c = curve(values)
+    return {"share of parameters saved": c["share"], "half (never reached)": np.full(len(c["V"]), 0.5)}
+
+
 def figure(values: dict) -> str:
     """The share-vs-V curve at the current width and depth as an inline SVG line chart."""
     c = curve(values)
-    return R.lines({"share of parameters saved": c["share"], "half (never reached)": np.full(len(c["V"]), 0.5)},
-                   f"Share saved against vocabulary size V (log scale, {c['V'][0]:,} to {c['V'][-1]:,}), "
+    return R.lines(series(values), f"Share saved against vocabulary size V (log scale, {c['V'][0]:,} to {c['V'][-1]:,}), "
                    f"d = {values['d']}, {values['layers']} blocks", "vocabulary size V (log scale)", "share")
+
+
+def current_point(values: dict) -> str:
+    """The ring over the curve at the current V and its share (dashed at the edge for a V off the chart)."""
+    share = savings.tying_saving(**config(values))["share"]
+    return R.lines_at(series(values), CURVE_V, values["V"], share)
 
 
 def slots(st: S.Savings, results: None = None) -> dict[str, str]:
     """The savings section's output for st (reconciled): readout, preset table, curve and its summary."""
     values = settled(st)
     return {"readout": readout(values), "presets": presets_table(), "curve": figure(values),
-            "curve_text": curve_summary(values)}
+            "curve_at": current_point(values), "curve_text": curve_summary(values)}

@@ -13,7 +13,7 @@ from .. import state as S
 from .. import sweep
 from .kit import grid, hook, log, no_results, note
 
-SLOTS = ("readout", "hits", "resid", "logit", "key")
+SLOTS = ("readout", "hits", "resid", "resid_at", "logit", "logit_at", "key")
 RUN_KEYS = ()
 results = no_results
 _SIGMA, _IN = S.BY_KEY["sweep.sigma"], S.BY_KEY["sweep.in_scale"]
@@ -23,10 +23,15 @@ PLAYBACK = {"sigma": grid("sweep", "sigma", log(_SIGMA.lo, _SIGMA.hi, 2)),
             "grid": grid("sweep", "grid"),
             "band": grid("sweep", "band", (0.05, 0.1, 0.2, 0.5))}
 DEPENDS = {"readout": ("sigma", "in_scale", "band"), "hits": ("grid", "band"), "resid": ("grid", "band"),
-           "logit": ("grid", "band"), "key": ()}
+           "resid_at": ("grid", "sigma", "in_scale"), "logit": ("grid", "band"), "logit_at": ("grid", "sigma", "in_scale"),
+           "key": ()}
+# The ring marking the current setting is its own small slot drawn over each heatmap, so a heatmap's
+# table does not multiply by every sigma and inScale.
+OVERLAYS = {"resid_at": "resid", "logit_at": "logit"}
 SCALES = (("resid", "Residual-stream"), ("logit", "Logit"))
-KEY = ("Shade is log10 of the scale's size; outlined cells put both scales within the band of 1. The "
-       "sliders reach further than the grid does: the readout above gives the current setting's scales.")
+KEY = ("Shade is log10 of the scale's size; outlined cells put both scales within the band of 1; the black ring "
+       "is the current setting. The sliders reach further than the grid does: off the grid the ring is dashed, "
+       "at the nearest edge, and the readout above gives the current setting's scales.")
 
 
 def readout(sigma: float, in_scale: float, band: float) -> str:
@@ -67,6 +72,12 @@ def heatmap(kind: str, band: float, key: str) -> str:
                      mark=hit_mask(kind, band).T)
 
 
+def ring(kind: str, sigma: float, in_scale: float) -> str:
+    """The ring over either heatmap at the current (sigma, inScale)."""
+    g = scales(kind)
+    return R.heatmap_at(g["sigmas"], g["in_scales"], sigma, in_scale)
+
+
 def rows(st: S.Sweep) -> tuple[tuple[str, ...], list[tuple]]:
     """(columns, rows) of the export: the current setting, then every grid cell, both scales, in band or not."""
     cur, g, mask = sweep.init_scales(st.sigma, st.in_scale), scales(st.grid), hit_mask(st.grid, st.band)
@@ -79,5 +90,7 @@ def rows(st: S.Sweep) -> tuple[tuple[str, ...], list[tuple]]:
 
 def slots(st: S.Sweep, results: None = None) -> dict[str, str]:
     """The sweep section's output for st: readout, hit count, both heatmaps and how to read them."""
+    at = ring(st.grid, st.sigma, st.in_scale)
     return {"readout": readout(st.sigma, st.in_scale, st.band), "hits": hits(st.grid, st.band),
-            **{key: heatmap(st.grid, st.band, key) for key, _ in SCALES}, "key": note(KEY)}
+            "resid": heatmap(st.grid, st.band, "resid"), "resid_at": at,
+            "logit": heatmap(st.grid, st.band, "logit"), "logit_at": at, "key": note(KEY)}

@@ -25,6 +25,7 @@ _LR = S.BY_KEY["tasks.lr"]
 PLAYBACK = {"seeds": grid("tasks", "seeds", range(1, 11)), "steps": grid("tasks", "steps", (10, 100, 300, 1000, 5000)),
             "lr": grid("tasks", "lr", log(_LR.lo, _LR.hi, 1))}
 DEPENDS = {name: RUN_KEYS for name in SLOTS}
+OVERLAYS: dict[str, str] = {}
 
 
 def empty() -> dict[str, list[dict]]:

@@ -16,6 +16,7 @@ results = no_results
 PLAYBACK = {"V": grid("tying", "V", [2 ** k for k in range(1, 21)] + [10 ** 6]),
             "d": grid("tying", "d", [2 ** k for k in range(0, 17)] + [10 ** 5])}
 DEPENDS = {"readout": ("V", "d"), "count": ("V", "d"), "page": ("V", "d"), "notation": ()}
+OVERLAYS: dict[str, str] = {}
 
 NOTATION = (
     ("V", "scalar", "vocabulary size: how many distinct tokens"),

@@ -70,4 +70,4 @@ def build(store: Store) -> pn.viewable.Viewable:
     exports = export_buttons(store, "gradcheck", "gradcheck",
                              lambda: (V.COLUMNS, V.table_rows(cur["result"]) if cur else []))
     return layout(store, "gradcheck", [badge, slots["readout"], slots.error, slots["table"], exports],
-                  [runner.view(), slots["heatmap"]])
+                  [runner.view(), slots.figure("heatmap")])

@@ -67,4 +67,4 @@ def build(store: Store) -> pn.viewable.Viewable:
         st(), {n: run["points"][-1]["points"][n]["eval"] for n in V.CURVES}) if run["points"] else []))
     return layout(store, "pathdrop",
                   [slots["readout"], slots.error, slots["table"], table_export, slots["kcheck"], slots["trap"]],
-                  [check.view(), slots["heatmap"], train.view(), slots["curves"], slots["finals"], curve_export])
+                  [check.view(), slots.figure("heatmap"), train.view(), slots.figure("curves"), slots["finals"], curve_export])

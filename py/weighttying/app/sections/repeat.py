@@ -52,5 +52,5 @@ def build(store: Store) -> pn.viewable.Viewable:
     trained_export = export_buttons(store, "repeat", "repeat-ranks-trained", lambda: (
         V.TRAINED_COLUMNS, V.trained_rows(run["points"][-1] if run["points"] else None)))
     return layout(store, "repeat", [slots["readout"], slots.error, slots["init"], init_export],
-                  [runner.view(), wrap_row(pn.Column(slots["hist"]), pn.Column(slots["curves"])),
+                  [runner.view(), wrap_row(slots.figure("hist"), slots.figure("curves")),
                    slots["trained"], trained_export])

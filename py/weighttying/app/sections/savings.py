@@ -20,5 +20,5 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.watch(lambda event, *_: p.param.update(**V.reconcile(values(), event.name)), list(V.FIELDS))
     slots = Slots(store, "savings", V).follow()
     exports = export_buttons(store, "savings", "tying-savings-presets", V.preset_rows)
-    return layout(store, "savings", [slots["readout"], slots.error, slots["curve"], slots["curve_text"]],
+    return layout(store, "savings", [slots["readout"], slots.error, slots.figure("curve"), slots["curve_text"]],
                   [slots["presets"], exports])

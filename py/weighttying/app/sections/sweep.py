@@ -17,5 +17,5 @@ def build(store: Store) -> pn.viewable.Viewable:
     """The sweep section's Panel root, bound to store["sweep"]."""
     slots = Slots(store, "sweep", V).follow()
     return layout(store, "sweep", [slots["readout"], slots.error, slots["hits"]],
-                  [wrap_row(pn.Column(slots["resid"]), pn.Column(slots["logit"])), slots["key"],
+                  [wrap_row(slots.figure("resid"), slots.figure("logit")), slots["key"],
                    export_buttons(store, "sweep", "sweep", lambda: V.rows(store.state_of("sweep")))])

@@ -57,4 +57,4 @@ def build(store: Store) -> pn.viewable.Viewable:
                                     lambda: (V.COLUMNS, V.summary_rows(runs, st().seeds)))
     seed_export = export_buttons(store, "tasks", "tasks-per-seed", lambda: (V.SEED_COLUMNS, V.seed_rows(runs)))
     return layout(store, "tasks", [runner.view(), slots["status"], slots.error, slots["table"], summary_export],
-                  [wrap_row(pn.Column(slots["plot"]), pn.Column(slots["seeds"], seed_export))])
+                  [wrap_row(slots.figure("plot"), pn.Column(slots["seeds"], seed_export))])
