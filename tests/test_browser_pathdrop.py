@@ -53,7 +53,11 @@ def test_toggles_give_0_8_64(live):
 
 
 def test_training_ends_at_cpythons_losses(live):
+    # steps=1500 is not the build's run: the curves wait for Train (nothing trains by itself)
+    assert live.locator(f"{LIVE} [data-testid=pathdrop-curves-pending]").count() == 1
+    live.locator(f"{LIVE} button", has_text="Train both").click()
     live.locator(f"{LIVE} [data-testid=pathdrop-loss-broken]").wait_for(timeout=120_000)
+    assert live.locator(f"{LIVE} [data-testid=pathdrop-source]").get_attribute("data-source") == "live"
     st = S.parse_query(QUERY)[0].pathdrop
     ref = pathdrop.training_curves(V.config(st), steps=st.steps, lr=st.lr, seed=st.seed)
     for key, name in (("correct", "both paths"), ("broken", "output path only")):
