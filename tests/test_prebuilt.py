@@ -4,7 +4,6 @@ there, Run still recomputes live, and a missing or modified file is named and co
 import asyncio
 import functools
 import importlib
-import json
 import re
 
 import panel as pn
