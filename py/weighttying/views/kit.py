@@ -137,7 +137,7 @@ def _built(view, st):
 
 BUILT = "build"  # results["origin"] of results computed at build (absent: computed live in the browser)
 SOURCE_TEXT = {BUILT: "Computed at build by this page's own code (the weighttying package, in CPython), not in "
-                      "your browser; Run recomputes it live.",
+                      "your browser: running it again here recomputes it live.",
                "live": "Computed live in your browser."}
 
 
