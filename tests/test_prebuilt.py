@@ -154,3 +154,19 @@ def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
         shown = "".join(p.object or "" for p in tasks.select(pn.pane.HTML))
         assert "Cancelled." in shown and 'data-source="build"' not in shown
     asyncio.run(run())
+
+
+def test_pathdrop_trains_new_run_settings_and_shows_the_builds_race_back_at_the_defaults():
+    async def run():
+        store = Store(S.State(), base_url="http://x/", built=built())
+        root = importlib.import_module("weighttying.app.sections.pathdrop").build(store)
+        assert 'data-source="build"' in slot_panes(root)["finals"]
+        store["pathdrop"].steps = 100
+        await asyncio.sleep(0.05)
+        [cancel] = [b for b in root.select(pn.widgets.Button) if b.name == "Cancel" and not b.disabled]
+        assert 'data-source="build"' not in slot_panes(root)["finals"]  # training the new settings
+        store["pathdrop"].steps = S.Pathdrop().steps
+        await asyncio.sleep(0.05)
+        assert cancel.disabled and slot_panes(root)["finals"] == kit.slot("finals", view("pathdrop").slots(
+            S.Pathdrop(), kit.with_results(view("pathdrop"), S.Pathdrop()))["finals"])
+    asyncio.run(run())

@@ -52,8 +52,20 @@ def build(store: Store) -> pn.viewable.Viewable:
             check.start()
         show()
 
+    def on_run_settings(*_) -> None:
+        """New run settings train at once; back at the defaults, the build's race shows again."""
+        again = built(store, "pathdrop", V)
+        if again is None:
+            train.start()
+            return
+        if train.job.running:
+            train.stop("Settings changed: the run was stopped.")
+        run.clear()
+        run.update(again)
+        show()
+
     p = store["pathdrop"]
-    p.param.watch(lambda *_: train.start(), list(V.RUN_KEYS))  # first: a new seed's slots never show the old run
+    p.param.watch(on_run_settings, list(V.RUN_KEYS))  # first: a new seed's slots never show the old run
     p.param.watch(show, ["input", "output", "k"])
     p.param.watch(on_seed, "seed")
     # a seed the build did not compute (a shared link) is computed once the page shows the section
