@@ -102,6 +102,13 @@ def test_every_section_goes_live(live):
     assert not info["errorShown"], info["errorText"]
 
 
+def test_the_builds_results_reach_the_live_sections_from_the_file(live):
+    page = live["page"]
+    assert page.evaluate("() => window.__wt.notes") == []  # results.json was found among the checked members
+    for sid in ("gradcheck", "pathdrop", "repeat", "tasks", "paper"):
+        assert page.locator(f"#live-{sid}[data-live=true] [data-source=build]").count() == 1, sid
+
+
 def test_slider_answers_with_cpython_values_and_the_link_points_at_the_file(live, classroom):
     page = live["page"]
     assert live["info"]["status"] == "ready", "page did not boot"
