@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import wait_booted
+from harness import wait_booted
 from robust import session
 
 pytestmark = pytest.mark.browser

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import serve, wait_booted
+from harness import serve, wait_booted
 from robust import notes_shown, session
 from test_browser_robust_assets import tamper
 
