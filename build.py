@@ -75,7 +75,7 @@ PANEL_STATIC = ("panel.min.js", "css/", "bundled/theme/", "images/")
 SLIM = {"panel": ("panel/dist/", "panel/tests/"), "bokeh": ("bokeh/server/static/", "bokeh/sampledata/")}
 # Where an sdist keeps its pure-Python packages; C speedups are left out (both fall back to Python).
 SDIST_SOURCES = {"markupsafe": ("src", ("markupsafe",)), "pyyaml": ("lib", ("yaml",))}
-SITE_FILES = ("boot.js", "worker.js", "page.js", "embed.js", "style.css", "live.css", "serve.py")
+SITE_FILES = ("boot.js", "worker.js", "page.js", "player.js", "embed.js", "style.css", "live.css", "serve.py")
 COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map", ".whl", ".zip")
 # Speed levers that `--without` can turn off one at a time, so bench/run.py measures each (bench/README.md).
 LEVERS = ("pyc", "br")
@@ -468,6 +468,7 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
                       if rel.startswith(f"{RUNTIME}/") and not rel.endswith(".whl") or rel in scripts},
         "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
     }
+    playback(files, config)
     built_results(files, config)
     files["index.html"] = page(html, config, serve_module().CSP).encode()
     return files, config
@@ -487,6 +488,32 @@ def built_results(files: dict[str, bytes], config: dict) -> None:
     files[prebuilt.FILE] = prebuilt.dumps(prebuilt.compute())
     config["results"] = {"file": prebuilt.FILE, "integrity": sri(files[prebuilt.FILE])}
     log(f"{prebuilt.FILE}: {len(files[prebuilt.FILE]) / 1e3:.0f} kB for {', '.join(json.loads(files[prebuilt.FILE]))}")
+
+
+def playback(files: dict[str, bytes], config: dict) -> None:
+    """The playback tables (weighttying.playback in CPython, cached by the package's sources) as
+    playback/<id>.json with their SRI in config["playback"]; config["live_bytes"] is what the live lab
+    downloads, compressed as served, for the data saver's button."""
+    sys.path.insert(0, str(ROOT / "py"))
+    import numpy
+
+    key = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sorted(
+        (ROOT / "py" / "weighttying").rglob("*.py")))]
+    t0 = time.monotonic()
+    path = cached(key, "playback.json", lambda out: out.write_text(json.dumps(
+        {sid: t.decode() for sid, t in importlib.import_module("weighttying.playback").tables().items()})))
+    config["playback"] = {}
+    for sid, table in json.loads(path.read_text()).items():
+        rel = f"playback/{sid}.json"
+        files[rel] = table.encode()
+        config["playback"][sid] = {"file": rel, "integrity": sri(files[rel])}
+    live = [rel for rel in files if rel.startswith(f"{RUNTIME}/") or rel in config["scripts"] or rel == "worker.js"]
+    br = brotlied([files[rel] for rel in live if len(files[rel]) >= 4096])
+    config["live_bytes"] = sum(min(len(files[rel]), len(gzipped(files[rel])), len(br.get(sha256(files[rel]), files[rel])))
+                               for rel in live)
+    log(f"playback tables: {sum(len(files[t['file']]) for t in config['playback'].values()) / 1e6:.2f} MB for "
+        f"{len(config['playback'])} sections ({time.monotonic() - t0:.1f} s); the live lab downloads "
+        f"{config['live_bytes'] / 1e6:.1f} MB")
 
 
 def static_files(pypi: dict[str, Path]) -> tuple[dict[str, bytes], list[str]]:

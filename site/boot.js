@@ -1,7 +1,10 @@
-// Main thread. Starts the Pyodide worker at once (before the page finishes parsing), loads BokehJS
-// and Panel's JS from this origin meanwhile, embeds each section's Panel root into its
-// <div id="live-SECTION"> in place of the prerendered figure, and relays Panel's pyodide-worker
-// protocol (render / patch / idle) plus ours (progress, timing, url, notes, ready, error).
+// Main thread. Starts the Pyodide worker at once (before the page finishes parsing; with ?live=click or
+// the browser's data saver only when the reader presses the button that says how much it downloads),
+// loads BokehJS and Panel's JS from this origin meanwhile, lays each section's Panel root out unseen in
+// its <div id="live-SECTION">, brings it to the state the reader set with the playback controls
+// (player.js) meanwhile, then swaps it in for the prerender in one frame, holding the section's height,
+// and relays Panel's pyodide-worker protocol (render / patch / idle) plus ours (progress, timing, url,
+// notes, ready, state, error).
 // Everything a test or a later feature needs is on window.__wt (see docs/DESIGN.md, "Page and worker").
 //
 // Robustness: the worker holds a Web Lock (its "lifeline") that the page waits on, so its end is seen
@@ -29,7 +32,7 @@
   const prerendered = new Map(); // live-ID -> its prerendered content, put back on restart
   const wt = (window.__wt = {
     config, status: "booting", progress: 0, label: "", error: null, notes: [], timings: {},
-    query: location.search.slice(1), worker: null, ready: null, restart, patchesSent: 0, patchesReceived: 0,
+    query: location.search.slice(1), worker: null, ready: null, restart, follow, patchesSent: 0, patchesReceived: 0,
     lastPatchAt: 0, // performance.now() when the latest worker patch was applied (repaint latency)
     crashes: [], // {reason, at, noticedAfterMs}: workers replaced after booting (see crashed())
     queueHighWater: 0, // the longest the per-attribute change queue has been (bounded by the attributes)
@@ -57,6 +60,8 @@
   document.addEventListener("securitypolicyviolation", (e) => {
     wt.cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI });
   });
+  // Data saver (?live=click, or the browser asks to save data): no Python until the reader asks.
+  const onClick = (window.__wtPage && window.__wtPage.live === "click") || !!(navigator.connection && navigator.connection.saveData);
   let settle = null;
   let patching = 0; // >0 while a worker patch is applied, so it is not echoed back
   let scripts = null;
@@ -163,19 +168,58 @@
       const el = $(`live-${id}`);
       if (!el) throw new Error(`the page has no <div id="live-${id}"> for section ${id}`);
       if (!prerendered.has(el.id)) prerendered.set(el.id, el.innerHTML);
+      // The live root is laid out unseen below the prerender until handOver() swaps them.
+      el.append(Object.assign(document.createElement("div"), { id: `live-root-${id}`, className: "wt-live-root wt-hold" }));
+    }
+    for (const item of render_items) {
+      for (const [root, id] of Object.entries(item.roots)) item.roots[root] = id.replace(/^live-/, "live-root-");
     }
     const t = performance.now();
     const [views] = await Bokeh.embed.embed_items(docs_json, render_items);
-    for (const id of sections) {
-      $(`live-${id}`).querySelectorAll(":scope > .wt-prerender").forEach((n) => n.remove());
-      $(`live-${id}`).dataset.live = "true";
-    }
     wt.timings.embed = performance.now() - t;
     const jsdoc = [...views.roots.values()][0].model.document;
     worker.jsdoc = jsdoc;
     jsdoc.on_change((event) => sendChange(jsdoc, event), false);
     worker.postMessage({ type: "rendered" });
   }
+
+  function follow(query) {
+    // player.js wrote the URL: the live lab must show that state before it takes over (catchUp).
+    wt.query = query;
+    const worker = wt.worker;
+    if (!worker || worker.handedOver) return;
+    worker.played = true;
+    if (!worker.booted) worker.postMessage({ type: "state", query }); // taken before Python builds the sections
+    else if (!worker.busy) catchUp(worker);
+  }
+
+  function catchUp(worker) {
+    // The live roots are shown only once they hold the reader's latest values.
+    if (wt.query === worker.synced) return handOver(worker);
+    worker.synced = wt.query;
+    worker.busy = true;
+    worker.postMessage({ type: "state", query: wt.query });
+  }
+
+  function handOver(worker) {
+    // One frame: prerenders out, live roots in. Each section keeps at least its height until the reader's
+    // next input (a shift right after input is not a layout shift), so nothing below it moves.
+    if (worker.handedOver || worker !== wt.worker) return;
+    worker.handedOver = true;
+    for (const holder of document.querySelectorAll(".wt-live-root.wt-hold")) {
+      const el = holder.parentElement;
+      el.style.minHeight = `${el.getBoundingClientRect().height}px`;
+      el.querySelectorAll(":scope > .wt-prerender").forEach((n) => n.remove());
+      holder.classList.remove("wt-hold");
+      el.dataset.live = "true";
+    }
+    wt.timings.interactive = performance.now();
+    setStatus("ready", "Live", 1);
+    settle.resolve(wt);
+  }
+
+  const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
+  ["pointerdown", "keydown"].forEach((type) => document.addEventListener(type, release, { capture: true, passive: true }));
 
   function onMessage(worker, event) {
     const msg = event.data;
@@ -204,9 +248,8 @@
         break;
       case "ready":
         worker.booted = true;
-        wt.timings.interactive = performance.now();
-        setStatus("ready", "Live", 1);
-        settle.resolve(wt);
+        worker.synced = msg.query; // the state Python holds now
+        catchUp(worker);
         break;
       case "patch":
         // Applied in a task of its own, not here: a worker that dies with many patches sent would
@@ -216,7 +259,10 @@
         if (worker.patches.length === 1) setTimeout(() => applyPatches(worker), 0);
         break;
       case "idle":
-        if (worker.queue.length) {
+        if (!worker.handedOver) {
+          worker.busy = false;
+          setTimeout(() => catchUp(worker), 0); // after the patches just received (applyPatches) are applied
+        } else if (worker.queue.length) {
           wt.patchesSent += 1;
           worker.postMessage({ type: "patch", patch: worker.jsdoc.create_json_patch(worker.queue) });
           worker.queue = [];
@@ -225,7 +271,9 @@
         }
         break;
       case "url":
-        wt.query = msg.data;
+        // Before the hand-over the reader's played-back values win: Python is brought to them (catchUp).
+        if (!worker.handedOver && worker.played) break;
+        worker.synced = wt.query = msg.data;
         try {
           history.replaceState(history.state, "", (msg.data ? `?${msg.data}` : location.pathname) + location.hash);
         } catch (err) { // a browser may refuse a file:// page its own query: links still carry wt.query (page.js)
@@ -256,15 +304,19 @@
     }
   }
 
-  function start() {
+  function promiseReady() {
     wt.ready = new Promise((resolve, reject) => { settle = { resolve, reject }; });
     wt.ready.catch(() => {}); // a failure is shown on the page; awaiting code still sees the rejection
-    Object.assign(wt, { error: null, timings: {} });
+  }
+
+  function start() {
+    if (wt.status !== "paused") promiseReady(); // a paused page keeps the promise it handed out
+    Object.assign(wt, { error: null, timings: {}, query: location.search.slice(1) });
     setStatus("booting", "Starting…", 0);
     const worker = transport.worker();
     const now = performance.now();
     Object.assign(worker, { busy: false, queue: [], patches: [], jsdoc: null, booted: false, heardAt: now, pingAt: 0,
-      pingN: 0, sentAt: 0 });
+      pingN: 0, sentAt: 0, handedOver: false, synced: null, played: false });
     wt.worker = worker;
     worker.onmessage = (event) => onMessage(worker, event);
     worker.onerror = (event) => {
@@ -351,8 +403,10 @@
     if (window.Bokeh) Bokeh.index.roots.forEach((view) => view.remove());
     for (const [id, content] of prerendered) {
       $(id).innerHTML = content;
+      $(id).style.minHeight = "";
       delete $(id).dataset.live;
     }
+    if (window.__wtPlayer) window.__wtPlayer.sync(); // the controls and slots of the URL's state
     $("wt-error").hidden = true;
     failedAssets.clear();
     showNotes([]);
@@ -368,5 +422,19 @@
     if ($("wt-error").dataset.kind === "asset") location.reload();
     else restart();
   }));
-  start();
+
+  function pause() {
+    // Data saver: the controls answer from the playback tables; the button says what the live lab costs.
+    promiseReady();
+    setStatus("paused", "Not loaded (data saver): the controls answer from precomputed tables.", 0);
+    whenDom(() => {
+      const go = $("wt-go");
+      go.textContent = `Load the live lab (${(config.live_bytes / 1e6).toFixed(1)} MB download)`;
+      go.hidden = false;
+      go.addEventListener("click", () => { go.hidden = true; start(); }, { once: true });
+    });
+  }
+
+  if (onClick) pause();
+  else start();
 })();

@@ -1,4 +1,4 @@
-// Page-level reader features that need no Python: theme, embed and teacher-mode layout (applied
+// Page-level reader features that need no Python: theme, embed, live=click and teacher-mode layout (applied
 // before the page is painted: this script runs in <head>), copy-link controls, dismissible notes,
 // and the embed's height messages to the host page. Python validates the same URL keys again
 // (weighttying.state) and reports bad values in #wt-notes; here a value that does not look right is
@@ -34,7 +34,9 @@
   const embedRule = addRules("wt-embed-rule", embed ? [`.wt-section:not(#${embed}) { display: none !important; }`] : []);
   addRules("wt-hide-rules", hiddenSections.map((id) => `#${id}.wt-section { display: none !important; }`));
 
-  const state = (window.__wtPage = { theme, scheme: root.dataset.wtScheme, embed, hide, copied: null });
+  // live=click: the live lab (Python) loads only when the reader presses its button (boot.js).
+  const live = get("live") === "click" ? "click" : "auto";
+  const state = (window.__wtPage = { theme, scheme: root.dataset.wtScheme, embed, hide, live, copied: null });
 
   // The link to share: this page (http or file://) with the current query (boot.js keeps wt.query and,
   // where the browser lets it, location.search current), without embed=, optionally pointing at one section.

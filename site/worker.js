@@ -27,6 +27,9 @@ if not hasattr(pyodide.ffi, "jsnull"):
 
 let py = null;
 let app = null;
+let linked = false; // Python's changes reach the page (after "rendered")
+let current = null; // the query the live State was last set from
+let pending = null; // a newer one from the page's playback controls, applied once it can reach the page
 
 const post = (msg) => self.postMessage(msg);
 
@@ -165,13 +168,30 @@ async function boot({ config, query, scheme, address }) {
       py.runPython("import panel");
     });
     const { text = null, problem = "" } = await built;
+    // Let the page's queued messages in first: the reader may have moved a control while Python started.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     await step(3, () => {
+      current = pending === null ? query : pending;
+      pending = null;
       app = py.pyimport("weighttying.app.main");
-      post({ type: "render", data: app.start(query, emit, scheme || "light", address, text, problem) });
+      post({ type: "render", data: app.start(current, emit, scheme || "light", address, text, problem) });
     });
   } catch (err) {
     console.error(err);
     post({ type: "error", fatal: true, message: `${err.step || "Starting"} failed: ${readable(err)}` });
+  }
+}
+
+function follow() {
+  if (pending === null || pending === current) return;
+  try {
+    app.set_query(pending);
+    current = pending;
+  } catch (err) {
+    console.error(err);
+    post({ type: "error", fatal: false, message: readable(err) });
+  } finally {
+    pending = null;
   }
 }
 
@@ -188,7 +208,17 @@ self.onmessage = (event) => {
     boot(msg);
   } else if (msg.type === "rendered") {
     app.link(sendPatch);
-    post({ type: "ready" });
+    linked = true;
+    follow();
+    post({ type: "ready", query: current });
+  } else if (msg.type === "state") {
+    // The page's playback moved to msg.query: before the sections are built it is used to build them;
+    // once they are linked the live State follows it (the page shows them only when it matches).
+    pending = msg.query;
+    if (linked) {
+      follow();
+      post({ type: "idle" });
+    }
   } else if (msg.type === "patch") {
     try {
       app.apply_patch(msg.patch);

@@ -1,11 +1,13 @@
 """Every section's default state as static HTML, made by build.py in CPython so the page reads before
 Python loads in the browser. No Panel here: each section's output is `views/<id>.slots`, composed
-into `<div class="wt-slot" data-slot=NAME>` boxes, the same boxes the live section fills."""
+into `<div class="wt-slot" data-slot=NAME>` boxes, the same boxes the live section fills; before them,
+the section's native controls (`controls`), which site/player.js answers from the playback tables."""
 from __future__ import annotations
 
 import importlib
 import importlib.util
 
+from . import controls
 from . import state as S
 from .views import kit
 
@@ -19,7 +21,7 @@ def view(sid: str):
 def section(sid: str, st) -> str:
     """One section's static HTML for its state st (with the run results that state shows)."""
     v = view(sid)
-    return kit.compose(v.slots(st, kit.with_results(v, st)), v.OVERLAYS)
+    return controls.html_of(sid, v.PLAYBACK) + kit.compose(v.slots(st, kit.with_results(v, st)), v.OVERLAYS)
 
 
 def sections(state: S.State = S.State()) -> dict[str, str]:

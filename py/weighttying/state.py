@@ -122,6 +122,9 @@ class Page:
                        choices=("", "tying", "gradcheck", "pathdrop", "repeat", "tasks", "sweep", "savings", "paper"))
     hide: str = _spec("", "Comma-separated things to hide: 'prose', 'controls', section ids or control keys.")
     theme: str = _spec("auto", "Colour scheme; 'auto' follows the reader's system.", choices=("auto", "light", "dark"))
+    live: str = _spec("auto", "When the live lab (Python in the browser) loads: 'auto' at once, 'click' only when the "
+                      "reader presses its button (data saver; the controls answer from precomputed tables).",
+                      choices=("auto", "click"))
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,13 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     return json.dumps({"docs_json": docs_json, "render_items": [render_item], "sections": list(sections)})
 
 
+def set_query(query: str) -> None:
+    """Move the live State to a URL query's (the reader moved playback controls while Python started)."""
+    state, _ = S.parse_query(query)  # the page already showed the notes of the query it booted with
+    for sid in S.SECTIONS:
+        _store[sid].param.update(**vars(getattr(state, sid)))
+
+
 def link(send_patch) -> None:
     """After the page embedded the roots: forward every Python-side change as a patch."""
     from panel.io.pyodide import _link_docs_worker

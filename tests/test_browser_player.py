@@ -1,0 +1,215 @@
+"""Playback before Python (site/player.js over weighttying.playback's tables), in real Chromium.
+
+- ?live=click: no Python file is requested; every playable section's controls exist from the first parse;
+  a slider press changes its section's slots at once, to exactly what CPython's views.<id>.slots says;
+  sampled grid points play back the values CPython computes, and after the button the live lab shows
+  the same values (1e-12 relative) for the same points.
+- An off-grid value is marked approximate (the nearest grid answer), then the live lab shows the exact one.
+- The hand-over from playback to live moves nothing (Chromium's layout-shift entries, summed).
+- A playback table that is missing or modified is named in its section, which falls back to live.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+import re
+import time
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from conftest import BOOT_TIMEOUT_S, DEEP_JS
+from robust import session
+from weighttying import playback
+from weighttying import state as S
+
+pytestmark = pytest.mark.browser
+
+PLAYABLE = [sid for sid in S.SECTIONS if playback.view(sid) is not None]
+SAMPLES = 3  # random grid points per section, besides the default
+REL = 1e-12
+HOOK = re.compile(r'data-testid="([^"]+)" data-value="([^"]*)"')
+
+VALUES_JS = "(sid) => {" + DEEP_JS + """
+  // {testid: data-value} of every hook in #live-SID, shadow roots included (the first of each id counts).
+  const out = {};
+  (function walk(r) {
+    for (const e of r.querySelectorAll('[data-testid][data-value]')) if (!(e.dataset.testid in out)) out[e.dataset.testid] = e.dataset.value;
+    for (const e of r.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+  })(document.getElementById(`live-${sid}`));
+  return out; }"""
+SLOTS_JS = """(sid) => Object.fromEntries([...document.querySelectorAll(`#live-${sid} .wt-slot[data-slot]`)]
+  .map((e) => [e.dataset.slot, e.innerHTML]))"""
+CLS_JS = """window.__wtShifts = [];
+new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__wtShifts.push(
+  {value: e.value, input: e.hadRecentInput, t: e.startTime}); }).observe({type: 'layout-shift', buffered: true});"""
+
+
+def cpython_values(sid: str, query: str) -> dict[str, str]:
+    """{testid: data-value} of views.<sid>.slots at the state of a URL query, computed here in CPython."""
+    st = getattr(S.parse_query(query)[0], sid)
+    return {k: html.unescape(v) for frag in playback.view(sid).slots(st).values() for k, v in HOOK.findall(frag)}
+
+
+def mismatches(got: dict, want: dict) -> list[str]:
+    """Hooks of want missing from got or differing beyond REL (numbers) / exactly (anything else)."""
+    bad = []
+    for k, w in want.items():
+        g = got.get(k)
+        try:
+            same = g is not None and math.isclose(float(g), float(w), rel_tol=REL, abs_tol=0) or \
+                (g is not None and math.isnan(float(g)) and math.isnan(float(w)))
+        except ValueError:
+            same = g == w
+        if not same:
+            bad.append(f"{k}: got {g!r}, want {w!r}")
+    return bad
+
+
+def python_requests(rec) -> list[str]:
+    """Requests of the live lab's files: the worker, the Python runtime and wheels, BokehJS and Panel."""
+    paths = [urlsplit(u).path for u in rec.urls()]
+    return sorted({p for p in paths if p == "/worker.js" or p.startswith(("/pyodide/", "/static/"))})
+
+
+def sample_queries(table: dict, n: int, seed: int) -> list[str]:
+    """n random grid points of a table (and the default, as the empty query), as URL queries."""
+    rng = np.random.default_rng(seed)
+    sid = table["section"]
+    out = [""]
+    for _ in range(n):
+        parts = [f"{sid}.{k}={urls[rng.integers(len(urls))]}" for k, urls in zip(table["keys"], table["urls"])]
+        out.append("&".join(parts))
+    return out
+
+
+def play(page, query: str) -> None:
+    """Move every playback control to a URL query's state, as a link opened with it would."""
+    page.evaluate("(q) => { history.replaceState(null, '', '?' + q); window.__wtPlayer.sync(); }", query)
+
+
+def wait_live_values(page, sid: str, want: dict, timeout_s: float = 60) -> list[str]:
+    """Poll until the live section shows want's values; the mismatches left at the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        bad = mismatches(page.evaluate(VALUES_JS, sid), want)
+        if not bad or time.monotonic() > deadline:
+            return bad
+        time.sleep(0.2)
+
+
+def test_playback_before_python_then_live_agrees(browser, server):
+    with session(browser) as s:
+        page = s.page
+        page.goto(server.url + "?live=click", wait_until="domcontentloaded")
+        # The controls are in the HTML itself: present at the first parse, before any script ran them.
+        for sid in PLAYABLE:
+            assert page.locator(f"#live-{sid} .wt-player input").count() > 0, f"{sid}: no playback controls"
+        page.wait_for_function("() => Object.keys(window.__wtPlayer.tables).length === "
+                               f"{len(PLAYABLE)}", timeout=30_000, polling=50)
+        assert page.evaluate("() => window.__wt.status") == "paused"
+        go = page.locator("#wt-go")
+        assert go.is_visible() and re.search(r"\d+(\.\d)? MB", go.inner_text()), go.inner_text()
+
+        # A slider press answers at once (synchronously, from the table) with CPython's numbers; the URL follows.
+        for sid in PLAYABLE:
+            slider = page.locator(f"#live-{sid} .wt-player input[type=range]").first
+            before = page.evaluate(SLOTS_JS, sid)
+            at_max = slider.get_attribute("value") == slider.get_attribute("max")
+            slider.focus()
+            page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+            after = page.evaluate(SLOTS_JS, sid)
+            assert after != before, f"{sid}: a slider press changed no slot"
+            query = urlsplit(page.url).query
+            assert f"{sid}." in query, f"{sid}: the URL did not follow the slider: {page.url}"
+            bad = mismatches(page.evaluate(VALUES_JS, sid), cpython_values(sid, query))
+            assert not bad, f"{sid} at {query}: played back != CPython: {bad[:5]}"
+
+        # Sampled grid points: played back == CPython, exactly as stored (1e-12 relative).
+        tables = page.evaluate("() => window.__wtPlayer.tables")
+        samples = {sid: sample_queries(tables[sid], SAMPLES, seed=i) for i, sid in enumerate(PLAYABLE)}
+        played = {}
+        for sid, queries in samples.items():
+            for q in queries:
+                play(page, f"live=click&{q}")
+                assert page.evaluate(f"() => document.querySelector('.wt-player[data-section={sid}]').dataset.approx") \
+                    == "false", f"{sid} {q}: a grid point was marked approximate"
+                played[sid, q] = page.evaluate(VALUES_JS, sid)
+                bad = mismatches(played[sid, q], cpython_values(sid, q))
+                assert not bad, f"{sid} at {q}: played back != CPython: {bad[:5]}"
+        assert python_requests(s.rec) == [], f"Python files requested before the button: {python_requests(s.rec)}"
+
+        # The button loads the live lab; the live sections show the played-back values at the same points.
+        play(page, "live=click")
+        go.click()
+        page.wait_for_selector("html[data-wt-status=ready]", timeout=BOOT_TIMEOUT_S * 1000)
+        assert "/worker.js" in python_requests(s.rec)
+        for (sid, q), values in played.items():
+            page.evaluate("(q) => window.__wt.worker.postMessage({type: 'state', query: q})", q)
+            bad = wait_live_values(page, sid, values)
+            assert not bad, f"{sid} at {q}: live != played back: {bad[:5]}"
+        assert not s.rec.page_errors, s.rec.page_errors
+
+
+def test_off_grid_value_is_approximate_until_live(browser, server):
+    with session(browser) as s:
+        page = s.page
+        page.goto(server.url + "?embed=sweep", wait_until="domcontentloaded")
+        page.wait_for_function("() => !!window.__wtPlayer.tables.sweep", timeout=30_000, polling=50)
+        box = page.locator("#wt-p-sweep-sigma-box")
+        box.fill("0.3")
+        box.press("Enter")
+        assert page.evaluate("() => window.__wt.status") == "booting", "Python was ready too soon to test playback"
+        ctl = page.locator(".wt-player[data-section=sweep]")
+        assert ctl.get_attribute("data-approx") == "true"
+        status = ctl.locator(".wt-player-status").inner_text()
+        assert "Approximate" in status and "sigma = 0.3" in status and "sigma = 0.316" in status, status
+        assert page.locator("#live-sweep .wt-slot.wt-approx").count() > 0
+        # the nearest grid point's answer is what is shown, and the URL holds the typed value
+        bad = mismatches(page.evaluate(VALUES_JS, "sweep"), cpython_values("sweep", "sweep.sigma=0.316"))
+        assert not bad, bad
+        assert "sweep.sigma=0.3&" in urlsplit(page.url).query + "&", page.url
+        page.wait_for_selector("html[data-wt-status=ready]", timeout=BOOT_TIMEOUT_S * 1000)
+        assert page.locator("#live-sweep .wt-approx").count() == 0
+        bad = wait_live_values(page, "sweep", cpython_values("sweep", "sweep.sigma=0.3"))
+        assert not bad, f"live after the hand-over != CPython at the typed value: {bad}"
+
+
+def test_hand_over_moves_nothing(browser, server):
+    with session(browser) as s:
+        s.ctx.add_init_script(CLS_JS)
+        page = s.page
+        page.goto(server.url + "#sweep")
+        page.wait_for_selector("html[data-wt-status=ready]", timeout=BOOT_TIMEOUT_S * 1000)
+        page.wait_for_timeout(1500)  # late layout of the live roots counts too
+        shifts = page.evaluate("() => window.__wtShifts")
+        cls = sum(e["value"] for e in shifts if not e["input"])
+        print(f"[player] CLS over the boot, sweep in view: {cls:.4f} ({len(shifts)} entries)")
+        assert cls <= 0.05, f"layout shift {cls:.3f} > 0.05: {shifts}"
+        assert page.evaluate("() => document.getElementById('live-sweep').dataset.live") == "true"
+
+
+@pytest.mark.parametrize("fault", ["missing", "modified"])
+def test_bad_table_is_named_and_the_section_falls_back_to_live(browser, server, fault):
+    with session(browser) as s:
+        def route(r):
+            if fault == "missing":
+                r.fulfill(status=404, body="not found")
+            else:
+                body = r.fetch().body()
+                r.fulfill(status=200, body=body.replace(b"sweep-resid", b"sweep-RESID"),
+                          headers={"Content-Type": "application/json"})
+        s.ctx.route("**/playback/sweep.json", route)
+        page = s.page
+        page.goto(server.url + "?embed=sweep")
+        status = page.locator(".wt-player[data-section=sweep] .wt-player-status")
+        page.wait_for_function("() => !!window.__wtPlayer.errors.sweep", timeout=30_000, polling=50)
+        text = status.inner_text()
+        assert "playback/sweep.json" in text, text
+        assert ("modified" if fault == "modified" else "could not load") in text, text
+        page.wait_for_selector("html[data-wt-status=ready]", timeout=BOOT_TIMEOUT_S * 1000)
+        bad = wait_live_values(page, "sweep", cpython_values("sweep", ""))
+        assert not bad, bad
+        assert page.locator("#live-sweep [data-testid=sweep-RESID]").count() == 0
