@@ -33,6 +33,10 @@
   };
   const embedRule = addRules("wt-embed-rule", embed ? [`.wt-section:not(#${embed}) { display: none !important; }`] : []);
   addRules("wt-hide-rules", hiddenSections.map((id) => `#${id}.wt-section { display: none !important; }`));
+  // Locked controls: the playback controls go as the live lab's do (all of them, or single keys).
+  const hiddenKeys = raw("hide").split(",").map((t) => t.trim()).filter((t) => /^[a-z][a-z0-9_]*\.[A-Za-z][A-Za-z0-9_]*$/.test(t));
+  addRules("wt-hide-controls", [...(hide.includes("controls") ? [".wt-player .wt-pctls { display: none !important; }"] : []),
+    ...hiddenKeys.map((key) => `.wt-player .wt-ctl-${key.replace(".", "-")} { display: none !important; }`)]);
 
   // live=click: the live lab (Python) loads only when the reader presses its button (boot.js).
   const live = get("live") === "click" ? "click" : "auto";

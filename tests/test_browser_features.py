@@ -261,6 +261,7 @@ def test_teacher_link_hides_prose_sections_and_controls(page, server):
     assert not page.locator("#sweep > p").first.is_visible()
     assert page.locator("#sweep h2").is_visible()
     assert not page.locator(".wt-header > p").first.is_visible()
+    assert not page.locator("#live-sweep .wt-pctls").is_visible()  # the playback controls are locked too
     if page.locator("#tying").count():
         assert not page.locator("#tying").is_visible()
     wait_booted(page)
