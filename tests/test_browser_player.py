@@ -30,6 +30,10 @@ pytestmark = pytest.mark.browser
 PLAYABLE = [sid for sid in S.SECTIONS if playback.view(sid) is not None]
 SAMPLES = 3  # random grid points per section, besides the default
 REL = 1e-12
+# A measurement of rounding itself differs between CPython's and the browser's BLAS beyond 1e-12: the worst
+# relative error of a gradient check is |a - n| / (|a| + |n|), with the numeric side's summation-order
+# rounding divided by 2 eps = 2e-4 (test_browser_gradcheck.py's reasoning and tolerance).
+NOISE_REL = {"gradcheck-worst": 1e-3}
 HOOK = re.compile(r'data-testid="([^"]+)" data-value="([^"]*)"')
 
 VALUES_JS = "(sid) => {" + DEEP_JS + """
@@ -59,7 +63,7 @@ def mismatches(got: dict, want: dict) -> list[str]:
     for k, w in want.items():
         g = got.get(k)
         try:
-            same = g is not None and math.isclose(float(g), float(w), rel_tol=REL, abs_tol=0) or \
+            same = g is not None and math.isclose(float(g), float(w), rel_tol=NOISE_REL.get(k, REL), abs_tol=0) or \
                 (g is not None and math.isnan(float(g)) and math.isnan(float(w)))
         except ValueError:
             same = g == w
@@ -74,13 +78,19 @@ def python_requests(rec) -> list[str]:
     return sorted({p for p in paths if p == "/worker.js" or p.startswith(("/pyodide/", "/static/"))})
 
 
+# Savings' preset and numbers are one state (views.savings.settled): a preset with numbers of another
+# model is no state the section holds, so its sampled points keep the preset at "custom".
+PINNED = {"savings": {"preset": "custom"}}
+
+
 def sample_queries(table: dict, n: int, seed: int) -> list[str]:
     """n random grid points of a table (and the default, as the empty query), as URL queries."""
     rng = np.random.default_rng(seed)
     sid = table["section"]
+    pinned = PINNED.get(sid, {})
     out = [""]
     for _ in range(n):
-        parts = [f"{sid}.{k}={urls[rng.integers(len(urls))]}" for k, urls in zip(table["keys"], table["urls"])]
+        parts = [f"{sid}.{k}={pinned.get(k, urls[rng.integers(len(urls))])}" for k, urls in zip(table["keys"], table["urls"])]
         out.append("&".join(parts))
     return out
 
