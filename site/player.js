@@ -52,8 +52,9 @@
   const players = () => document.querySelectorAll(".wt-player[data-section]");
   const player = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
   const ctls = (el) => [...el.querySelectorAll(".wt-pctl[data-key]")];
-  const waitLive = () => (window.__wt && window.__wt.status === "paused"
-    ? "when you load the live lab (the button at the top)" : "when the live lab has loaded");
+  const paused = () => !!(window.__wt && window.__wt.status === "paused");
+  const later = () => (paused() ? "once you load the live lab (the button at the top)"
+    : "when the live lab (Python in your browser) has loaded");
 
   function parse(ctl, raw) {
     // A value of one control from text (URL or number box) as weighttying.state parses it; null if unusable.
@@ -163,7 +164,7 @@
     const line = el.querySelector(".wt-player-status");
     const approx = P.approx[sid] || [];
     if (P.errors[sid]) {
-      line.textContent = `The precomputed answers could not be used: ${P.errors[sid]}. This section answers ${waitLive()}.`;
+      line.textContent = `The precomputed answers could not be used: ${P.errors[sid]}. This section answers ${later()}.`;
       el.dataset.error = "true";
     } else if (!P.tables[sid] && !isDefault(sid)) {
       line.textContent = "Loading the precomputed answers…";
@@ -171,10 +172,10 @@
       const wanted = approx.map(([k, v]) => `${k} = ${fmt(v)}`).join(", ");
       const near = approx.map(([k, , near]) => `${k} = ${fmt(near)}`).join(", ");
       line.textContent = `Approximate: nothing was precomputed for ${wanted}, so this shows the nearest answer that ` +
-        `was (${near}). The exact one comes ${waitLive()}.`;
+        `was (${near}). The exact one comes ${later()}.`;
     } else {
       line.textContent = `Computed at build by this page's own code (the weighttying package, in CPython) for every step ` +
-        `of these controls. The live lab takes over ${waitLive()}.`;
+        `of these controls; the live lab takes over ${paused() ? "once you load it (the button at the top)" : "when Python has loaded in your browser"}.`;
     }
   }
 

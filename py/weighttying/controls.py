@@ -12,8 +12,9 @@ import json
 
 from . import state as S
 
+# player.js says the same while the live lab is loading (and other things when it is not)
 STATUS = ("Computed at build by this page's own code (the weighttying package, in CPython) for every "
-          "step of these controls. The live lab takes over when Python has loaded in your browser.")
+          "step of these controls; the live lab takes over when Python has loaded in your browser.")
 
 
 def _attr(x: object) -> str:

@@ -1,0 +1,51 @@
+"""The instant-page measurements bench/run.py adds to every visit (ms on the page clock, 0 = navigation):
+
+  first_response_ms  the first slider press changing its section's readout, the press made as soon as a
+                     slider exists (ours: the playback slider in the HTML; the peer's: Panel's, once built)
+  first_live_ms      the first section live (ours: the hand-over from playback; the peer: its app ready)
+  all_live_ms        every shown section live
+  cls                Chromium's layout-shift entries summed over the boot, shifts right after input excluded
+"""
+from __future__ import annotations
+
+# Before any page script: collect layout shifts from navigation on.
+CLS_INIT_JS = """
+window.__benchShifts = [];
+new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__benchShifts.push(e); })
+  .observe({type: 'layout-shift', buffered: true});
+"""
+
+# Arm, then the caller presses: resolves at the animation frame after the first change of a slot of the section.
+ARM_JS = """
+(sid) => { window.__benchAnswer = new Promise((resolve, reject) => {
+  const root = document.getElementById(`live-${sid}`);
+  const mo = new MutationObserver(() => {
+    mo.disconnect();
+    requestAnimationFrame(() => resolve(performance.now()));
+  });
+  mo.observe(root, {subtree: true, childList: true, characterData: true});
+  setTimeout(() => { mo.disconnect(); reject(new Error(`#live-${sid} did not change within 30 s`)); }, 30000);
+}); window.__benchAnswer.catch(() => {}); }
+"""
+
+
+def first_response(page, sid: str, timeout_s: float) -> float:
+    """Press the section's first playback slider as soon as it exists; ms when its section had changed."""
+    slider = f"#live-{sid} .wt-player input[type=range]"
+    page.wait_for_selector(slider, state="attached", timeout=timeout_s * 1000)
+    page.evaluate(ARM_JS, sid)
+    page.focus(slider)
+    at_max = page.eval_on_selector(slider, "(e) => e.value === e.max")
+    page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+    return page.evaluate("() => window.__benchAnswer")
+
+
+def cls(page) -> float:
+    """Layout shift over the visit so far (entries right after the reader's input do not count)."""
+    return page.evaluate("() => window.__benchShifts.filter((e) => !e.hadRecentInput).reduce((s, e) => s + e.value, 0)")
+
+
+def live_times(page) -> tuple[float | None, float | None]:
+    """(first section live, every shown section live): ours hands every built section over at once."""
+    t = page.evaluate("() => window.__wt && window.__wt.timings.interactive")
+    return t, t
