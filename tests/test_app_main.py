@@ -31,3 +31,16 @@ def test_embed_and_hide_choose_what_is_built():
     assert main.shown_sections(page) == ("sweep",)
     hidden = S.parse_query("hide=sweep,tying")[0].page
     assert "sweep" not in main.shown_sections(hidden) and "tying" not in main.shown_sections(hidden)
+
+
+def test_set_query_moves_the_live_state_and_writes_the_url_once_per_change(monkeypatch):
+    # The hand-over from playback: the live State follows the query the reader's controls wrote.
+    urls = []
+    store = Store(S.State(), on_change=urls.append)
+    monkeypatch.setattr(main, "_store", store)
+    main.set_query("sweep.sigma=0.5&repeat.tied=0&sweep.band=7")
+    assert store.state.sweep.sigma == 0.5 and store.state.repeat.tied is False
+    assert store.state.sweep.band == 1.0  # clamped as a link would be
+    assert urls and S.parse_query(urls[-1])[0] == store.state
+    main.set_query("")
+    assert store.state == S.State()
