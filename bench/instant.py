@@ -15,13 +15,16 @@ new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__
   .observe({type: 'layout-shift', buffered: true});
 """
 
-# Arm, then the caller presses: resolves at the animation frame after the first change of a slot of the section.
+# Arm, then the caller presses: resolves at the animation frame after the first change of a slot of the
+# section, with [keydown, repainted] (the page's own latency, without the harness's round trips).
 ARM_JS = """
 (sid) => { window.__benchAnswer = new Promise((resolve, reject) => {
   const root = document.getElementById(`live-${sid}`);
+  let keydown = null;
+  document.addEventListener('keydown', () => { if (keydown === null) keydown = performance.now(); }, {capture: true, once: true});
   const mo = new MutationObserver(() => {
     mo.disconnect();
-    requestAnimationFrame(() => resolve(performance.now()));
+    requestAnimationFrame(() => resolve([keydown, performance.now()]));
   });
   mo.observe(root, {subtree: true, childList: true, characterData: true});
   setTimeout(() => { mo.disconnect(); reject(new Error(`#live-${sid} did not change within 30 s`)); }, 30000);
@@ -29,15 +32,20 @@ ARM_JS = """
 """
 
 
-def first_response(page, sid: str, timeout_s: float) -> float:
-    """Press the section's first playback slider as soon as it exists; ms when its section had changed."""
+def first_response(page, sid: str, timeout_s: float) -> tuple[float, float] | None:
+    """Press the section's first playback slider as soon as it exists: (ms when its section had changed,
+    ms from the key press to that repaint). None when the page has no playback slider (a build before the
+    player: its first response is live)."""
     slider = f"#live-{sid} .wt-player input[type=range]"
-    page.wait_for_selector(slider, state="attached", timeout=timeout_s * 1000)
+    page.wait_for_selector(f"#live-{sid}", state="attached", timeout=timeout_s * 1000)  # parsed up to the section
+    if page.query_selector(slider) is None:
+        return None
     page.evaluate(ARM_JS, sid)
     page.focus(slider)
     at_max = page.eval_on_selector(slider, "(e) => e.value === e.max")
     page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
-    return page.evaluate("() => window.__benchAnswer")
+    keydown, repainted = page.evaluate("() => window.__benchAnswer")
+    return repainted, repainted - keydown
 
 
 def cls(page) -> float:
@@ -49,3 +57,17 @@ def live_times(page) -> tuple[float | None, float | None]:
     """(first section live, every shown section live): ours hands every built section over at once."""
     t = page.evaluate("() => window.__wt && window.__wt.timings.interactive")
     return t, t
+
+
+def embed_responses(browser, url: str, sections, timeout_s: float) -> dict[str, tuple[float, float] | None]:
+    """{section: first_response of ?embed=SECTION}, each in a fresh context (cold cache), not waiting for Python."""
+    out = {}
+    for sid in sections:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        try:
+            page = ctx.new_page()
+            page.goto(f"{url}?embed={sid}", wait_until="commit")
+            out[sid] = first_response(page, sid, timeout_s)
+        finally:
+            ctx.close()
+    return out

@@ -40,12 +40,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 import harness  # noqa: E402  (tests/harness.py: serve(), Chromium, request origins, page helpers)
+import instant  # noqa: E402
 import peer as peer_site  # noqa: E402
+from weighttying.state import SECTIONS  # noqa: E402
 
 LEVERS = ("pyc", "br")  # build.py --without ...: levers that change dist/ (see bench/README.md)
 TARGETS = {"readable_ms": 500, "interactive_ms": 3000, "interactive_max_ms": 5000, "repeat_interactive_ms": 1500,
            "bytes": 12e6, "repaint_p95_ms": 50, "gradcheck_worker_ms": 100, "train600_worker_ms": 1000,
-           "peer_ratio": 3.0, "classroom_bytes": 16e6}
+           "peer_ratio": 3.0, "classroom_bytes": 16e6, "first_response_ms": 1000, "first_response_peer_ratio": 10.0,
+           "first_live_over_baseline_interactive": 0.6, "repeat_first_live_over_cold": 0.6, "cls": 0.05,
+           "renderer_peak_rss_bytes": 450e6}
 
 # Runs in the page before any of its scripts: marks 'readable' (the first frame after DOMContentLoaded).
 INIT_JS = """
@@ -151,6 +155,7 @@ def visit(page, url: str, reqs: list, timeout_s: float, peer: bool = False) -> d
     """Load URL in PAGE; readable, ready, interactive (ms on the page clock), bytes and requests to interactive."""
     n0 = len(reqs)
     page.goto(url, wait_until="commit")
+    response = None if peer else instant.first_response(page, "sweep", timeout_s)
     readable, ready, timings, move = booted(page, timeout_s, peer)
     first = {}
     try:  # interactive: the first sigma change round-tripped and repainted
@@ -159,7 +164,11 @@ def visit(page, url: str, reqs: list, timeout_s: float, peer: bool = False) -> d
     except AssertionError as e:  # the sweep slider is not on the page: fall back to the worker's ready
         interactive, via = ready, f"ready ({e})"
     mine = reqs[n0:]
-    return {"readable_ms": readable, "fcp_ms": page.evaluate(FCP_JS), "ready_ms": ready,
+    # Without playback (the peer, a build before it) the first response is the first live one.
+    first_live, all_live = (ready, ready) if peer else instant.live_times(page)
+    return {"first_response_ms": interactive if response is None else response[0],
+            "first_response_latency_ms": first.get("latency") if response is None else response[1],
+            "first_live_ms": first_live, "all_live_ms": all_live, "cls": instant.cls(page), "readable_ms": readable, "fcp_ms": page.evaluate(FCP_JS), "ready_ms": ready,
             "interactive_ms": interactive, "interactive_via": via, "first_keydown_ms": first.get("keydown"),
             "first_change_ms": first.get("latency"), "boot_steps_ms": timings, "bytes": wire_bytes(mine),
             "requests": len(mine), "urls": [r.url for r in mine]}
@@ -179,6 +188,7 @@ def cold_browser(pw, exe: str, timeout_s: float):
             ctx.on("requestfinished", lambda r: reqs.append(r))
             ctx.on("request", lambda r: asked.append(r.url))
             ctx.add_init_script(INIT_JS)
+            ctx.add_init_script(instant.CLS_INIT_JS)
             yield ctx, ctx.pages[0] if ctx.pages else ctx.new_page(), reqs, asked, profile
         finally:
             ctx.close()
@@ -216,6 +226,12 @@ def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str 
         # both visits; the page's and its worker's requests, finished or not
         cold["off_origin"] = [u for u in asked if not u.startswith(("data:", "blob:")) and harness.origin_of(u) != origin]
         cold["repeat"] = repeat
+        if not peer:  # every section alone, cold (its own fresh context), as a blog embeds it
+            browser = pw.chromium.launch(executable_path=exe, args=harness.CHROMIUM_ARGS, headless=True)
+            try:
+                cold["embed_first_response_ms"] = instant.embed_responses(browser, url, SECTIONS, timeout_s)
+            finally:
+                browser.close()
         return cold
 
 
@@ -289,9 +305,15 @@ def summarise(runs: list[dict]) -> dict:
         return [(r[sub] if sub else r).get(k) for r in runs]
     inter = [x for x in col("interactive_ms") if x is not None]
     s = {"runs": len(runs)}
-    for k in ("readable_ms", "fcp_ms", "ready_ms", "interactive_ms", "bytes", "requests", "page_js_heap_bytes",
-              "worker_wasm_heap_bytes", "renderer_peak_rss_bytes"):
+    for k in ("first_response_ms", "first_response_latency_ms", "first_live_ms", "all_live_ms", "cls", "readable_ms",
+              "fcp_ms", "ready_ms", "interactive_ms", "bytes", "requests", "page_js_heap_bytes", "worker_wasm_heap_bytes",
+              "renderer_peak_rss_bytes"):
         s[k] = med(col(k))
+    for k in ("first_response_ms", "first_live_ms", "all_live_ms", "cls"):
+        s[f"repeat_{k}"] = med(col(k, "repeat"))
+    embeds = [r["embed_first_response_ms"] for r in runs if r.get("embed_first_response_ms")]
+    s["embed_first_response_ms"] = {sid: med([e[sid] and e[sid][0] for e in embeds]) for sid in embeds[0]} if embeds else None
+    s["embed_first_response_latency_ms"] = {sid: med([e[sid] and e[sid][1] for e in embeds]) for sid in embeds[0]} if embeds else None
     s["interactive_spread_ms"] = [min(inter), max(inter)] if inter else None
     # interactive less the harness's own time from ready to the key press (finding and focusing the slider)
     s["ready_plus_first_change_ms"] = med([r["ready_ms"] + r["first_change_ms"] for r in runs
@@ -307,6 +329,25 @@ def summarise(runs: list[dict]) -> dict:
     s["boot_steps_ms"] = {k: med(v) for k, v in steps.items()}
     s["off_origin_requests"] = sum(len(r["off_origin"]) for r in runs)
     return s
+
+
+def instant_met(m: dict, summary: dict) -> dict:
+    """The instant-page targets: first response (full page and every embed), against the peer and a
+    --variant baseline=DIST (the build before playback, measured in the same run), repeat visit, CLS, RSS."""
+    embeds = m["embed_first_response_ms"] or {}
+    worst = max([m["first_response_ms"], *embeds.values()], key=lambda x: float("inf") if x is None else x)
+    met = {"first_response_ms": worst is not None and worst <= TARGETS["first_response_ms"],
+           "repeat_first_live_over_cold": m["repeat_first_live_ms"] <= TARGETS["repeat_first_live_over_cold"] * m["first_live_ms"],
+           "cls": m["cls"] <= TARGETS["cls"] and m["repeat_cls"] <= TARGETS["cls"],
+           "renderer_peak_rss_bytes": m["renderer_peak_rss_bytes"] is not None
+           and m["renderer_peak_rss_bytes"] <= TARGETS["renderer_peak_rss_bytes"]}
+    if "peer" in summary:
+        met["first_response_peer_ratio"] = \
+            summary["peer"]["first_response_ms"] >= TARGETS["first_response_peer_ratio"] * m["first_response_ms"]
+    if "baseline" in summary:
+        met["first_live_over_baseline_interactive"] = \
+            m["first_live_ms"] <= TARGETS["first_live_over_baseline_interactive"] * summary["baseline"]["interactive_ms"]
+    return met
 
 
 def build_variant(name: str, without: str, out: Path) -> Path:
@@ -404,6 +445,7 @@ def judged(runs: dict[str, list], variants: dict[str, Path], code: str | None) -
         met["train600_worker_ms"] = numerics["worker_s"]["train600_s"] * 1000 <= TARGETS["train600_worker_ms"]
     if peer["measured"]:
         met["peer_ratio"] = peer["ratio"] >= TARGETS["peer_ratio"]
+    met |= instant_met(m, summary)
     return {"summary": summary, "targets": TARGETS, "met": met, "levers": levers, "numerics": numerics, "peer": peer}
 
 

@@ -70,8 +70,18 @@
   const whenDom = (fn) => (document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", fn, { once: true }) : fn());
 
   // BokehJS and Panel (1.5 MB of script to parse and run) are needed only once Python has built the
-  // sections, seconds later: they are added after the page's first frame, so they never hold back the prose.
+  // sections, seconds later: they are added after the page's first frame (needScripts), so they never hold
+  // back the prose or the playback controls' first answers.
   const firstPaint = new Promise((resolve) => whenDom(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
+
+  function needScripts(worker) {
+    // Asked for once Python has its packages (seconds before it has built the sections), not at once.
+    if (!scripts) {
+      scripts = firstPaint.then(() => transport.ready).then(loadScripts);
+      scripts.catch((e) => { if (worker === wt.worker) fail(e.message); });
+    }
+    return scripts;
+  }
 
   function loadScripts() {
     // Downloads in parallel, runs in order (async=false); each failure names its file.
@@ -162,7 +172,7 @@
   }
 
   async function render(worker, msg) {
-    await scripts;
+    await needScripts(worker);
     const { docs_json, render_items, sections } = transport.localize(JSON.parse(msg.data));
     for (const id of sections) {
       const el = $(`live-${id}`);
@@ -239,6 +249,7 @@
         break;
       case "progress":
         setStatus("booting", msg.label, msg.fraction);
+        if (msg.step === "import" || msg.step === "app") needScripts(worker);
         break;
       case "timing":
         wt.timings[msg.name] = msg.ms;
@@ -335,8 +346,7 @@
     // address: this page without query, for the links Python writes into exports and figure stamps.
     worker.postMessage({ type: "boot", config, query: location.search.slice(1), address: location.href.split(/[?#]/)[0],
       scheme: document.documentElement.dataset.wtScheme || "light" });
-    scripts = firstPaint.then(() => transport.ready).then(loadScripts);
-    scripts.catch((e) => { if (worker === wt.worker) fail(e.message); });
+    scripts = null;
   }
 
   function stopWorker() {

@@ -19,10 +19,10 @@
     errors: {}, // section id -> why its table could not be used
     state: {}, // section id -> {key: value}, what the controls say
     approx: {}, // section id -> [[key, wanted, shown]] when the answer on screen is the nearest one
-    answered: 0, // control changes answered from a table
+    answered: 0, // slot swaps made from a table
     lastAnswerAt: 0, // performance.now() of the latest one
-    loaded: {}, // section id -> promise of its table (rejects with the reason it is unusable)
-    sync, play,
+    loaded: {}, // section id -> promise of its checked response (rejects with the reason it is unusable)
+    sync, play, need,
   });
 
   async function load(sid) {
@@ -37,17 +37,34 @@
         : `could not load ${file} from this site`);
     }
     if (!res.ok) throw new Error(`could not load ${file} from this site (HTTP ${res.status})`);
-    return res.json();
+    return res;
+  }
+
+  // Every table is downloaded (and checked) at once, but parsed only when its section needs it (a control
+  // moved, or the URL's state is not the default) or when the page is idle: parsing megabytes of JSON while
+  // the page itself is still being parsed would hold back its first frame.
+  const parsing = {};
+  function need(sid) {
+    if (!parsing[sid]) {
+      parsing[sid] = P.loaded[sid].then((res) => res.json()).then((table) => { P.tables[sid] = table; play(sid); }, (err) => {
+        P.errors[sid] = err.message;
+        console.error(`weighttying: playback table of ${sid}: ${err.message}`);
+        status(sid);
+      });
+    }
+    return parsing[sid];
   }
 
   for (const sid of Object.keys(files).filter((s) => !embed || s === embed)) {
     P.loaded[sid] = load(sid);
-    P.loaded[sid].then((table) => { P.tables[sid] = table; play(sid); }, (err) => {
-      P.errors[sid] = err.message;
-      console.error(`weighttying: playback table of ${sid}: ${err.message}`);
-      status(sid);
-    });
+    P.loaded[sid].catch(() => need(sid)); // a table that cannot be used is named at once
   }
+  const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));
+  window.addEventListener("load", () => {
+    const rest = Object.keys(P.loaded);
+    const next = () => { if (rest.length) need(rest.shift()).then(() => idle(next)); };
+    idle(next);
+  }, { once: true });
 
   const players = () => document.querySelectorAll(".wt-player[data-section]");
   const player = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
@@ -115,6 +132,7 @@
         }
         show(ctl, st[ctl.dataset.key]);
       }
+      if (P.loaded[sid] && !isDefault(sid)) need(sid);
       play(sid);
     }
   }
@@ -148,6 +166,8 @@
       if (slot.dataset.frag !== frag) {
         slot.innerHTML = t.fragments[frag];
         slot.dataset.frag = frag;
+        P.answered += 1;
+        P.lastAnswerAt = performance.now();
       }
       slot.classList.toggle("wt-approx", approx.length > 0);
     }
@@ -214,11 +234,8 @@
     if (v === null) v = P.state[sid][ctl.dataset.key]; // not a usable number: the box shows the value kept
     P.state[sid][ctl.dataset.key] = v;
     show(ctl, v);
+    if (P.loaded[sid]) need(sid);
     play(sid);
-    if (P.tables[sid]) {
-      P.answered += 1;
-      P.lastAnswerAt = performance.now();
-    }
     const q = query();
     if (q !== location.search.slice(1)) {
       history.replaceState(history.state, "", (q ? `?${q}` : location.pathname) + location.hash);
