@@ -25,14 +25,14 @@
     sync, play, need,
   });
 
-  async function load(sid) {
+  async function load(sid, url) {
     // Subresource Integrity: the browser itself refuses a body whose sha256 is not the recorded one.
     const { file, integrity } = files[sid];
     let res;
     try {
-      res = await fetch(file, { integrity });
+      res = await fetch(url(file), { integrity });
     } catch (err) { // a mismatch and a network failure look alike: ask again without the check
-      const plain = await fetch(file, { cache: "no-store" }).catch(() => null);
+      const plain = await fetch(url(file), { cache: "no-store" }).catch(() => null);
       throw new Error(plain && plain.ok ? `${file} was modified: its sha256 is not the one this build recorded`
         : `could not load ${file} from this site`);
     }
@@ -55,8 +55,13 @@
     return parsing[sid];
   }
 
+  // The classroom file (file://, no server) carries the tables inside: its transport (classroom.js, which runs
+  // after this script) gives each one's blob: URL once the page is parsed.
+  const whenParsed = new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }));
+  const located = config.classroom
+    ? whenParsed.then(() => window.__wtTransport.ready).then(() => window.__wtTransport.url) : Promise.resolve((f) => f);
   for (const sid of Object.keys(files).filter((s) => !embed || s === embed)) {
-    P.loaded[sid] = load(sid);
+    P.loaded[sid] = located.then((url) => load(sid, url));
     P.loaded[sid].catch(() => need(sid)); // a table that cannot be used is named at once
   }
   const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));

@@ -32,9 +32,9 @@ DECODER = {"pkg/brotli_dec_wasm.js": "decoder/brotli_dec_wasm.js",
            "pkg/brotli_dec_wasm_bg.wasm": "decoder/brotli_dec_wasm_bg.wasm"}
 # Served files the single file has no use for: inlined into the page, or only for serving dist/. (style.css is
 # inlined and a member too: sections link it inside their shadow roots by name.)
-NOT_MEMBERS = ("index.html", "serve.py", "embed.js", "page.js", "boot.js")
+NOT_MEMBERS = ("index.html", "serve.py", "embed.js", "page.js", "player.js", "boot.js")
 # The site/ files the page inlines.
-SOURCES = ("page.js", "boot.js", "unpack.js", "classroom.js", "style.css")
+SOURCES = ("page.js", "player.js", "boot.js", "unpack.js", "classroom.js", "style.css")
 # The classroom loader, inlined before boot.js: unpack.js (shared with the worker) and classroom.js.
 LOADER = '<script src="unpack.js"></script>\n<script src="classroom.js"></script>\n'
 # The page's policy. The worker, made from a blob: URL, inherits it: Pyodide compiles WebAssembly and Panel
