@@ -33,8 +33,9 @@ SAMPLES = 3  # random grid points per section, besides the default
 REL = 1e-12
 # A measurement of rounding itself differs between CPython's and the browser's BLAS beyond 1e-12: the worst
 # relative error of a gradient check is |a - n| / (|a| + |n|), with the numeric side's summation-order
-# rounding divided by 2 eps = 2e-4 (test_browser_gradcheck.py's reasoning and tolerance).
-NOISE_REL = {"gradcheck-worst": 1e-3}
+# rounding divided by 2 eps = 2e-4 (test_browser_gradcheck.py's reasoning). Measured here across the sampled
+# grid: up to 1.3e-3 apart at batch 256 (more terms in each sum), so 1e-2; every other hook is exact to 1e-12.
+NOISE_REL = {"gradcheck-worst": 1e-2}
 HOOK = re.compile(r'data-testid="([^"]+)" data-value="([^"]*)"')
 
 VALUES_JS = "(sid) => {" + DEEP_JS + """
