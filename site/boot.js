@@ -347,6 +347,8 @@
     worker.postMessage({ type: "boot", config, query: location.search.slice(1), address: location.href.split(/[?#]/)[0],
       scheme: document.documentElement.dataset.wtScheme || "light" });
     scripts = null;
+    // The page's files that failed their check (the classroom file) stop the lab now, not when BokehJS is asked for.
+    transport.ready.catch((e) => { if (worker === wt.worker) fail(e.message); });
   }
 
   function stopWorker() {
