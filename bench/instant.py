@@ -22,7 +22,10 @@ ARM_JS = """
   const root = document.getElementById(`live-${sid}`);
   let keydown = null;
   document.addEventListener('keydown', () => { if (keydown === null) keydown = performance.now(); }, {capture: true, once: true});
-  const mo = new MutationObserver(() => {
+  const mo = new MutationObserver((records) => {
+    // a slot's content after the key press (the status line and the controls change too)
+    const t = (n) => (n.nodeType === 1 ? n : n.parentElement);
+    if (keydown === null || !records.some((r) => t(r.target) && t(r.target).closest('.wt-slot'))) return;
     mo.disconnect();
     requestAnimationFrame(() => resolve([keydown, performance.now()]));
   });
