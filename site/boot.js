@@ -260,7 +260,7 @@
       case "ready":
         worker.booted = true;
         worker.synced = msg.query; // the state Python holds now
-        catchUp(worker);
+        setTimeout(() => catchUp(worker), 0); // after the patches it sent before (applyPatches) are applied
         break;
       case "patch":
         // Applied in a task of its own, not here: a worker that dies with many patches sent would

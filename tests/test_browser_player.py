@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from conftest import BOOT_TIMEOUT_S, DEEP_JS
+from harness import BOOT_TIMEOUT_S, DEEP_JS
 from robust import session
 from weighttying import state as S
 from weighttying.prerender import view
