@@ -5,7 +5,7 @@ import re
 import numpy as np
 import panel as pn
 
-from weighttying import report, savings
+from weighttying import quoted, report, savings
 from weighttying import state as S
 from weighttying.app.sections import savings as live
 from weighttying.app.store import Store
@@ -20,7 +20,8 @@ def test_presets_reproduce_the_page_and_defaults_are_gpt2_small():
     assert view.preset_fields("gpt2-small") == {f: getattr(S.Savings(), f) for f in view.FIELDS}
     columns, rows = view.preset_rows()
     for r in rows:
-        assert abs(r[8] - report.PAGE["share"][r[0]]) <= 0.0005 and r[10].startswith("agrees")
+        assert r[9] == report.PAGE["share"][r[0]] and r[10].text.startswith("agrees")
+        assert r[10].text == quoted.judge(quoted.share_id(r[0]), [r[8]])["verdict"]
         assert r[6] == r[1] * r[2]  # saved is V*d exactly
 
 

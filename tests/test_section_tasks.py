@@ -19,6 +19,11 @@ def runs_of(seeds, steps, chunk=V.CHUNK):
     return runs
 
 
+def mean_ratio(row: dict) -> float:
+    """The report's ratio of a tasks.table row: the mean of its per-seed ratios."""
+    return quoted.mean_sd([r["ratio"] for r in row["runs"]])[0]
+
+
 def test_streamed_runs_give_tasks_table_exactly():
     want = tasks.table(seeds=range(2), steps=40)
     runs = runs_of(range(2), 40)
@@ -27,7 +32,7 @@ def test_streamed_runs_give_tasks_table_exactly():
         assert {k: s[k] for k in ("tied", "untied", "ratio", "ratio_min", "ratio_max")} == \
                {k: w[k] for k in ("tied", "untied", "ratio", "ratio_min", "ratio_max")}
     got = values(V.summary_table(V.summary_rows(runs, 2), S.Tasks(seeds=2, steps=40)))
-    assert got["tasks-aligned-ratio"] == want[0]["ratio"] and got["tasks-misaligned-rmax"] == want[1]["ratio_max"]
+    assert got["tasks-aligned-ratio"] == mean_ratio(want[0]) and got["tasks-misaligned-rmax"] == want[1]["ratio_max"]
 
 
 def test_chunks_are_short_and_progress_counts_every_step():
@@ -40,15 +45,20 @@ def test_table_rows_page_numbers_verdicts_and_both_savings():
     runs = runs_of(range(1), 30)
     rows = {r[0].split(" (")[0].split(",")[0]: r for r in V.summary_rows(runs, 1)}
     ratio = rows["MISALIGNED: ratio tied/untied"]
-    assert ratio[2] == report.PAGE["ratio"]["MISALIGNED"]
-    assert ratio[3] == quoted.within(ratio[1].x, report.PAGE["ratio"]["MISALIGNED"], quoted.RATIO_TOL)
+    assert ratio[2] == report.PAGE["ratio"]["MISALIGNED"] and ratio[1].x == runs["MISALIGNED"][0]["ratio"]
+    assert ratio[3].text.startswith("n/a (one run")  # one seed, no spread of its own: not judged with a band
+    two = {r[0].split(" (")[0].split(",")[0]: r for r in V.summary_rows(runs_of(range(2), 30), 2)}
+    per_seed = [r["ratio"] for r in runs_of(range(2), 30)["MISALIGNED"]]
+    j = quoted.judge("tasks.misaligned.ratio", per_seed)
+    assert (two["MISALIGNED: ratio tied/untied"][3].text, two["MISALIGNED: ratio tied/untied"][3].tol) == \
+        (j["verdict"], j["tol"]) and two["MISALIGNED: ratio tied/untied"][1].x == j["ours"]
     rng = rows["ALIGNED: per-seed ratio range"]
     assert rng[3] == quoted.same_side_of_one(rng[1][0].x, rng[1][1].x, *report.PAGE["ratio_range"]["ALIGNED"])
     c = tasks.parameter_counts()
     assert (c["tied"], c["untied"], c["removed"]) == (3152, 4176, 64 * 16)
     saving, of_tied = rows["V·d / untied total"], rows["V·d / tied total"]
-    assert abs(saving[1].x - 1024 / 4176) < 1e-15 and saving[3].startswith("differs")
-    assert abs(of_tied[1].x - 1024 / 3152) < 1e-15 and of_tied[3].startswith("agrees")
+    assert abs(saving[1].x - 1024 / 4176) < 1e-15 and saving[3].text.startswith("differs")
+    assert abs(of_tied[1].x - 1024 / 3152) < 1e-15 and of_tied[3].text.startswith("agrees")
     pending = V.summary_rows(V.empty(), 5)
     assert pending[0][1] == "not run yet" and pending[0][2] == report.PAGE["excess"]["ALIGNED"][0]
 
@@ -73,7 +83,7 @@ def test_live_run_fills_the_table_seed_by_seed_and_drops_it_on_change():
     assert seen == [1, 2, 3, 4]  # rows arrive one (seed, task) pair at a time
     got = values(shown(root))
     want = tasks.table(seeds=range(2), steps=20)
-    assert got["tasks-aligned-tied"] == want[0]["tied"] and got["tasks-misaligned-ratio"] == want[1]["ratio"]
+    assert got["tasks-aligned-tied"] == want[0]["tied"] and got["tasks-misaligned-ratio"] == mean_ratio(want[1])
     assert got["tasks-s1-misaligned-ratio"] == want[1]["runs"][1]["ratio"]
     assert "All 2 seeds done." in shown(root)
     store["tasks"].lr = 0.25

@@ -8,6 +8,7 @@ candidate's score is how many page numbers it reproduces within their noise tole
 """
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -105,6 +106,22 @@ def iter_search(seeds=SEEDS, rounds: int = ROUNDS):
 def current() -> dict:
     """The choices the package uses now (data.RANK, data.BETA, train.LR, train.BATCH, tasks.STEPS), as a candidate."""
     return {"rank": data.RANK, "beta": data.BETA, "lr": train.LR, "batch": train.BATCH, "task_steps": tasks.STEPS}
+
+
+def measured(seeds=SEEDS) -> list[dict[str, float]]:
+    """Per seed, our value of every quoted.TRAINED id under the recipe in use (seed_measures at its task steps)."""
+    steps = current()["task_steps"]
+    return [seed_measures(current(), s, (steps,))[steps] for s in seeds]
+
+
+@functools.lru_cache(maxsize=1)
+def spread(seeds=SEEDS) -> dict[str, list[float]]:
+    """{id: per-seed values} of every quoted.TRAINED id (and the loss gap) under the recipe in use: the
+    noise a single live run of these quantities is judged by (computed at build, shipped with the results)."""
+    per = measured(seeds)
+    out = {qid: [p[qid] for p in per] for qid in quoted.TRAINED}
+    out["pathdrop.loss.gap"] = [p["pathdrop.loss.output_only"] - p["pathdrop.loss.correct"] for p in per]
+    return out
 
 
 def short(qid: str) -> str:

@@ -14,6 +14,7 @@ from . import data, gradcheck, model, train
 TOL = 1e-4  # a row is wrong when its max relative error against central differences exceeds this
 
 SETTINGS = {"both paths": ("input", "output"), "output path only": ("output",), "input path only": ("input",)}
+SLUG = {"both paths": "both", "output path only": "output_only", "input path only": "input_only"}  # in report ids
 NEITHER = "neither path"  # both toggles off: dE is zero, not a setting the page tabulates
 
 

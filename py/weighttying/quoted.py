@@ -68,14 +68,15 @@ QUOTES = {
     "savings.char_model": (PAGE["share"]["char-model"], 3, 0),
 }
 
+def share_id(preset: str) -> str:
+    """The report id of a savings preset's share: 'gpt2-small' -> 'savings.gpt2_small'."""
+    return "savings." + preset.replace("-", "_")
+
+
 # The rows whose numbers depend on the training recipe (task, lr, batch, steps): what calibrate scores.
 TRAINED = ("pathdrop.loss.correct", "pathdrop.loss.output_only", "repeat.trained.tied", "repeat.trained.untied",
            "tasks.aligned.tied", "tasks.aligned.untied", "tasks.aligned.ratio",
            "tasks.misaligned.tied", "tasks.misaligned.untied", "tasks.misaligned.ratio")
-
-# Fixed bands the section views still use for a live number (a reader's own seeds and steps).
-RANK_TOL = 3.2  # ranks: 10% of the chance rank at V = 64
-EXCESS_TOL, RATIO_TOL, SAVING_TOL = 0.05, 0.1, 0.01  # tasks: excess loss, tied/untied ratio, saving share
 
 
 def mean_sd(values) -> tuple[float, float]:
@@ -86,27 +87,32 @@ def mean_sd(values) -> tuple[float, float]:
     return m, sd
 
 
-def tolerance(per_seed, decimals: int, page_seeds: int) -> float:
+def tolerance(per_seed, decimals: int, page_seeds: int, noise=None) -> float:
     """2 standard errors of (our mean - the page's number) plus half a unit of the page's last printed digit.
 
     Our mean has SE sd / sqrt(n); the page's number, a mean over page_seeds runs of the same noise,
     sd / sqrt(page_seeds); page_seeds = 0 marks an exact quantity (no seed noise on the page's side).
+    A single run has no spread of its own: `noise` (per-seed values of the same quantity, measured at
+    build) then gives sd.
     """
     n = len(per_seed)
-    _, sd = mean_sd(per_seed)
+    _, sd = mean_sd(noise if n < 2 and noise is not None else per_seed)
     se = sd * math.sqrt(1 / n + (1 / page_seeds if page_seeds else 0.0))
     return 2 * se + 0.5 * 10 ** -decimals
 
 
-def judge(qid: str, per_seed) -> dict:
-    """{id, ours (mean), page, tol, distance (|ours - page| / tol), seeds, verdict} for our per-seed values."""
+def judge(qid: str, per_seed, noise=None) -> dict:
+    """{id, ours (mean), page, tol, distance (|ours - page| / tol), seeds, verdict} for our per-seed values
+    (one run: `noise`, the build's per-seed values of qid, gives the spread; see tolerance)."""
     page, decimals, page_seeds = QUOTES[qid]
     ours, _ = mean_sd(per_seed)
-    tol = tolerance(per_seed, decimals, page_seeds)
+    tol = tolerance(per_seed, decimals, page_seeds, noise)
     gap = abs(ours - page)
-    noise = (f"2 SE: our {len(per_seed)} seeds vs the page's {page_seeds}, + the page's rounding" if page_seeds
-             else "exact: the page's rounding")
-    rule = f"|ours - page| = {gap:.3g} {'<=' if gap <= tol else '>'} {tol:.3g}, {noise}"
+    ours_n = (f"our 1 run (spread of the build's {len(noise)} seeds)" if len(per_seed) < 2 and noise is not None
+              else f"our {len(per_seed)} seeds")
+    why = (f"2 SE: {ours_n} vs the page's {page_seeds}, + the page's rounding" if page_seeds
+           else "exact: the page's rounding")
+    rule = f"|ours - page| = {gap:.3g} {'<=' if gap <= tol else '>'} {tol:.3g}, {why}"
     return {"id": qid, "ours": ours, "page": page, "tol": tol, "distance": gap / tol, "seeds": len(per_seed),
             "verdict": f"{'agrees' if gap <= tol else 'differs'} ({rule})"}
 
@@ -114,11 +120,6 @@ def judge(qid: str, per_seed) -> dict:
 def row(quantity: str, ours, page, verdict: str, qid: str, tol=None) -> dict:
     """One table row: {id, quantity, ours, page, tol, verdict}."""
     return {"id": qid, "quantity": quantity, "ours": ours, "page": page, "tol": tol, "verdict": verdict}
-
-
-def within(ours: float, page: float, tol: float) -> str:
-    """'agrees' or 'differs', with the rule |ours - page| <= tol spelled out."""
-    return f"{'agrees' if abs(ours - page) <= tol else 'differs'} (|ours - page| <= {tol:g})"
 
 
 def same_side_of_one(lo: float, hi: float, page_lo: float, page_hi: float) -> str:

@@ -9,11 +9,10 @@ import json
 import numpy as np
 
 from . import calibrate, data, gradcheck, lens, model, paper, pathdrop, repeat, savings, sweep, tasks
-from .quoted import PAGE, TRAINED, judge, row, same_side_of_one, sign
+from .quoted import PAGE, TRAINED, judge, row, same_side_of_one, share_id, sign
 
 SEEDS = range(5)
 TASK_SLUG = {"ALIGNED": "aligned", "MISALIGNED": "misaligned"}
-SAVING_SLUG = {"gpt2-small": "gpt2_small", "large-vocab-toy": "large_vocab_toy", "char-model": "char_model"}
 
 
 CALIBRATED = ("; the calibrated recipe: no setting searched reproduces more page numbers at once "
@@ -46,7 +45,7 @@ def gradcheck_table(seeds=range(3)) -> list[dict]:
 
 def pathdrop_rows() -> list[dict]:
     """The wrong-rows table (exact counts), the chance a k-entry check misses the bug, the += trap."""
-    rows, slug = [], {"both paths": "both", "output path only": "output_only", "input path only": "input_only"}
+    rows, slug = [], pathdrop.SLUG
     table = pathdrop.wrong_rows_table()
     for r in table:
         for kind in ("wrong_rows", "right_rows"):
@@ -69,7 +68,7 @@ def trained(seeds=SEEDS) -> list[dict]:
     """Per seed, our value of every quoted.TRAINED id under the recipe in use: five runs a seed, shared by the
     loss curves, the trained ranks and the tasks table (calibrate.seed_measures; the same numbers pathdrop,
     repeat and tasks compute, a test checks)."""
-    return [calibrate.seed_measures(calibrate.current(), s, (tasks.STEPS,))[tasks.STEPS] for s in seeds]
+    return calibrate.measured(seeds)
 
 
 def pathdrop_table(measures=None) -> list[dict]:
@@ -132,7 +131,7 @@ def savings_table() -> list[dict]:
     for name, cfg in savings.PRESETS.items():
         s = savings.tying_saving(**cfg)
         rows.append(judged(f"{name} (V={cfg['V']}, d={cfg['d']}, {cfg['n_layers']} layers): saved {s['saved']:,} "
-                           f"of {s['untied']:,}", f"savings.{SAVING_SLUG[name]}", [s["share"]]))
+                           f"of {s['untied']:,}", share_id(name), [s["share"]]))
     return rows
 
 

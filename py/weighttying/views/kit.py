@@ -17,7 +17,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .. import gradcheck, model, pathdrop
+from .. import gradcheck, model, pathdrop, quoted
 from .. import render as R
 from .. import state as S
 
@@ -49,10 +49,48 @@ class Num:
     x: float
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """A verdict cell: quoted.judge's text, hooked as verdict-<id> with data-value = repr(its tolerance)."""
+    qid: str
+    text: str
+    tol: float | None
+
+
+def judged(qid: str, per_seed, noise=None) -> Verdict:
+    """quoted.judge(qid, per_seed, noise) as a table cell: the report's rule, tolerance and wording. One run of
+    a noisy quantity without the build's spread (noise) is not judged: its own spread is unmeasured, not 0."""
+    if len(per_seed) < 2 and quoted.QUOTES[qid][2] and noise is None:
+        return Verdict(qid, "n/a (one run: no measured spread to judge it by; two seeds or more judge it)", None)
+    j = quoted.judge(qid, per_seed, noise)
+    return Verdict(qid, j["verdict"], j["tol"])
+
+
+def at_defaults(st, fields: Iterable[str]) -> bool:
+    """Whether st has its default value on every one of fields (the page's recipe, for a judged run)."""
+    default = type(st)()
+    return all(getattr(st, f) == getattr(default, f) for f in fields)
+
+
+def run_verdict(qid: str, value: float, noise: dict, comparable: bool, why: str) -> Verdict | str:
+    """One live run of qid judged like the report, its spread from the build's seeds (noise {id: per-seed
+    values}); 'n/a (why)' when the run is not the one the page describes."""
+    return judged(qid, [value], noise.get(qid)) if comparable else f"n/a ({why})"
+
+
+def seeds_row(label: str, qid: str, noise: dict, testid: str) -> list[object]:
+    """[label, mean, page, verdict] of the build's seeds of qid: the report's row, as the page shows it."""
+    j = quoted.judge(qid, noise[qid])
+    return [f"{label}, mean of the build's {len(noise[qid])} seeds", Num(testid, j["ours"]), j["page"],
+            Verdict(qid, j["verdict"], j["tol"])]
+
+
 def cell(v: object) -> str:
-    """HTML of one cell: a Num with its hooks, a tuple of cells joined by an en dash, else escaped text."""
+    """HTML of one cell: a Num or Verdict with its hooks, a tuple of cells joined by an en dash, else escaped text."""
     if isinstance(v, Num):
         return hook(v.testid, v.x, tag="span")
+    if isinstance(v, Verdict):
+        return hook(f"verdict-{v.qid}", v.tol, v.text, tag="span")
     if isinstance(v, tuple):
         return "–".join(cell(x) for x in v)
     return html.escape(R.num(v))
@@ -62,6 +100,8 @@ def plain(v: object) -> object:
     """The export form of a cell: Nums become their number, tuples of Nums 'lo-hi' text."""
     if isinstance(v, Num):
         return plain_number(v.x)
+    if isinstance(v, Verdict):
+        return v.text
     if isinstance(v, tuple):
         return "-".join(R.num(plain(x)) for x in v)
     return v

@@ -12,18 +12,19 @@ import html
 
 import numpy as np
 
-from .. import gradcheck, model, pathdrop, train
+from .. import calibrate, gradcheck, model, pathdrop
 from .. import render as R
 from .. import state as S
-from ..quoted import PAGE, within
-from .kit import (NUMERIC_MEMO, TOY, error_heatmap, grid, hook, iter_numeric as numeric_steps, last, note, numeric_key,
-                  pending, remember_numeric, source)
+from ..quoted import PAGE
+from .kit import (NUMERIC_MEMO, TOY, at_defaults, error_heatmap, grid, hook, iter_numeric as numeric_steps, judged, last,
+                  note, numeric_key, pending, remember_numeric, run_verdict, seeds_row, source, table as hooked_table)
 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
 TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, standard error <= 0.005
-LOSS_TOL = 0.05  # final losses agree with the page's when within this (the report's rule)
-PAGE_STEPS, PAGE_LR = 600, train.LR  # the run the page's 1.61 vs 1.84 describes (the report's defaults)
 CURVES = ("both paths", "output path only")  # correct vs broken (input path dropped)
+LOSS_IDS = {"both paths": "pathdrop.loss.correct", "output path only": "pathdrop.loss.output_only",
+            "gap": "pathdrop.loss.gap"}
+PAGE_RECIPE = ("steps", "lr")  # the run the page's 1.61 vs 1.84 describes: the defaults, any seed
 CURVE_CHUNK = 5  # SGD steps per run between yields: ~15 ms each in Pyodide, so Cancel lands at once
 SLOTS = ("readout", "table", "heatmap", "kcheck", "trap", "curves", "finals")
 RUN_KEYS = ("steps", "lr", "seed")
@@ -97,7 +98,8 @@ def table_rows(st: S.Pathdrop, rs: dict) -> list[tuple]:
     out = []
     for name, r in rs.items():
         page_wrong, page_right = PAGE["wrong_rows"].get(name, "—"), PAGE["right_rows"].get(name, "—")
-        verdict = within(r["wrong_rows"], page_wrong, 0) if name in PAGE["wrong_rows"] else "n/a (not on the page)"
+        verdict = judged(f"pathdrop.wrong_rows.{pathdrop.SLUG[name]}", [r["wrong_rows"]]) if name in pathdrop.SLUG else \
+            "n/a (not on the page)"
         out.append((name, r["wrong_rows"], f"{r['right_rows']} of {r['wrong_rows'] + r['right_rows']}",
                     f"{100 * r['right_share']:.1f}%", page_wrong, page_right, verdict,
                     "◀ now" if name == current(st) else ""))
@@ -106,7 +108,7 @@ def table_rows(st: S.Pathdrop, rs: dict) -> list[tuple]:
 
 def table(st: S.Pathdrop, rs: dict) -> str:
     """The wrong-rows table (HTML)."""
-    return R.table(COLUMNS, table_rows(st, rs), "Rows of the tied dE against central differences", "pathdrop-table")
+    return hooked_table(COLUMNS, table_rows(st, rs), "Rows of the tied dE against central differences", "pathdrop-table")
 
 
 def readout(st: S.Pathdrop, rs: dict) -> str:
@@ -160,35 +162,40 @@ def iter_curves(st: S.Pathdrop):
     return pathdrop.iter_training_curves(config(st), steps=st.steps, lr=st.lr, seed=st.seed, chunk=CURVE_CHUNK)
 
 
-def curve_rows(st: S.Pathdrop, finals: dict[str, float]) -> list[tuple]:
-    """(run, ours after N steps, page says, verdict) for correct and broken, plus their gap."""
-    comparable = st.steps == PAGE_STEPS and st.lr == PAGE_LR
+def curve_rows(st: S.Pathdrop, finals: dict[str, float], noise: dict | None = None) -> list[list[object]]:
+    """(run, ours after N steps, page says, verdict) for correct, broken and their gap, judged like the report
+    (this seed's run, the spread of the build's seeds); then the build's seeds' rows."""
+    noise = noise or {}
+    ours = {**finals, "gap": finals.get(CURVES[1], float("nan")) - finals.get(CURVES[0], float("nan"))}
+    why = f"the page trained {S.Pathdrop().steps} steps at lr {S.Pathdrop().lr:g}"
     out = []
-    for name in CURVES:
-        ours, page = finals.get(name, float("nan")), PAGE["final_loss"][name]
-        verdict = within(ours, page, LOSS_TOL) if comparable else f"n/a (page: {PAGE_STEPS} steps, lr {PAGE_LR:g})"
-        out.append((f"{name}: loss after {st.steps} steps", ours, page, verdict))
-    gap = finals.get(CURVES[1], float("nan")) - finals.get(CURVES[0], float("nan"))
-    page_gap = PAGE["final_loss"][CURVES[1]] - PAGE["final_loss"][CURVES[0]]
-    out.append(("broken − correct", gap, round(page_gap, 10), "same sign" if gap * page_gap > 0 else "differs"))
-    return out
+    for name, qid in LOSS_IDS.items():
+        label = "broken − correct" if name == "gap" else f"{name}: loss after {st.steps} steps"
+        page = round(PAGE["final_loss"][CURVES[1]] - PAGE["final_loss"][CURVES[0]], 10) if name == "gap" else \
+            PAGE["final_loss"][name]
+        out.append([f"{label}, seed {st.seed}", ours.get(name, float("nan")), page,
+                    run_verdict(qid, ours.get(name, float("nan")), noise, at_defaults(st, PAGE_RECIPE), why)])
+    return out + [seeds_row(name if name != "gap" else "broken − correct", qid, noise, f"pathdrop-loss-{name}-seeds")
+                  for name, qid in LOSS_IDS.items() if qid in noise]
 
 
 CURVE_COLUMNS = ("run (exact expected loss)", "ours", "page says", "verdict")
 
 
-def curves_html(st: S.Pathdrop, finals: dict[str, float]) -> str:
+def curves_html(st: S.Pathdrop, finals: dict[str, float], noise: dict) -> str:
     """The final-loss table plus testid hooks for both runs' final losses."""
     hooks = "".join(hook(f"pathdrop-loss-{key}", finals[name]) + " "
                     for key, name in zip(("correct", "broken"), CURVES) if name in finals)
-    return (R.table(CURVE_COLUMNS, curve_rows(st, finals), "Correct vs broken training", "pathdrop-curves")
+    return (hooked_table(CURVE_COLUMNS, curve_rows(st, finals, noise), "Correct vs broken training", "pathdrop-curves")
             + f'<p class="wt-help">Final expected loss, correct then broken: {hooks}</p>')
 
 
 def results(st: S.Pathdrop) -> dict:
-    """The seed's central differences and the training race behind the curves, every point iter_curves
-    yields: {"numeric": {name: grad}, "points": [progress dict]}."""
-    return {"numeric": numeric(st), "points": list(iter_curves(st))}
+    """The seed's central differences, the training race behind the curves (every point iter_curves yields)
+    and the final losses of calibrate's seeds, which judge a single race: {"numeric": {name: grad},
+    "points": [progress dict], "noise": {id: per-seed values}}."""
+    return {"numeric": numeric(st), "points": list(iter_curves(st)),
+            "noise": {qid: calibrate.spread()[qid] for qid in LOSS_IDS.values()}}
 
 
 def curves_svg(points: list[dict]) -> str:
@@ -212,4 +219,5 @@ def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
     if end["step"] < st.steps:  # still streaming: the latest losses, not yet the run's final ones
         return {**out, "curves": curves_svg(points), "finals": note(
             f"Step {end['step']} of {st.steps}: correct {finals[CURVES[0]]:.4f}, broken {finals[CURVES[1]]:.4f}")}
-    return {**out, "curves": curves_svg(points), "finals": curves_html(st, finals) + source(results, "pathdrop-source")}
+    return {**out, "curves": curves_svg(points),
+            "finals": curves_html(st, finals, (results or {}).get("noise") or {}) + source(results, "pathdrop-source")}

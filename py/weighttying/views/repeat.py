@@ -13,11 +13,11 @@ import html
 
 import numpy as np
 
-from .. import model, repeat
+from .. import calibrate, model, repeat
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import TOY, Num, cell, grid, lin, log, note, source, table
+from .kit import TOY, Num, at_defaults, cell, grid, judged, lin, log, note, run_verdict, seeds_row, source, table
 
 SEEDS = 5  # the init table averages seeds seed .. seed+4, as report.repeat_table does for seed 0
 EVERY = 25  # training steps between points of the rank curves
@@ -64,7 +64,7 @@ def init_rows(sigma: float, seed: int) -> list[list[object]]:
         slug = SLUG[r["model"]]
         rows.append([r["model"], Num(f"repeat-rank-{slug}", r["mean_rank"]),
                      (Num(f"repeat-rank-{slug}-min", r["min"]), Num(f"repeat-rank-{slug}-max", r["max"])),
-                     page, quoted.within(r["mean_rank"], page, quoted.RANK_TOL)])
+                     page, judged(f"repeat.init.{slug.replace('-', '_')}", r["per_seed"])])
     return rows
 
 
@@ -110,20 +110,26 @@ def hist_html(st: S.Repeat, ranks: np.ndarray, points: list[dict]) -> str:
 
 # ---- over training ---------------------------------------------------------------------------------
 
-TRAINED_COLUMNS = ("model", "mean rank, ours (this seed)", "page says (600 steps)", "verdict")
+TRAINED_COLUMNS = ("model", "mean rank, ours", "page says (600 steps)", "verdict")
+TRAINED_IDS = {name: f"repeat.trained.{name}" for name in ("tied", "untied")}
+PAGE_RECIPE = ("res", "sigma", "steps", "lr")  # the page's trained ranks: 600 steps at res = 1, the toy's sigma
 
 
-def trained_rows(last: dict | None) -> list[list[object]]:
-    """Tied vs untied mean self-rank at the last point of a race, beside the page's 600-step numbers."""
+def trained_rows(st: S.Repeat, last: dict | None, noise: dict) -> list[list[object]]:
+    """Tied vs untied mean self-rank at the last point of a race (this seed) beside the page's 600-step numbers,
+    judged like the report with the build's seed spread; then the build's own seeds' rows."""
     rows = []
-    for name in ("tied", "untied"):
+    done = last is not None and last["step"] == st.steps and at_defaults(st, PAGE_RECIPE)
+    for name, qid in TRAINED_IDS.items():
         page = quoted.PAGE["rank_trained"][name]
         if last is None:
-            rows.append([name, "not trained yet", page, "n/a"])
+            rows.append([f"{name}, seed {st.seed}", "not trained yet", page, "n/a"])
         else:
-            rows.append([name, Num(f"repeat-trained-{name}", last[name]), page,
-                         quoted.within(last[name], page, quoted.RANK_TOL)])
-    return rows
+            rows.append([f"{name}, seed {st.seed}", Num(f"repeat-trained-{name}", last[name]), page,
+                         run_verdict(qid, last[name], noise, done, "the page trained 600 steps at res = 1, lr 1, "
+                                     "the toy's σ")])
+    return rows + [seeds_row(name, qid, noise, f"repeat-trained-{name}-seeds")
+                   for name, qid in TRAINED_IDS.items() if qid in noise]
 
 
 def trained_table(rows: list[list[object]], st: S.Repeat, step: int) -> str:
@@ -151,8 +157,10 @@ def iter_race(st: S.Repeat, chunk: int = CHUNK):
 
 
 def results(st: S.Repeat) -> dict:
-    """The tied-vs-untied race: {"points": its rank points} (chunking changes no number, so one chunk per point)."""
-    return {"points": [p for p in iter_race(st, chunk=EVERY) if "tied" in p]}
+    """The tied-vs-untied race, {"points": its rank points} (chunking changes no number, so one chunk per
+    point), and {"noise": the trained ranks of calibrate's seeds}, which judge a single race."""
+    return {"points": [p for p in iter_race(st, chunk=EVERY) if "tied" in p],
+            "noise": {qid: calibrate.spread()[qid] for qid in TRAINED_IDS.values()}}
 
 
 def init_ranks_now(st: S.Repeat) -> np.ndarray:
@@ -162,11 +170,11 @@ def init_ranks_now(st: S.Repeat) -> np.ndarray:
 
 def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
     """The section's output for st; the trained slots from `results` (finished or streaming), else pending."""
-    points = (results or {}).get("points") or []
+    points, noise = (results or {}).get("points") or [], (results or {}).get("noise") or {}
     ranks = init_ranks_now(st)
     return {"readout": readout(st, ranks), "init": init_table(init_rows(st.sigma, st.seed), st.sigma, st.seed),
             "hist": hist_html(st, ranks, points),
-            "trained": trained_table(trained_rows(points[-1] if points else None), st,
+            "trained": trained_table(trained_rows(st, points[-1] if points else None, noise), st,
                                      points[-1]["step"] if points else 0)
             + (source(results, "repeat-source") if points else ""),
             "curves": curves_html(points)}

@@ -13,7 +13,7 @@ from .. import render as R
 from .. import quoted
 from .. import savings
 from .. import state as S
-from .kit import grid, hook, no_results, scroll
+from .kit import grid, hook, judged, no_results, table
 
 FIELDS = ("V", "d", "layers", "d_ff", "context")
 CUSTOM = "custom"
@@ -88,7 +88,7 @@ def preset_rows() -> tuple[list[str], list[list[object]]]:
     for name in savings.PRESETS:
         f, s, page = preset_fields(name), savings.tying_saving(**config(preset_fields(name))), quoted.PAGE["share"][name]
         rows.append([name, f["V"], f["d"], f["layers"], f["d_ff"], f["context"], s["saved"], s["untied"],
-                     s["share"], page, quoted.within(s["share"], page, 0.0005)])
+                     s["share"], page, judged(quoted.share_id(name), [s["share"]])])
     return (["model", "V", "d", "layers", "d_ff", "context", "saved (V·d)", "untied total", "share", "page says",
              "verdict"], rows)
 
@@ -97,8 +97,8 @@ def presets_table() -> str:
     """The three presets beside the page's shares (percentages to 0.01%)."""
     columns, rows = preset_rows()
     body = [[*r[:6], f"{r[6]:,}", f"{r[7]:,}", f"{r[8]:.2%}", f"{r[9]:.1%}", r[10]] for r in rows]
-    return scroll(R.table(columns, body, "Share of parameters tying removes: ours beside the page's (the presets' "
-                          "configs other than GPT-2 small are our stand-ins)", "savings-presets"))
+    return table(columns, body, "Share of parameters tying removes: ours beside the page's (the presets' "
+                 "configs other than GPT-2 small are our stand-ins)", "savings-presets")
 
 
 def curve(values: dict) -> dict:

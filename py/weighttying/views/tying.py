@@ -6,7 +6,7 @@ from .. import render as R
 from .. import quoted
 from .. import state as S
 from ..savings import toy_params
-from .kit import TOY, grid, hook, no_results
+from .kit import TOY, grid, hook, judged, no_results, table
 
 HIDDEN = TOY.hidden  # the toy's MLP width: fixed, so the count depends on V and d only
 SLOTS = ("readout", "count", "page", "notation")
@@ -74,13 +74,13 @@ def page(V: int, d: int) -> str:
     if (V, d) != (TOY.V, TOY.d):  # the page quotes its saving for its own toy only
         return (f'<p class="wt-help">The page quotes {quote:.0%} for its toy (V = {TOY.V}, d = {TOY.d}); '
                 "set those values to compare.</p>")
-    return R.table(["reading of the saving", "ours", "page says", "verdict"],
-                   [["V·d / untied total (fewer parameters when tied)", f"{c['share']:.1%}", f"{quote:.0%}",
-                     quoted.within(c["share"], quote, 0.01)],
-                    ["V·d / tied total (more parameters when untied)", f"{c['more']:.1%}", f"{quote:.0%}",
-                     quoted.within(c["more"], quote, 0.01)]],
-                   "The page's “32% fewer parameters” matches V·d over the tied count, not over the untied one",
-                   "tying-page")
+    return table(["reading of the saving", "ours", "page says", "verdict"],
+                 [["V·d / untied total (fewer parameters when tied)", f"{c['share']:.1%}", f"{quote:.0%}",
+                   judged("tasks.saving", [c["share"]])],
+                  ["V·d / tied total (more parameters when untied)", f"{c['more']:.1%}", f"{quote:.0%}",
+                   judged("tasks.saving_of_tied", [c["more"]])]],
+                 "The page's “32% fewer parameters” matches V·d over the tied count, not over the untied one",
+                 "tying-page")
 
 
 def notation() -> str:

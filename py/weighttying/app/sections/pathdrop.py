@@ -76,7 +76,7 @@ def build(store: Store) -> pn.viewable.Viewable:
                                   lambda: (V.COLUMNS, V.table_rows(st(), V.rows(st(), V.numeric(st())))
                                            if V.has_numeric(st()) else []))
     curve_export = export_buttons(store, "pathdrop", "pathdrop-curves", lambda: (V.CURVE_COLUMNS, V.curve_rows(
-        st(), {n: run["points"][-1]["points"][n]["eval"] for n in V.CURVES}) if run["points"] else []))
+        st(), {n: run["points"][-1]["points"][n]["eval"] for n in V.CURVES}, run.get("noise")) if run["points"] else []))
     return layout(store, "pathdrop",
                   [slots["readout"], slots.error, slots["table"], table_export, slots["kcheck"], slots["trap"]],
                   [check.view(), slots.figure("heatmap"), train.view(), slots.figure("curves"), slots["finals"], curve_export])

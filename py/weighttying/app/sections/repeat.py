@@ -50,7 +50,7 @@ def build(store: Store) -> pn.viewable.Viewable:
     init_export = export_buttons(store, "repeat", "repeat-ranks-at-init",
                                  lambda: (V.INIT_COLUMNS, V.init_rows(st().sigma, st().seed)))
     trained_export = export_buttons(store, "repeat", "repeat-ranks-trained", lambda: (
-        V.TRAINED_COLUMNS, V.trained_rows(run["points"][-1] if run["points"] else None)))
+        V.TRAINED_COLUMNS, V.trained_rows(st(), run["points"][-1] if run["points"] else None, run.get("noise") or {})))
     return layout(store, "repeat", [slots["readout"], slots.error, slots["init"], init_export],
                   [runner.view(), wrap_row(slots.figure("hist"), slots.figure("curves")),
                    slots["trained"], trained_export])
