@@ -99,6 +99,8 @@ def verdict(diffs: list[float]) -> tuple[float, float, str]:
     """(mean, SE, verdict) of paired tied - untied differences: the claim holds when the mean is below -2 SE."""
     d = np.asarray(diffs)
     mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
+    if len(d) < 2:
+        return mean, se, "n/a (one seed: no spread to judge it by)"
     if mean < -2 * se:
         return mean, se, "agrees (tied lower by more than 2 SE)"
     if mean > 2 * se:
@@ -107,10 +109,12 @@ def verdict(diffs: list[float]) -> tuple[float, float, str]:
 
 
 def study(seeds=SEEDS, blocks: int = BLOCKS, steps: int = STEPS) -> dict:
-    """Tied vs untied over seeds: per-seed measure() and early(), means, paired SE and verdict per measure."""
+    """Tied vs untied over seeds: per-seed measure() and early(), per-layer means ("layers": {name: {norm,
+    tuned_kl, logit_kl}: lists}), means, paired SE and verdict per measure. Plain data (lists and floats)."""
     runs = {name: [measure(*trained(name == "tied", s, blocks, steps), s) for s in seeds] for name in ("tied", "untied")}
     per = {name: [early(m) for m in ms] for name, ms in runs.items()}
-    out = {"seeds": len(per["tied"]), "runs": runs, "per_seed": per, "se": {}, "verdict": {}}
+    layers = {name: {k: np.mean([m[k] for m in ms], axis=0).tolist() for k in ms[0]} for name, ms in runs.items()}
+    out = {"seeds": len(per["tied"]), "blocks": blocks, "layers": layers, "per_seed": per, "se": {}, "verdict": {}}
     for name in per:
         out[name] = {k: float(np.mean([p[k] for p in per[name]])) for k in MEASURES}
     for k in MEASURES:

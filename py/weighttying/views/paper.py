@@ -7,16 +7,18 @@ the slots pending until the study runs for the new settings.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .. import paper
+from .. import lens, paper
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import grid, hook, lin, log, note, pending, scroll, source
+from .kit import Verdict, grid, hook, lin, log, note, pending, scroll, source, table
 
 MILD = 2.0  # an output/input ratio under this is "dominates only mildly"
-SLOTS = ("norms", "figure", "align", "lens", "claims")
+SLOTS = ("norms", "figure", "align", "lens", "claims", "tuned")
 RUN_KEYS = ("scale", "seeds", "steps", "lr", "seed")
 _LR = S.BY_KEY["paper.lr"]
 # Every slot needs the study, so away from the defaults the slots say "pending" (cheap): the scale
@@ -112,16 +114,9 @@ def lens_html(result: dict) -> str:
                                  "not the paper's tuned lens)", "paper-lens-table"))
 
 
-def seed_signs(result: dict, key: str) -> tuple[int, int]:
-    """(seeds where tied < untied on this lens measure, seeds)."""
-    d = [r[f"tied_{key}"] - r[f"untied_{key}"] for r in result["lens_seeds"]]
-    return sum(x < 0 for x in d), len(d)
-
-
-def overlap(result: dict, key: str) -> bool:
-    """Whether the tied and untied per-seed ranges of a lens measure overlap (a difference within seed noise)."""
-    t, u = ([r[f"{m}_{key}"] for r in result["lens_seeds"]] for m in ("tied", "untied"))
-    return max(t) >= min(u) and max(u) >= min(t)
+def paired(result: dict, key: str) -> tuple[float, float, str]:
+    """lens.verdict of the per-seed tied - untied differences of a two-block lens measure: (mean, SE, verdict)."""
+    return lens.verdict([r[f"tied_{key}"] - r[f"untied_{key}"] for r in result["lens_seeds"]])
 
 
 def claim_rows(result: dict) -> tuple[list[str], list[list[object]]]:
@@ -141,11 +136,8 @@ def claim_rows(result: dict) -> tuple[list[str], list[list[object]]]:
                      "n/a: set the scale above 1 to test it"])
     for key, label, rule in (("loss_drop", "early block contributes less when tied (share of loss drop)", "< 0"),
                              ("norm_share", "early block contributes less when tied (output norm share)", "< 0")):
-        below, total = seed_signs(result, key)
-        diff = m[f"tied_{key}"] - m[f"untied_{key}"]
-        noise = f" — but within seed noise (per-seed ranges overlap; {below} of {total} paired seeds below 0)" \
-            if overlap(result, key) else ""
-        rows.append([label, rule, diff, quoted.sign(diff < 0) + noise])
+        diff, se, verdict = paired(result, key)
+        rows.append([label, rule, diff, f"{verdict}, paired SE {R.num(se, 3)} over {len(result['lens_seeds'])} seeds"])
     return ["claim", "paper says", "ours", "verdict"], rows
 
 
@@ -156,9 +148,54 @@ def claims_html(result: dict) -> str:
     return scroll(R.table(columns, body, "The paper's claims at toy scale", "paper-claims"))
 
 
+# ---- the tuned lens (lens.study: a four-block toy, five seeds; computed at build) ----------------------
+
+@functools.lru_cache(maxsize=1)
+def tuned_study() -> dict:
+    """lens.study() at its own settings, which no control of this section changes: computed once."""
+    return lens.study()
+
+
+LAYER_COLUMNS = ("layer", "block's output / final residual norm: tied", "untied", "tuned-lens KL: tied", "untied",
+                 "logit-lens KL: tied", "untied")
+
+
+def tuned_layer_rows(t: dict) -> list[list[object]]:
+    """Per layer l = 0..L (mean over seeds): block l's output norm share, the tuned and the logit lens's held-out KL."""
+    L, n = t["layers"]["tied"], t["layers"]["untied"]
+    return [["embedding (before block 1)" if l == 0 else f"after block {l}",
+             *(R.num(x["norm"][l - 1], 3) if l else "—" for x in (L, n)),
+             *(R.num(x[k][l], 3) for k in ("tuned_kl", "logit_kl") for x in (L, n))] for l in range(t["blocks"] + 1)]
+
+
+def tuned_claim_rows(t: dict) -> list[list[object]]:
+    """Per early-block measure: tied, untied, their difference and the report's paired verdict (tolerance 2 SE)."""
+    return [[f"{name} (blocks 1..{lens.EARLY})", R.num(t["tied"][k], 3), R.num(t["untied"][k], 3),
+             R.num(t["tied"][k] - t["untied"][k], 3), Verdict(f"paper.lens.{k}", t["verdict"][k], 2 * t["se"][k])]
+            for k, name in lens.MEASURES.items()]
+
+
+def tuned_html(t: dict) -> str:
+    """The tuned lens beside the logit lens on the deep toy: where it comes from, per layer, and the verdicts."""
+    k = "tuned_kl_share"
+    text = (f'<p class="wt-readout" data-testid="paper-tuned">A tuned lens (Belrose et al. 2023: one affine '
+            f'translator per block, fitted to the model\'s own final predictions; the KL is measured on held-out '
+            f'tokens) on a {t["blocks"]}-block toy, {t["seeds"]} seeds, tied vs untied: the early blocks\' share of '
+            f'its KL drop is {hook("paper-tuned-tied", t["tied"][k], R.num(t["tied"][k], 3))} tied and '
+            f'{hook("paper-tuned-untied", t["untied"][k], R.num(t["untied"][k], 3))} untied; verdict on the '
+            f'paper\'s claim: {t["verdict"][k].split(" (")[0]} at toy scale. Computed at build by this page\'s own '
+            "code (weighttying.lens in CPython), not in your browser: it trains 10 models.</p>")
+    layers = table(LAYER_COLUMNS, tuned_layer_rows(t), "Per layer, mean over seeds: what each block adds and how "
+                   "far each lens is from the model's final prediction (KL, nats)", "paper-tuned-layers")
+    claims = table(("measure", "tied", "untied", "tied minus untied", "verdict"), tuned_claim_rows(t),
+                   "Do the early blocks contribute less when tied? Tuned lens, with the logit lens as the baseline",
+                   "paper-tuned-claims")
+    return text + layers + claims
+
+
 def results(st: S.Paper) -> dict:
-    """paper.study for st: {scale, norms, align, align_seeds, lens, lens_seeds}."""
-    return paper.study(st.scale, st.steps, st.seed, st.seeds, st.lr)
+    """paper.study for st, {scale, norms, align, align_seeds, lens, lens_seeds}, and "tuned": tuned_study()."""
+    return {**paper.study(st.scale, st.steps, st.seed, st.seeds, st.lr), "tuned": tuned_study()}
 
 
 def slots(st: S.Paper, results: dict | None = None) -> dict[str, str]:
@@ -170,5 +207,9 @@ def slots(st: S.Paper, results: dict | None = None) -> dict[str, str]:
     else:
         out = {"norms": norms_readout(norms, st.scale) + source(r, "paper-source"), "figure": norms_figure(norms)}
     done = "align" in r
+    tuned = tuned_html(r["tuned"]) if "tuned" in r else note(
+        "Tuned lens: computed at build by this page's own code for the default settings (ten models, too heavy to "
+        "train here by default); a live run recomputes only the two-block study above.", testid="paper-tuned")
     return {**out, "align": align_html(r) if done else pending("Similarity"),
-            "lens": lens_html(r) if done else pending("Lens"), "claims": claims_html(r) if done else pending("Claims")}
+            "lens": lens_html(r) if done else pending("Lens"), "claims": claims_html(r) if done else pending("Claims"),
+            "tuned": tuned}

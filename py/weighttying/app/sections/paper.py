@@ -101,4 +101,4 @@ def build(store: Store) -> pn.viewable.Viewable:
                         html_pane('<p class="wt-help">Download the claims table:</p>'),
                         export_buttons(store, "paper", "paper-claims", table(V.claim_rows)), sizing_mode="stretch_width")
     return layout(store, "paper", [runner.view(), phase, slots["norms"], slots.error, slots.figure("figure")],
-                  [slots["align"], slots["lens"], slots["claims"], exports])
+                  [slots["align"], slots["lens"], slots["claims"], exports, slots["tuned"]])
