@@ -1,10 +1,12 @@
 """Time the full report (median of runs) against a fixed NumPy matmul loop timed in the same process.
 
-Writes bench/out/report.json. The ratio report/baseline is what to compare across machines.
+Writes bench/out/report.json. The ratio report/baseline is what to compare across machines; the process
+CPU seconds and the load average beside them say how much of the wall-clock the shared cores' load took.
     .venv/bin/python bench/report_bench.py [--runs N]
 """
 import argparse
 import json
+import os
 import pathlib
 import platform
 import statistics
@@ -25,11 +27,11 @@ def baseline() -> None:
         B = np.tanh(A @ B)
 
 
-def timed(fn) -> float:
-    """Wall-clock seconds of one call."""
-    start = time.perf_counter()
+def timed(fn) -> tuple[float, float]:
+    """(wall-clock, process CPU) seconds of one call."""
+    start, cpu = time.perf_counter(), time.process_time()
     fn()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main() -> None:
@@ -37,12 +39,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     runs = parser.parse_args().runs
-    base, full = [], []
+    base, full, cpu = [], [], []
     for _ in range(runs):
-        base.append(timed(baseline))
-        full.append(timed(report.build))
+        base.append(timed(baseline)[0])
+        wall, used = timed(report.build)
+        full.append(wall)
+        cpu.append(used)
     result = {"runs": runs, "report_s": statistics.median(full), "baseline_s": statistics.median(base),
-              "ratio": statistics.median(full) / statistics.median(base), "report_all_s": full, "baseline_all_s": base,
+              "ratio": statistics.median(full) / statistics.median(base), "report_cpu_s": statistics.median(cpu),
+              "report_all_s": full, "baseline_all_s": base, "report_cpu_all_s": cpu, "load_avg_1m": os.getloadavg()[0],
               "python": platform.python_version(), "numpy": np.__version__}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=1) + "\n")

@@ -169,10 +169,11 @@ def tuned_layer_rows(t: dict) -> list[list[object]]:
 
 
 def tuned_claim_rows(t: dict) -> list[list[object]]:
-    """Per early-block measure: tied, untied, their difference and the report's paired verdict (tolerance 2 SE)."""
+    """Per early-block measure: tied, untied, their difference, the tolerance (2 paired SE over the seeds) and
+    the report's verdict."""
     return [[f"{name} (blocks 1..{lens.EARLY})", R.num(t["tied"][k], 3), R.num(t["untied"][k], 3),
-             R.num(t["tied"][k] - t["untied"][k], 3), Verdict(f"paper.lens.{k}", t["verdict"][k], 2 * t["se"][k])]
-            for k, name in lens.MEASURES.items()]
+             R.num(t["tied"][k] - t["untied"][k], 3), R.num(2 * t["se"][k], 3),
+             Verdict(f"paper.lens.{k}", t["verdict"][k], 2 * t["se"][k])] for k, name in lens.MEASURES.items()]
 
 
 def tuned_html(t: dict) -> str:
@@ -187,7 +188,8 @@ def tuned_html(t: dict) -> str:
             "code (weighttying.lens in CPython), not in your browser: it trains 10 models.</p>")
     layers = table(LAYER_COLUMNS, tuned_layer_rows(t), "Per layer, mean over seeds: what each block adds and how "
                    "far each lens is from the model's final prediction (KL, nats)", "paper-tuned-layers")
-    claims = table(("measure", "tied", "untied", "tied minus untied", "verdict"), tuned_claim_rows(t),
+    claims = table(("measure", "tied", "untied", "tied minus untied", "tolerance: 2 paired SE", "verdict"),
+                   tuned_claim_rows(t),
                    "Do the early blocks contribute less when tied? Tuned lens, with the logit lens as the baseline",
                    "paper-tuned-claims")
     return text + layers + claims
