@@ -37,7 +37,8 @@ def test_init_rows_are_repeat_init_table_beside_the_page():
         assert r[1].x == w["mean_rank"] and (r[2][0].x, r[2][1].x) == (w["min"], w["max"])
         assert r[3] == report.PAGE["rank_init"][w["model"]]
         qid = f"repeat.init.{V.SLUG[w['model']].replace('-', '_')}"
-        assert (r[4].text, r[4].tol) == tuple(quoted.judge(qid, w["per_seed"])[k] for k in ("verdict", "tol"))
+        j = quoted.judge(qid, w["per_seed"])
+        assert (r[4].text, r[4].tol) == (quoted.explained(j), j["tol"])
     got = values(V.init_table(rows, 0.5, 3))
     assert got["repeat-rank-untied"] == want[1]["mean_rank"] and got["repeat-rank-chance"] == 32.5
 

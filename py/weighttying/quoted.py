@@ -117,6 +117,15 @@ def judge(qid: str, per_seed, noise=None) -> dict:
             "verdict": f"{'agrees' if gap <= tol else 'differs'} ({rule})"}
 
 
+CALIBRATED = ("; the calibrated recipe: no setting searched reproduces more page numbers at once "
+              "(python -m weighttying calibrate; docs/DESIGN.md, Calibration)")
+
+
+def explained(j: dict) -> str:
+    """A judge() verdict as the report and the page print it: a trained number that differs says why."""
+    return j["verdict"] + (CALIBRATED if j["id"] in TRAINED and j["distance"] > 1 else "")
+
+
 def row(quantity: str, ours, page, verdict: str, qid: str, tol=None) -> dict:
     """One table row: {id, quantity, ours, page, tol, verdict}."""
     return {"id": qid, "quantity": quantity, "ours": ours, "page": page, "tol": tol, "verdict": verdict}

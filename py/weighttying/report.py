@@ -9,21 +9,16 @@ import json
 import numpy as np
 
 from . import calibrate, data, gradcheck, lens, model, paper, pathdrop, repeat, savings, sweep, tasks
-from .quoted import PAGE, TRAINED, judge, row, same_side_of_one, share_id, sign
+from .quoted import PAGE, explained, judge, row, same_side_of_one, share_id, sign
 
 SEEDS = range(5)
 TASK_SLUG = {"ALIGNED": "aligned", "MISALIGNED": "misaligned"}
 
 
-CALIBRATED = ("; the calibrated recipe: no setting searched reproduces more page numbers at once "
-              "(python -m weighttying calibrate; docs/DESIGN.md, Calibration)")
-
-
 def judged(quantity: str, qid: str, per_seed) -> dict:
     """A row judged by quoted.judge from our per-seed values (ours = their mean); a trained miss says why."""
     j = judge(qid, per_seed)
-    verdict = j["verdict"] + (CALIBRATED if qid in TRAINED and j["distance"] > 1 else "")
-    return {**row(quantity, j["ours"], j["page"], verdict, qid, j["tol"]), "distance": j["distance"]}
+    return {**row(quantity, j["ours"], j["page"], explained(j), qid, j["tol"]), "distance": j["distance"]}
 
 
 def gradcheck_table(seeds=range(3)) -> list[dict]:

@@ -63,7 +63,7 @@ def judged(qid: str, per_seed, noise=None) -> Verdict:
     if len(per_seed) < 2 and quoted.QUOTES[qid][2] and noise is None:
         return Verdict(qid, "n/a (one run: no measured spread to judge it by; two seeds or more judge it)", None)
     j = quoted.judge(qid, per_seed, noise)
-    return Verdict(qid, j["verdict"], j["tol"])
+    return Verdict(qid, quoted.explained(j), j["tol"])
 
 
 def at_defaults(st, fields: Iterable[str]) -> bool:
@@ -80,9 +80,8 @@ def run_verdict(qid: str, value: float, noise: dict, comparable: bool, why: str)
 
 def seeds_row(label: str, qid: str, noise: dict, testid: str) -> list[object]:
     """[label, mean, page, verdict] of the build's seeds of qid: the report's row, as the page shows it."""
-    j = quoted.judge(qid, noise[qid])
-    return [f"{label}, mean of the build's {len(noise[qid])} seeds", Num(testid, j["ours"]), j["page"],
-            Verdict(qid, j["verdict"], j["tol"])]
+    return [f"{label}, mean of the build's {len(noise[qid])} seeds", Num(testid, quoted.mean_sd(noise[qid])[0]),
+            quoted.QUOTES[qid][0], judged(qid, noise[qid])]
 
 
 def cell(v: object) -> str:
