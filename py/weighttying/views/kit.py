@@ -51,17 +51,18 @@ class Num:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A verdict cell: quoted.judge's text, hooked as verdict-<id> with data-value = repr(its tolerance)."""
+    """A verdict cell: quoted.judge's text, hooked as verdict-<id> with data-value = repr(its tolerance)
+    (nan: not judged)."""
     qid: str
     text: str
-    tol: float | None
+    tol: float
 
 
 def judged(qid: str, per_seed, noise=None) -> Verdict:
     """quoted.judge(qid, per_seed, noise) as a table cell: the report's rule, tolerance and wording. One run of
     a noisy quantity without the build's spread (noise) is not judged: its own spread is unmeasured, not 0."""
     if len(per_seed) < 2 and quoted.QUOTES[qid][2] and noise is None:
-        return Verdict(qid, "n/a (one run: no measured spread to judge it by; two seeds or more judge it)", None)
+        return Verdict(qid, "n/a (one run: no measured spread to judge it by; two seeds or more judge it)", math.nan)
     j = quoted.judge(qid, per_seed, noise)
     return Verdict(qid, quoted.explained(j), j["tol"])
 
