@@ -102,6 +102,13 @@ def built(store: Store, section: str, view) -> dict | None:
     return copy.deepcopy(data)
 
 
+def kept(store: Store, section: str, keys: Sequence[str]) -> dict:
+    """The parts `keys` of the build's results that a live run keeps because it does not recompute them (the
+    seed spread that judges a single run, the paper's tuned lens); {} without the build's results."""
+    data = (store.built or {}).get(section) or {}
+    return {k: copy.deepcopy(data[k]) for k in keys if k in data}
+
+
 def without_build(store: Store, section: str, view, start: Callable[[], None]) -> None:
     """Without the build's results (results.json missing or modified), compute the default ones live
     once the page shows the section, as pressing Run would; with them, nothing starts by itself."""

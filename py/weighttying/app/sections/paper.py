@@ -18,7 +18,7 @@ import panel as pn
 
 from ... import paper
 from ...views import paper as V
-from ..kit import DRAW_S, Runner, Slots, built, every, export_buttons, html_pane, layout
+from ..kit import DRAW_S, Runner, Slots, built, every, export_buttons, html_pane, kept, layout
 from ..store import Store
 
 BUDGET_S = 0.03  # compute per worker call: a slider change elsewhere waits at most this long for the study to yield
@@ -76,7 +76,8 @@ def build(store: Store) -> pn.viewable.Viewable:
             redraw()
 
     def steps():
-        run.clear()  # a live run: the build's study and its origin go
+        run.clear()  # a live run: the build's study and its origin go; its tuned lens, which no run redoes, stays
+        run.update(kept(store, "paper", ("tuned",)))
         slots.show()
         return batched(paper.iter_study(st().scale, st().steps, st().seed, st().seeds, st().lr))
 

@@ -13,7 +13,7 @@ import panel as pn
 from ... import state as S
 from ...views import pathdrop as V
 from ...views.kit import note, slot
-from ..kit import DRAW_S, Runner, Slots, built, every, export_buttons, layout, on_document_ready, without_build
+from ..kit import DRAW_S, Runner, Slots, built, every, export_buttons, kept, layout, on_document_ready, without_build
 from ..store import Store
 
 
@@ -36,8 +36,8 @@ def build(store: Store) -> pn.viewable.Viewable:
     redraw = every(DRAW_S, show)
 
     def train_steps():
-        run.clear()  # a live run: the build's points and their origin go
-        run["points"] = []
+        run.clear()  # a live run: the build's points and their origin go; its seed spread judges the run
+        run.update(points=[], **kept(store, "pathdrop", ("noise",)))
         show()
         return V.iter_curves(st())
 

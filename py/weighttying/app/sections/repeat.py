@@ -12,7 +12,7 @@ from __future__ import annotations
 import panel as pn
 
 from ...views import repeat as V
-from ..kit import DRAW_S, Runner, Slots, built, every, export_buttons, layout, without_build, wrap_row
+from ..kit import DRAW_S, Runner, Slots, built, every, export_buttons, kept, layout, without_build, wrap_row
 from ..store import Store
 
 
@@ -29,8 +29,8 @@ def build(store: Store) -> pn.viewable.Viewable:
             redraw()
 
     def steps():
-        run.clear()  # a live run: the build's points and their origin go
-        run["points"] = []
+        run.clear()  # a live run: the build's points and their origin go; its seed spread judges the run
+        run.update(points=[], **kept(store, "repeat", ("noise",)))
         slots.show()
         return V.iter_race(st())
 
