@@ -82,8 +82,8 @@ TRAINED = ("pathdrop.loss.correct", "pathdrop.loss.output_only", "repeat.trained
 def mean_sd(values) -> tuple[float, float]:
     """Mean and sample standard deviation (0 for a single value) of a list of floats."""
     values = [float(v) for v in values]
-    m = sum(values) / len(values)
-    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
+    m = math.fsum(values) / len(values)  # fsum: exactly rounded, so CPython 3.11 and Pyodide's 3.12 agree
+    sd = math.sqrt(math.fsum((v - m) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
     return m, sd
 
 

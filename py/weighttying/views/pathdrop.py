@@ -175,7 +175,8 @@ def curve_rows(st: S.Pathdrop, finals: dict[str, float], noise: dict | None = No
             PAGE["final_loss"][name]
         out.append([f"{label}, seed {st.seed}", ours.get(name, float("nan")), page,
                     run_verdict(qid, ours.get(name, float("nan")), noise, at_defaults(st, PAGE_RECIPE), why)])
-    return out + [seeds_row(name if name != "gap" else "broken − correct", qid, noise, f"pathdrop-loss-{name}-seeds")
+    return out + [seeds_row(name if name != "gap" else "broken − correct", qid, noise,
+                            f"pathdrop-loss-{qid.rsplit('.', 1)[1]}-seeds")
                   for name, qid in LOSS_IDS.items() if qid in noise]
 
 
