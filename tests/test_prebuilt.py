@@ -127,6 +127,18 @@ def test_settings_the_build_did_not_run_show_pending_not_the_builds_numbers():
     assert 'data-source="build"' in "".join(slot_panes(roots["pathdrop"]).values())
 
 
+async def until(condition, seconds: float = 60.0):
+    """condition()'s first truthy value, polled while the event loop runs the section's jobs; fails after seconds.
+
+    A fixed sleep would make these tests depend on how busy the machine is."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+    while not (value := condition()):
+        assert loop.time() < end, f"still false after {seconds} s: {condition.__doc__ or condition}"
+        await asyncio.sleep(0.02)
+    return value
+
+
 def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
     async def run():
         store = Store(S.State(), base_url="http://x/", built=built())
@@ -136,10 +148,7 @@ def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
         train.clicks += 1
         await asyncio.sleep(0)
         assert 'data-source="build"' not in "".join(slot_panes(root).values())  # the build's race is gone
-        for _ in range(600):
-            await asyncio.sleep(0.05)
-            if not train.disabled:
-                break
+        await until(lambda: not train.disabled)
         after = slot_panes(root)
         assert 'data-source="live"' in after["trained"]
         assert HOOK.findall("".join(after.values())) == HOOK.findall("".join(before.values()))
@@ -148,11 +157,12 @@ def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
         [go] = [b for b in tasks.select(pn.widgets.Button) if b.name.startswith("Run")]
         [cancel] = [b for b in tasks.select(pn.widgets.Button) if b.name == "Cancel"]
         go.clicks += 1
-        await asyncio.sleep(0.2)
+        await until(lambda: not cancel.disabled)
         cancel.clicks += 1
-        await asyncio.sleep(0.2)
-        shown = "".join(p.object or "" for p in tasks.select(pn.pane.HTML))
-        assert "Cancelled." in shown and 'data-source="build"' not in shown
+        def shown():
+            return "".join(p.object or "" for p in tasks.select(pn.pane.HTML))
+        await until(lambda: "Cancelled." in shown())
+        assert 'data-source="build"' not in shown()
     asyncio.run(run())
 
 
@@ -162,11 +172,10 @@ def test_pathdrop_trains_new_run_settings_and_shows_the_builds_race_back_at_the_
         root = importlib.import_module("weighttying.app.sections.pathdrop").build(store)
         assert 'data-source="build"' in slot_panes(root)["finals"]
         store["pathdrop"].steps = 100
-        await asyncio.sleep(0.05)
-        [cancel] = [b for b in root.select(pn.widgets.Button) if b.name == "Cancel" and not b.disabled]
+        [cancel] = await until(lambda: [b for b in root.select(pn.widgets.Button) if b.name == "Cancel" and not b.disabled])
         assert 'data-source="build"' not in slot_panes(root)["finals"]  # training the new settings
         store["pathdrop"].steps = S.Pathdrop().steps
-        await asyncio.sleep(0.05)
-        assert cancel.disabled and slot_panes(root)["finals"] == kit.slot("finals", view("pathdrop").slots(
+        await until(lambda: cancel.disabled)
+        assert slot_panes(root)["finals"] == kit.slot("finals", view("pathdrop").slots(
             S.Pathdrop(), kit.with_results(view("pathdrop"), S.Pathdrop()))["finals"])
     asyncio.run(run())
