@@ -16,6 +16,7 @@ position and the readout equals CPython's value for it (stale results were dropp
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -103,8 +104,10 @@ def run_all_diverging(page) -> list[str]:
 
 
 def run_to_end(page, sid: str, where: str) -> str:
-    """Click the section's Run and wait for its status line to say how the run ended."""
-    page.locator(f"#live-{sid} .bk-btn-primary").first.click()
+    """Click the section's training Run and wait for its status line to say how the run ended."""
+    # a section may have more than one Runner (pathdrop recomputes its central differences too): the one
+    # that trains is named Train... or Run...
+    page.locator(f"#live-{sid} .bk-btn-primary").filter(has_text=re.compile(r"^\s*(Train|Run)")).first.click()
     text = poll(page, """(sid) => { const parts = [];
         (function walk(r) { for (const e of r.querySelectorAll('.wt-status')) parts.push(e.textContent);
           for (const e of r.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot); })(document.getElementById('live-' + sid));
