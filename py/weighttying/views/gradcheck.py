@@ -83,13 +83,14 @@ def results(st: S.Gradcheck) -> dict:
 
 
 def badge(s: dict) -> str:
-    """The fixed correctness badge: all N entries agree to 1e-x, or how many do not and why."""
+    """The fixed correctness badge: all N entries agree to 1e-x, or how many do not and why (a link whose text is
+    its name, announced when it changes: role="status" would take the name from the author only)."""
     n, bad = s["entries"], s["disagree"]
     if bad == 0:
         text, kind = f"gradient check: all {n} entries agree to {decade(s['worst'])}", "wt-good"
     else:
         text, kind = f"gradient check: {bad} of {n} entries disagree (tanh is smooth: a bug)", "wt-bad"
-    return (f'<a class="wt-gc-badge {kind}" href="#gradcheck" role="status" data-testid="gradcheck-badge" '
+    return (f'<a class="wt-gc-badge {kind}" href="#gradcheck" aria-live="polite" data-testid="gradcheck-badge" '
             f'data-value="{bad}" data-entries="{n}" data-worst="{s["worst"]!r}">{html.escape(text)}</a>')
 
 

@@ -107,9 +107,11 @@ def plain(v: object) -> object:
     return v
 
 
-def scroll(inner: str) -> str:
-    """A wide table in a box that scrolls sideways on a narrow screen instead of widening the page."""
-    return f'<div style="overflow-x: auto">{inner}</div>'
+def scroll(inner: str, label: str) -> str:
+    """A wide table in a box that scrolls sideways on a narrow screen instead of widening the page; the box
+    is a named region in the tab order, so a keyboard reader can reach it and scroll it with the arrows."""
+    return (f'<div class="wt-scroll" role="region" tabindex="0" aria-label="{html.escape(label)}" '
+            f'style="overflow-x: auto">{inner}</div>')
 
 
 def table(columns: Sequence[str], rows: Iterable[Sequence[object]], caption: str, testid: str) -> str:
@@ -117,7 +119,8 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[object]], caption: str
     head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
     return scroll(f'<table class="wt-table" data-testid="{html.escape(testid)}">'
-                  f"<caption>{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+                  f"<caption>{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
+                  caption)
 
 
 def note(text: str, kind: str = "wt-help", testid: str = "") -> str:

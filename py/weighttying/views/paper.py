@@ -15,7 +15,7 @@ from .. import lens, paper
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import Verdict, grid, hook, lin, log, note, pending, scroll, source, table
+from .kit import Verdict, grid, hook, lin, log, note, pending, source, table
 
 MILD = 2.0  # an output/input ratio under this is "dominates only mildly"
 SLOTS = ("norms", "figure", "align", "lens", "claims", "tuned")
@@ -110,8 +110,8 @@ def lens_html(result: dict) -> str:
             "residual norm.</p>")
     columns, rows = lens_rows(result)
     body = [[r[0], *(R.num(v, 3) for v in r[1:4]), r[4], r[5]] for r in rows]
-    return text + scroll(R.table(columns, body, "What the early block contributes (logit lens on a two-block toy, "
-                                 "not the paper's tuned lens)", "paper-lens-table"))
+    return text + table(columns, body, "What the early block contributes (logit lens on a two-block toy, "
+                        "not the paper's tuned lens)", "paper-lens-table")
 
 
 def paired(result: dict, key: str) -> tuple[float, float, str]:
@@ -145,7 +145,7 @@ def claims_html(result: dict) -> str:
     """The claims table."""
     columns, rows = claim_rows(result)
     body = [[r[0], r[1], "∞" if np.isinf(r[2]) else R.num(r[2], 3), r[3]] for r in rows]
-    return scroll(R.table(columns, body, "The paper's claims at toy scale", "paper-claims"))
+    return table(columns, body, "The paper's claims at toy scale", "paper-claims")
 
 
 # ---- the tuned lens (lens.study: a four-block toy, five seeds; computed at build) ----------------------

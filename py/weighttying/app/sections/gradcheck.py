@@ -32,7 +32,7 @@ BADGE_CSS = """
 
 def pending(state: str, text: str) -> str:
     """The badge while no result stands: running, or cancelled by the reader."""
-    return slot("badge", f'<a class="wt-gc-badge wt-busy" href="#gradcheck" role="status" '
+    return slot("badge", f'<a class="wt-gc-badge wt-busy" href="#gradcheck" aria-live="polite" '
                          f'data-testid="gradcheck-badge" data-value="{state}">gradient check: {text}</a>')
 
 
