@@ -16,8 +16,10 @@ import json
 
 import pytest
 
+from conftest import live_page
 from harness import ROOT, Recorder, wait_booted
 from robust import settle
+from weighttying import state as S
 from weighttying.state import SECTIONS
 
 pytestmark = pytest.mark.browser
@@ -129,3 +131,44 @@ def test_the_audit_fails_on_a_page_with_a_violation(browser, axe_source):
     finally:
         page.close()
     assert {"image-alt", "label"} <= ids, ids
+
+
+# [control class, what, aria-label] for every slider handle, spinner button and checkbox in Bokeh's shadow roots.
+BOKEH_NAMES_JS = """() => {
+  const parentOf = (el) => el.parentElement || (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
+  const control = (el) => { for (let a = el; a; a = parentOf(a))
+    for (const c of a.classList || []) if (c.startsWith('wt-ctl-')) return c; return null; };
+  const out = [];
+  const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+    const what = el.matches('[role=slider]') ? 'handle' : el.matches('.bk-spin-btn-up') ? 'up'
+      : el.matches('.bk-spin-btn-down') ? 'down' : el.matches('input[type=checkbox]') ? 'checkbox' : null;
+    if (what) out.push([control(el), what, el.getAttribute('aria-label')]);
+    if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document);
+  return out;
+}"""
+
+gradcheck = live_page("embed=gradcheck")
+
+
+def expected_name(ctl: str, what: str) -> str:
+    """The name boot.js gives a Bokeh part of control CTL (wt-ctl-<section>-<key>): its widget's title."""
+    c = next(c for c in S.CONTROLS if f"wt-ctl-{c.section}-{c.name}" == ctl)
+    title = f"{c.name} (log scale)" if c.log and what == "handle" else c.name
+    return {"up": f"increase {title}", "down": f"decrease {title}"}.get(what, title)
+
+
+def test_bokeh_controls_are_named_from_their_titles_and_stay_named(gradcheck):
+    """Every slider handle, spinner button and checkbox of the gradient check is named after its control,
+    also after the reader changed a setting and Python redrew the section."""
+    for moment in ("booted", "after a change"):
+        found = gradcheck.evaluate(BOKEH_NAMES_JS)
+        assert {what for _, what, _ in found} == {"handle", "up", "down", "checkbox"}, found
+        wrong = [(ctl, what, name) for ctl, what, name in found if name != expected_name(ctl, what)]
+        assert not wrong, f"{moment}: misnamed {wrong}"
+        if moment == "booted":
+            box = gradcheck.locator(".wt-ctl-gradcheck-tied input[type=checkbox]")
+            box.click()
+            assert not box.is_checked()
+            assert gradcheck.evaluate("() => window.__wt.patchesSent") > 0
+            settle(gradcheck.page)  # Python's answer (the check rerun, every slot redrawn) is in
