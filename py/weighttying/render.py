@@ -45,6 +45,20 @@ def _svg(body: str, title: str, desc: str) -> str:
             f"<title>{html.escape(title)}</title><desc>{html.escape(desc)}</desc>{body}</svg>")
 
 
+XLABEL_CHARS = 40  # a longer x-axis label takes two lines: at a phone's larger text one would pass the figure's edges
+
+
+def _xaxis(xlabel: str) -> str:
+    """The x-axis label under the plot; a long one broken at the space nearest its middle into two lines."""
+    spaces = [i for i, ch in enumerate(xlabel) if ch == " "]
+    if len(xlabel) <= XLABEL_CHARS or not spaces:
+        return f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle">{html.escape(xlabel)}</text>'
+    cut = min(spaces, key=lambda i: abs(i - len(xlabel) / 2))
+    line = lambda dy, text: f'<tspan x="{W / 2}" dy="{dy}">{html.escape(text)}</tspan>'
+    return (f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle">'
+            f'{line("-1.1em", xlabel[:cut])}{line("1.1em", xlabel[cut + 1:])}</text>')
+
+
 def _yaxis(ylabel: str, lo: float | None = None, hi: float | None = None) -> str:
     """The rotated y-axis label, clear of the left edge even in the larger text of a narrow screen
     (style.css), and, given lo and hi, the axis's end values (class wt-tick, which style.css moves inside
@@ -88,8 +102,7 @@ def lines(series: dict[str, Sequence[float]], title: str, xlabel: str, ylabel: s
         body.append(_key(i, name))
         last = num(y[ok][-1]) if ok.any() else "none"
         desc.append(f"{name}: {len(y)} points, first {num(y[0])}, last {last}")
-    axes = (f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle">{html.escape(xlabel)}</text>'
-            + _yaxis(ylabel, lo, hi))
+    axes = _xaxis(xlabel) + _yaxis(ylabel, lo, hi)
     return _svg(axes + "".join(body), title, "; ".join(desc))
 
 
@@ -111,7 +124,7 @@ def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str,
             fill = f"rgb({shade},{shade},{255 - shade // 3})" if shade is not None else "#c00"
             edge = ' stroke="#e69f00" stroke-width="2"' if mark is not None and mark[i, j] else ""
             cells.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw:.1f}" height="{ch:.1f}" fill="{fill}"{edge}/>')
-    axes = (f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle">{html.escape(xlabel)}: {num(xs[0], 3)} to {num(xs[-1], 3)}</text>'
+    axes = (_xaxis(f"{xlabel}: {num(xs[0], 3)} to {num(xs[-1], 3)}")
             + _yaxis(f"{ylabel}: {num(ys[0], 3)} to {num(ys[-1], 3)}"))
     marked = int(np.sum(mark)) if mark is not None else 0
     desc = (f"{ny} by {nx} grid; log10 of the value spans {num(lo, 3)} to {num(hi, 3)}; "
@@ -137,8 +150,7 @@ def bars(counts: Sequence[float] | dict[str, Sequence[float]], title: str, xlabe
         peak = c.max() if c.size else 0.0
         desc.append(f"{name + ': ' if name else ''}{len(c)} bars, total {num(c.sum())}, peak {num(peak)} at "
                     f"{int(c.argmax()) if c.size else 0}")
-    axes = (f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle">{html.escape(xlabel)}</text>'
-            + _yaxis(ylabel))
+    axes = _xaxis(xlabel) + _yaxis(ylabel)
     return _svg("".join(rects) + axes, title, "; ".join(desc))
 
 
