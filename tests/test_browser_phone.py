@@ -9,6 +9,8 @@ roots (a table or code block may scroll sideways inside a box that fits); figure
 badge covers no control at any scroll position; slider handles and toggles are hit areas of 44 x 44 CSS px
 and every other target 24 x 24 (hit-tested, not measured: a hit area may be larger than what is drawn);
 per-control help lines fold behind a "?" on a phone and stay in view under their control on a desktop.
+The fit, targets and help are checked again before Python (?live=click, the full page at 360 px), on the
+prerendered sections and the player's native controls.
 """
 from __future__ import annotations
 
@@ -106,7 +108,7 @@ BADGE_JS = "() => {" + WALK_JS + """
 # Hit-tests each target at the edges of a square around its centre: 44 px for slider handles and
 # toggles, 24 px for everything else; a point may land on the target, inside it, or on its <label>.
 TARGETS_JS = "(section) => {" + WALK_JS + """
-  const BIG = '.noUi-handle, input[type=checkbox], .bk-btn-group > .bk-btn:not(:only-child), summary.wt-help-q';
+  const BIG = '.noUi-handle, input[type=range], input[type=checkbox], .bk-btn-group > .bk-btn:not(:only-child), summary.wt-help-q';
   const ANY = 'button, select, input, textarea, summary, a[href], [role=slider], .bk-description, .bk-tool-overflow';
   const deepAt = (x, y) => { let el = document.elementFromPoint(x, y);
     while (el && el.shadowRoot) { const inner = el.shadowRoot.elementFromPoint(x, y); if (!inner || inner === el) break; el = inner; }
@@ -136,12 +138,13 @@ TARGETS_JS = "(section) => {" + WALK_JS + """
   return {counts, misses: out};
 }"""
 
-# Per-control help: [control class, help text, shown?, its box fits the viewport?] for each live control.
+# Per-control help: [control class, help text, shown?, its box fits the viewport?] for each live control
+# (.wt-control, its help in its shadow roots) or, before Python, each playback control (.wt-pctl).
 HELP_JS = "(vw) => {" + WALK_JS + """
   const out = [];
   walk(document, (el) => {
-    if (!el.classList.contains('wt-control') || !shown(el)) return;
-    let p = null; walk(el.shadowRoot, (e) => { if (!p && e.matches('p.wt-help')) p = e; });
+    if (!el.matches('.wt-control, .wt-pctl') || !shown(el)) return;
+    let p = null; walk(el.shadowRoot || el, (e) => { if (!p && e.matches('p.wt-help')) p = e; });
     const ctl = [...el.classList].find((c) => c.startsWith('wt-ctl-'));
     if (!p) { out.push([ctl, null, false, false]); return; }
     const r = p.getBoundingClientRect();
@@ -274,39 +277,83 @@ def test_the_badge_covers_no_control(full):
     at_width(full, WIDTHS[0])
 
 
-def test_touch_targets(full):
-    at_width(full, WIDTHS[0])
+def check_targets(page) -> int:
+    """Every target of the page's header and of each section is big enough to touch; returns how many
+    targets needing 44 px were found."""
+    at_width(page, WIDTHS[0])
     misses, big = [], 0
     for sid in ("page", *SECTIONS):
-        seen = full.evaluate(TARGETS_JS, sid)
+        seen = page.evaluate(TARGETS_JS, sid)
         misses += seen["misses"]
         big += seen["counts"]["big"]
-    assert big >= 2 * len(SECTIONS), big  # handles, checkboxes, choices and "?" were found
     assert not misses, f"{len(misses)} target(s) too small to touch:\n" + "\n".join(misses)
+    return big
 
 
-def test_help_folds_behind_a_question_mark_on_a_phone_and_loses_nothing(full):
+def test_touch_targets(full):
+    big = check_targets(full)
+    assert big >= 2 * len(SECTIONS), big  # handles, checkboxes, choices and "?" were found
+
+
+def check_help(page) -> None:
+    """Each control's help is folded behind a "?" at 360 px, opens in full within the screen on a tap, and is
+    in view with no "?" on a desktop."""
     helps = {f"wt-ctl-{c.section}-{c.name}": c.help for c in S.CONTROLS}
-    at_width(full, WIDTHS[0])
-    folded = full.evaluate(HELP_JS, WIDTHS[0])
+    at_width(page, WIDTHS[0])
+    folded = page.evaluate(HELP_JS, WIDTHS[0])
     assert folded and all(text is not None for _, text, _, _ in folded), folded
     assert not [c for c, _, shown, _ in folded if shown], "help lines show on a phone before their ? is tapped"
     # Tapping a "?" shows that control's help in full, under the control and within the screen.
-    summary = full.locator("#live-sweep .wt-ctl-sweep-sigma summary.wt-help-q")
+    summary = page.locator("#live-sweep .wt-ctl-sweep-sigma summary.wt-help-q")
     summary.scroll_into_view_if_needed()
     box = summary.bounding_box()
-    full.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    sigma = next(r for r in full.evaluate(HELP_JS, WIDTHS[0]) if r[0] == "wt-ctl-sweep-sigma")
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    sigma = next(r for r in page.evaluate(HELP_JS, WIDTHS[0]) if r[0] == "wt-ctl-sweep-sigma")
     assert sigma == ["wt-ctl-sweep-sigma", helps["wt-ctl-sweep-sigma"], True, True], sigma
-    full.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     # Every help, opened, is the spec's text and fits the screen.
-    full.evaluate(SUMMARIES_JS, True)
-    opened = full.evaluate(HELP_JS, WIDTHS[0])
-    full.evaluate(SUMMARIES_JS, False)
+    page.evaluate(SUMMARIES_JS, True)
+    opened = page.evaluate(HELP_JS, WIDTHS[0])
+    page.evaluate(SUMMARIES_JS, False)
     assert all(shown and fits and text == helps[c] for c, text, shown, fits in opened), opened
     # On a desktop the help line stays in view under its control, with no "?" to tap.
-    at_width(full, 1280)
-    wide = full.evaluate(HELP_JS, 1280)
+    at_width(page, 1280)
+    wide = page.evaluate(HELP_JS, 1280)
     assert all(shown for _, _, shown, _ in wide), [c for c, _, shown, _ in wide if not shown]
-    assert not full.locator("#live-sweep .wt-ctl-sweep-sigma summary.wt-help-q").is_visible()
-    at_width(full, WIDTHS[0])
+    assert not page.locator("#live-sweep .wt-ctl-sweep-sigma summary.wt-help-q").is_visible()
+    at_width(page, WIDTHS[0])
+
+
+def test_help_folds_behind_a_question_mark_on_a_phone_and_loses_nothing(full):
+    check_help(full)
+
+
+# ---- before Python: the prerendered sections with the player's native controls ----------------------
+
+@pytest.fixture(scope="module")
+def played(phone, server):
+    """The whole page on a phone before Python: with ?live=click no Python loads, so every section shows its
+    prerender and the player's native controls answer from the playback tables."""
+    page = phone.new_page()
+    page.goto(server.url + "?live=click")
+    page.wait_for_function("() => window.__wt && window.__wt.status === 'paused'", timeout=30_000)
+    yield page
+    page.close()
+
+
+def test_before_python_the_page_fits_a_phone(played):
+    assert played.locator(".wt-player .wt-pctl").count() > 0, "no playback controls"
+    assert played.locator("[data-live=true]").count() == 0, "a section went live without Python"
+    check_fits(played, "the full page before Python")
+
+
+def test_before_python_touch_targets(played):
+    sliders = played.locator(".wt-player input[type=range]").count()
+    boxes = played.locator(".wt-player input[type=checkbox]").count()
+    assert sliders and boxes
+    assert check_targets(played) >= sliders + boxes
+
+
+def test_before_python_help_folds_behind_a_question_mark(played):
+    check_help(played)
+    assert played.evaluate("() => window.__wt.status") == "paused"  # still no Python

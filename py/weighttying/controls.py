@@ -42,6 +42,15 @@ def _number(c: S.Control, cid: str, values: list | None, described: str) -> str:
     return out
 
 
+def help_html(c: S.Control, hid: str = "") -> str:
+    """Control c's help line (id hid, if given); on a narrow screen it folds behind a "?" beside the control
+    (site/live.css for the live lab, site/style.css for these), so the help of every control does not double
+    a section's height on a phone."""
+    pid = f' id="{_attr(hid)}"' if hid else ""
+    return (f'<details class="wt-help-box"><summary class="wt-help-q" aria-label="What {_attr(c.name)} does">'
+            f'<span aria-hidden="true">?</span></summary><p class="wt-help"{pid}>{_attr(c.help)}</p></details>')
+
+
 def control(c: S.Control, values: list | None) -> str:
     """One control: label, input(s), help; data-key names its field, the classes match the live lab's."""
     cid, value = f"wt-p-{c.section}-{c.name}", getattr(getattr(S.State(), c.section), c.name)
@@ -59,7 +68,7 @@ def control(c: S.Control, values: list | None) -> str:
     kind = "bool" if c.type is bool else "choice" if c.choices else c.type.__name__
     return (f'<div class="wt-pctl wt-ctl-{c.section}-{c.name}" data-key="{c.name}" data-type="{kind}" '
             f'data-default="{_attr(S.fmt(value))}"{" data-log" if c.log else ""}>{label}'
-            f'<div class="wt-pctl-inputs">{inputs}</div><p class="wt-help" id="{cid}-help">{_attr(c.help)}</p></div>')
+            f'<div class="wt-pctl-inputs">{inputs}</div>{help_html(c, f"{cid}-help")}</div>')
 
 
 def html_of(sid: str, grid: dict[str, list]) -> str:

@@ -6,7 +6,6 @@ exactly one place: `Store._changed`, which hands the new query string to whoever
 """
 from __future__ import annotations
 
-import html
 import math
 from typing import Callable
 
@@ -14,6 +13,7 @@ import panel as pn
 import param
 
 from .. import state as S
+from ..controls import help_html
 
 SLIDER_MAX_STEPS = 5000  # an integer range wider than this gets a number box, not a slider
 
@@ -124,13 +124,6 @@ def log_control(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
 
     obj.param.watch(to_slider, c.name)
     return pn.Row(slider, box, sizing_mode="stretch_width")
-
-
-def help_html(c: S.Control) -> str:
-    """Control c's help line; on a narrow screen it folds behind a "?" beside the control (site/live.css),
-    so the help of every control does not double a section's height on a phone."""
-    return (f'<details class="wt-help-box"><summary class="wt-help-q" aria-label="What {html.escape(c.name)} does">'
-            f'<span aria-hidden="true">?</span></summary><p class="wt-help">{html.escape(c.help)}</p></details>')
 
 
 def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
