@@ -133,7 +133,8 @@ def test_the_audit_fails_on_a_page_with_a_violation(browser, axe_source):
     assert {"image-alt", "label"} <= ids, ids
 
 
-# [control class, what, aria-label] for every slider handle, spinner button and checkbox in Bokeh's shadow roots.
+# [control class, what, aria-label] for every slider handle, spinner button and checkbox in Bokeh's shadow roots
+# (the page's own inputs, such as the player's, are named by their <label>).
 BOKEH_NAMES_JS = """() => {
   const parentOf = (el) => el.parentElement || (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
   const control = (el) => { for (let a = el; a; a = parentOf(a))
@@ -142,7 +143,7 @@ BOKEH_NAMES_JS = """() => {
   const walk = (root) => { for (const el of root.querySelectorAll('*')) {
     const what = el.matches('[role=slider]') ? 'handle' : el.matches('.bk-spin-btn-up') ? 'up'
       : el.matches('.bk-spin-btn-down') ? 'down' : el.matches('input[type=checkbox]') ? 'checkbox' : null;
-    if (what) out.push([control(el), what, el.getAttribute('aria-label')]);
+    if (what && root !== document) out.push([control(el), what, el.getAttribute('aria-label')]);
     if (el.shadowRoot) walk(el.shadowRoot); } };
   walk(document);
   return out;
