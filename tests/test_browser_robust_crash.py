@@ -117,7 +117,12 @@ def test_crashes_are_noticed_and_survived(browser, server):
 
         # The rest on one section: the address says ?embed=sweep (as an embedded sweep's would), so each
         # restart from the URL boots that section alone, in half the time of the full page.
-        page.evaluate("(q) => history.replaceState(null, '', '?' + q + '&' + location.search.slice(1))", SWEEP_ONLY)
+        # A new page load, not a history.replaceState: the live worker writes the URL from its own State
+        # after every change, so an address edited under it was overwritten by the next change's write.
+        page.goto(server.url + "?" + SWEEP_ONLY + "&" + START_QUERY)
+        wait_status(page, "ready")
+        page.evaluate("() => { window.__wtNoReload = 1; }")
+        settle(page)
 
         # 2. terminate mid-sweep: a slider change is in flight when the worker goes.
         focus_slider(page, "sweep.sigma")

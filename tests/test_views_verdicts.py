@@ -11,7 +11,7 @@ from weighttying import state as S
 from weighttying.views import kit, paper, pathdrop, repeat, savings, tasks, tying
 
 VIEWS = {"tying": tying, "savings": savings, "pathdrop": pathdrop, "repeat": repeat, "tasks": tasks, "paper": paper}
-HOOK = re.compile(r'data-testid="verdict-([\w.]+)" data-value="([^"]*)">([^<]*)<')
+HOOK = re.compile(r'data-testid="verdict-([\w.]+)(?:-seeds)?" data-value="([^"]*)">([^<]*)<')
 
 
 def shown_verdicts(html: str) -> list[tuple[str, str, str]]:

@@ -56,6 +56,7 @@ class Verdict:
     qid: str
     text: str
     tol: float
+    suffix: str = ""  # "-seeds" on the build's seeds' row, so it never shares a hook with this run's row
 
 
 def judged(qid: str, per_seed, noise=None) -> Verdict:
@@ -82,7 +83,7 @@ def run_verdict(qid: str, value: float, noise: dict, comparable: bool, why: str)
 def seeds_row(label: str, qid: str, noise: dict, testid: str) -> list[object]:
     """[label, mean, page, verdict] of the build's seeds of qid: the report's row, as the page shows it."""
     return [f"{label}, mean of the build's {len(noise[qid])} seeds", Num(testid, quoted.mean_sd(noise[qid])[0]),
-            quoted.QUOTES[qid][0], judged(qid, noise[qid])]
+            quoted.QUOTES[qid][0], dataclasses.replace(judged(qid, noise[qid]), suffix="-seeds")]
 
 
 def cell(v: object) -> str:
@@ -90,7 +91,7 @@ def cell(v: object) -> str:
     if isinstance(v, Num):
         return hook(v.testid, v.x, tag="span")
     if isinstance(v, Verdict):
-        return hook(f"verdict-{v.qid}", v.tol, v.text, tag="span")
+        return hook(f"verdict-{v.qid}{v.suffix}", v.tol, v.text, tag="span")
     if isinstance(v, tuple):
         return "–".join(cell(x) for x in v)
     return html.escape(R.num(v))
