@@ -1,10 +1,12 @@
 // Main thread. Starts the Pyodide worker at once (before the page finishes parsing; with ?live=click or
 // the browser's data saver only when the reader presses the button that says how much it downloads),
-// loads BokehJS and Panel's JS from this origin meanwhile, lays each section's Panel root out unseen in
-// its <div id="live-SECTION">, brings it to the state the reader set with the playback controls
-// (player.js) meanwhile, then swaps it in for the prerender in one frame, holding the section's height,
-// and relays Panel's pyodide-worker protocol (render / patch / idle) plus ours (progress, timing, url,
-// notes, ready, state, error).
+// loads BokehJS and Panel's JS from this origin meanwhile, then has Python build the sections one at a
+// time, each into a Bokeh document of its own: first those in view or near it, then the rest when the
+// reader is idle (pump). Each section's Panel root is laid out unseen in its <div id="live-SECTION">,
+// brought to the state the reader set with the playback controls (player.js) meanwhile, then swapped in
+// for the prerender in one frame, holding the section's height; the other sections keep answering from
+// playback meanwhile. The page relays Panel's pyodide-worker protocol per section (render / patch / idle)
+// plus ours (progress, timing, sections, build, linked, url, notes, state, error).
 // Everything a test or a later feature needs is on window.__wt (see docs/DESIGN.md, "Page and worker").
 //
 // Robustness: the worker holds a Web Lock (its "lifeline") that the page waits on, so its end is seen
@@ -27,6 +29,10 @@
   // LAN address) a silence of DEAD_MS is all there is to go on.
   const PING_MS = 150, DEAD_MS = 650, HUNG_MS = 8000, TICK_MS = 50;
   const BOOT_SILENCE_MS = 90_000; // booting, Python may be busy for seconds (import panel) but not this long
+  // A section is built when it comes within NEAR of the viewport, or, farther away, once the reader has
+  // not touched the page for IDLE_MS: building one holds Python (and embedding it, this thread) for a
+  // few hundred ms, which a reader moving a control would feel.
+  const NEAR = "100% 0px", IDLE_MS = 600;
   const MAX_CRASHES = 3, CRASH_WINDOW_MS = 60_000;
   const loaded = new Set(); // scripts that have run; a retry loads only the rest
   const prerendered = new Map(); // live-ID -> its prerendered content, put back on restart
@@ -155,20 +161,76 @@
     });
   }
 
-  function sendChange(jsdoc, event) {
+  function sendChange(worker, sid, event) {
     // Panel's handler logic: while the worker is busy, keep only the newest event per model
     // attribute, so a dragged slider sends its latest value, never a backlog.
-    const worker = wt.worker;
-    if (!worker || (event.setter_id != null && event.setter_id === "py") || patching > 0) return;
-    if (worker.busy && event.model && event.attr) {
-      worker.queue = worker.queue.filter((e) => !(e.model === event.model && e.attr === event.attr));
-      worker.queue.push(event);
-      wt.queueHighWater = Math.max(wt.queueHighWater, worker.queue.length);
-      return;
-    }
+    if (worker !== wt.worker || (event.setter_id != null && event.setter_id === "py") || patching > 0) return;
+    if (event.model && event.attr) worker.queue = worker.queue.filter(({ event: e }) => !(e.model === event.model && e.attr === event.attr));
+    worker.queue.push({ sid, event });
+    wt.queueHighWater = Math.max(wt.queueHighWater, worker.queue.length);
+    pump(worker);
+  }
+
+  function send(worker, msg) {
+    // A message Python answers with "idle" (or, for "build", "render"): one at a time.
     worker.busy = true;
-    wt.patchesSent += 1;
-    worker.postMessage({ type: "patch", patch: jsdoc.create_json_patch([event]) });
+    worker.postMessage(msg);
+  }
+
+  // The shown sections that come within NEAR of the viewport (kept for every worker: a restart builds them first).
+  const near = (wt.near = new Set());
+  const nearby = window.IntersectionObserver && new IntersectionObserver((entries) => {
+    for (const e of entries) near[e.isIntersecting ? "add" : "delete"](e.target.id.slice("live-".length));
+    if (wt.worker) pump(wt.worker);
+  }, { rootMargin: NEAR });
+  whenDom(() => { if (nearby) document.querySelectorAll(".wt-live[id^='live-']").forEach((el) => nearby.observe(el)); });
+  let lastInputAt = -Infinity;
+  ["pointerdown", "keydown", "input", "wheel"].forEach((type) =>
+    document.addEventListener(type, () => { lastInputAt = performance.now(); }, { capture: true, passive: true }));
+
+  function distance(sid) {
+    // How far section sid is from the viewport, in px (0: in view).
+    const r = $(`live-${sid}`).getBoundingClientRect();
+    return Math.max(0, r.top - innerHeight, -r.bottom);
+  }
+
+  function nextToBuild(worker) {
+    // The unbuilt section nearest the viewport, if near; else, once the reader is idle, the first in page order.
+    const unbuilt = worker.sections.filter((sid) => !(sid in worker.docs));
+    const close = unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b))[0];
+    if (close || !unbuilt.length) return close;
+    const quiet = performance.now() - lastInputAt;
+    if (quiet >= IDLE_MS) return unbuilt[0];
+    clearTimeout(worker.idleTimer);
+    worker.idleTimer = setTimeout(() => pump(worker), IDLE_MS - quiet);
+    return undefined;
+  }
+
+  function pump(worker) {
+    // What Python does next, whenever it is free: the reader's changes to live sections first, then the
+    // playing sections' state (catch up), then the hand-over of sections built and caught up, then a build.
+    if (worker !== wt.worker || !worker.booted || worker.busy) return;
+    if (worker.queue.length) {
+      const sid = worker.queue[0].sid; // one section's changes per patch: each has its own document
+      const events = worker.queue.filter((q) => q.sid === sid).map((q) => q.event);
+      worker.queue = worker.queue.filter((q) => q.sid !== sid);
+      wt.patchesSent += 1;
+      return send(worker, { type: "patch", sid, patch: worker.docs[sid].create_json_patch(events) });
+    }
+    const playing = worker.sections.filter((sid) => !worker.live.has(sid));
+    if (!playing.length) return handOver(worker); // all live (or none shown): ready
+    if (wt.query !== worker.synced) {
+      worker.synced = wt.query;
+      return send(worker, { type: "state", query: wt.query, sections: playing });
+    }
+    handOver(worker);
+    const sid = worker.building ? undefined : nextToBuild(worker);
+    if (sid) {
+      worker.building = sid;
+      worker.docs[sid] = null; // asked for
+      wt.timings[`asked:${sid}`] = performance.now();
+      send(worker, { type: "build", sid });
+    }
   }
 
   // Bokeh's widgets leave three things unnamed for a screen reader: a slider's handle (its title sits beside
@@ -201,60 +263,79 @@
 
   async function render(worker, msg) {
     await needScripts(worker);
-    const { docs_json, render_items, sections } = transport.localize(JSON.parse(msg.data));
-    for (const id of sections) {
-      const el = $(`live-${id}`);
-      if (!el) throw new Error(`the page has no <div id="live-${id}"> for section ${id}`);
-      if (!prerendered.has(el.id)) prerendered.set(el.id, el.innerHTML);
-      // The live root is laid out unseen below the prerender until handOver() swaps them.
-      el.append(Object.assign(document.createElement("div"), { id: `live-root-${id}`, className: "wt-live-root wt-hold" }));
-    }
+    const sid = msg.sid;
+    const { docs_json, render_items } = transport.localize(JSON.parse(msg.data));
+    const el = $(`live-${sid}`);
+    if (!el) throw new Error(`the page has no <div id="live-${sid}"> for section ${sid}`);
+    if (!prerendered.has(el.id)) prerendered.set(el.id, el.innerHTML);
+    // The live root is laid out unseen below the prerender until handOver() swaps them.
+    el.append(Object.assign(document.createElement("div"), { id: `live-root-${sid}`, className: "wt-live-root wt-hold" }));
     for (const item of render_items) {
       for (const [root, id] of Object.entries(item.roots)) item.roots[root] = id.replace(/^live-/, "live-root-");
     }
     const t = performance.now();
     const [views] = await Bokeh.embed.embed_items(docs_json, render_items);
-    for (const id of sections) nameControls($(`live-root-${id}`));
-    wt.timings.embed = performance.now() - t;
+    if (worker !== wt.worker) return [...views.roots.values()].forEach((view) => view.remove()); // replaced meanwhile
+    nameControls($(`live-root-${sid}`));
+    wt.timings[`embed:${sid}`] = performance.now() - t;
+    wt.timings.embed = (wt.timings.embed || 0) + wt.timings[`embed:${sid}`];
     const jsdoc = [...views.roots.values()][0].model.document;
-    worker.jsdoc = jsdoc;
-    jsdoc.on_change((event) => sendChange(jsdoc, event), false);
-    worker.postMessage({ type: "rendered" });
+    worker.docs[sid] = jsdoc;
+    jsdoc.on_change((event) => sendChange(worker, sid, event), false);
+    worker.postMessage({ type: "rendered", sid });
   }
 
   function follow(query) {
-    // player.js wrote the URL: the live lab must show that state before it takes over (catchUp).
+    // player.js wrote the URL: a section goes live only once Python holds that state (pump).
     wt.query = query;
     const worker = wt.worker;
-    if (!worker || worker.handedOver) return;
-    worker.played = true;
-    if (!worker.booted) worker.postMessage({ type: "state", query }); // taken before Python builds the sections
-    else if (!worker.busy) catchUp(worker);
-  }
-
-  function catchUp(worker) {
-    // The live roots are shown only once they hold the reader's latest values.
-    if (wt.query === worker.synced) return handOver(worker);
-    worker.synced = wt.query;
-    worker.busy = true;
-    worker.postMessage({ type: "state", query: wt.query });
+    if (!worker) return;
+    if (!worker.booted) worker.postMessage({ type: "state", query }); // taken before Python sets up its State
+    else pump(worker);
   }
 
   function handOver(worker) {
-    // One frame: prerenders out, live roots in. Each section keeps at least its height until the reader's
-    // next input (a shift right after input is not a layout shift), so nothing below it moves.
-    if (worker.handedOver || worker !== wt.worker) return;
-    worker.handedOver = true;
-    for (const holder of document.querySelectorAll(".wt-live-root.wt-hold")) {
-      const el = holder.parentElement;
+    // Python is free and holds the controls' state: every section built since is swapped in, in one frame:
+    // prerender out, live root in. Each keeps at least its height until the reader's next input (a shift
+    // right after input is not a layout shift), so nothing below it moves.
+    const now = performance.now(), before = worker.live.size;
+    for (const sid of worker.linked) {
+      if (worker.live.has(sid)) continue;
+      worker.live.add(sid);
+      const el = $(`live-${sid}`);
       el.style.minHeight = `${el.getBoundingClientRect().height}px`;
       el.querySelectorAll(":scope > .wt-prerender").forEach((n) => n.remove());
-      holder.classList.remove("wt-hold");
+      $(`live-root-${sid}`).classList.remove("wt-hold");
       el.dataset.live = "true";
+      wt.timings.live[sid] = now;
     }
-    wt.timings.interactive = performance.now();
+    if (worker.live.size > before) address(worker); // what Python holds for them (e.g. derived values) is now the truth
+    if (worker.live.size < worker.sections.length) {
+      const share = worker.live.size / worker.sections.length;
+      if (worker.live.size) setStatus("booting", `Live: ${worker.live.size} of ${worker.sections.length} sections ` +
+        "(the others answer from precomputed tables until they are built)", worker.base + (1 - worker.base) * share);
+      return;
+    }
+    if (wt.status === "ready") return;
+    wt.timings.interactive = now;
     setStatus("ready", "Live", 1);
     settle.resolve(wt);
+  }
+
+  function address(worker) {
+    // The URL: Python's query; while some sections still play, the reader's played-back values win for those
+    // (pump brings Python to them before they go live). worker.synced stays the query Python was last set
+    // from: a value Python derives for a playing section (savings: preset=custom) would otherwise differ
+    // from the controls' for ever, and each state sent would be answered with the same url.
+    const put = (query) => history.replaceState(history.state, "", (query ? `?${query}` : location.pathname) + location.hash);
+    try {
+      put(worker.pyQuery);
+      wt.query = worker.pyQuery;
+      if (worker.live.size < worker.sections.length && window.__wtPlayer) put(wt.query = window.__wtPlayer.query());
+    } catch (err) { // a browser may refuse a file:// page its own query: links still carry wt.query (page.js)
+      wt.query = worker.pyQuery;
+      console.info(`weighttying: the address bar keeps its old settings here (${err.message}); copied links have the current ones`);
+    }
   }
 
   const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
@@ -283,13 +364,19 @@
       case "timing":
         wt.timings[msg.name] = msg.ms;
         break;
-      case "render":
-        render(worker, msg).catch((e) => { console.error(e); fail(`Showing the live sections failed: ${e.message}`); });
+      case "sections": // Python is set up: it builds the sections the page asks for, one at a time
+        Object.assign(worker, { booted: true, sections: msg.sections, synced: msg.query, pyQuery: msg.query, base: wt.progress });
+        pump(worker);
         break;
-      case "ready":
-        worker.booted = true;
-        worker.synced = msg.query; // the state Python holds now
-        setTimeout(() => catchUp(worker), 0); // after the patches it sent before (applyPatches) are applied
+      case "render":
+        worker.busy = false; // Python is free again while this thread embeds the section
+        render(worker, msg).catch((e) => { console.error(e); fail(`Showing the live section ${msg.sid} failed: ${e.message}`); });
+        pump(worker);
+        break;
+      case "linked":
+        worker.linked.add(msg.sid);
+        worker.building = null;
+        setTimeout(() => pump(worker), 0); // after the patches it sent before (applyPatches) are applied
         break;
       case "patch":
         // Applied in a task of its own, not here: a worker that dies with many patches sent would
@@ -299,26 +386,13 @@
         if (worker.patches.length === 1) setTimeout(() => applyPatches(worker), 0);
         break;
       case "idle":
-        if (!worker.handedOver) {
-          worker.busy = false;
-          setTimeout(() => catchUp(worker), 0); // after the patches just received (applyPatches) are applied
-        } else if (worker.queue.length) {
-          wt.patchesSent += 1;
-          worker.postMessage({ type: "patch", patch: worker.jsdoc.create_json_patch(worker.queue) });
-          worker.queue = [];
-        } else {
-          worker.busy = false;
-        }
+        worker.busy = false;
+        if (worker.queue.length) pump(worker); // the reader's next change, at once
+        else setTimeout(() => pump(worker), 0); // after the patches just received (applyPatches) are applied
         break;
       case "url":
-        // Before the hand-over the reader's played-back values win: Python is brought to them (catchUp).
-        if (!worker.handedOver && worker.played) break;
-        worker.synced = wt.query = msg.data;
-        try {
-          history.replaceState(history.state, "", (msg.data ? `?${msg.data}` : location.pathname) + location.hash);
-        } catch (err) { // a browser may refuse a file:// page its own query: links still carry wt.query (page.js)
-          console.info(`weighttying: the address bar keeps its old settings here (${err.message}); copied links have the current ones`);
-        }
+        worker.pyQuery = msg.data;
+        address(worker);
         break;
       case "notes":
         showNotes(msg.data);
@@ -337,7 +411,7 @@
     if (worker !== wt.worker) return; // it ended meanwhile: its replacement boots from the URL instead
     patching += 1;
     try {
-      for (const msg of patches) worker.jsdoc.apply_json_patch(transport.localize(msg.patch), msg.buffers);
+      for (const msg of patches) worker.docs[msg.sid].apply_json_patch(transport.localize(msg.patch), msg.buffers);
     } finally {
       patching -= 1;
       wt.lastPatchAt = performance.now();
@@ -351,12 +425,12 @@
 
   function start() {
     if (wt.status !== "paused") promiseReady(); // a paused page keeps the promise it handed out
-    Object.assign(wt, { error: null, timings: {}, query: location.search.slice(1) });
+    Object.assign(wt, { error: null, timings: { live: {} }, query: location.search.slice(1) });
     setStatus("booting", "Starting…", 0);
     const worker = transport.worker();
     const now = performance.now();
-    Object.assign(worker, { busy: false, queue: [], patches: [], jsdoc: null, booted: false, heardAt: now, pingAt: 0,
-      pingN: 0, sentAt: 0, handedOver: false, synced: null, played: false });
+    Object.assign(worker, { busy: false, queue: [], patches: [], booted: false, heardAt: now, pingAt: 0, pingN: 0,
+      sentAt: 0, sections: [], docs: {}, building: null, linked: new Set(), live: new Set(), synced: null, pyQuery: "", base: 0 });
     wt.worker = worker;
     worker.onmessage = (event) => onMessage(worker, event);
     worker.onerror = (event) => {
@@ -385,6 +459,7 @@
     wt.worker = null;
     if (worker) {
       clearInterval(worker.heartbeat);
+      clearTimeout(worker.idleTimer);
       worker.terminate();
     }
   }
@@ -394,7 +469,7 @@
     // Booting: Python holds the thread for seconds at a time, so only a long total silence counts.
     if (worker !== wt.worker) return clearInterval(worker.heartbeat);
     const now = performance.now();
-    if (!worker.booted) {
+    if (!worker.booted || worker.building) { // Python may be inside a long call: setting up, or building a section
       if (now - worker.heardAt > BOOT_SILENCE_MS) fail(`The Python worker stopped responding while starting (no word for ${Math.round(BOOT_SILENCE_MS / 1000)} s).`);
       return;
     }

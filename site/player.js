@@ -22,7 +22,7 @@
     answered: 0, // slot swaps made from a table
     lastAnswerAt: 0, // performance.now() of the latest one
     loaded: {}, // section id -> promise of its checked response (rejects with the reason it is unusable)
-    sync, play, need,
+    sync, play, need, query,
   });
 
   async function load(sid, url) {
@@ -206,7 +206,8 @@
 
   function query() {
     // state.to_query: every control in page order, only values that differ from their defaults; the
-    // page's own keys (embed, theme, ...) and anything else the URL holds are kept after them.
+    // page's own keys (embed, theme, ...) and anything else the URL holds (the values of sections already
+    // live, which Python wrote there) are kept after them.
     const mine = new Set(), parts = [];
     const enc = (s) => encodeURIComponent(s).replace(/%2C/g, ",");
     for (const el of players()) {

@@ -1,7 +1,8 @@
 // The Pyodide worker. Boots Python from this origin only (runtime and wheels listed, with their
-// sha256, in the trimmed pyodide-lock.json that build.py writes), builds every live section with
-// weighttying.app.main.start, and then applies the page's widget changes. The page gets readable
-// one-line errors; full tracebacks go to the console.
+// sha256, in the trimmed pyodide-lock.json that build.py writes), sets up the live State with
+// weighttying.app.main.start, then builds each section into its own document when the page asks
+// ("build": the page decides the order, the section in view first) and applies the page's widget
+// changes. The page gets readable one-line errors; full tracebacks go to the console.
 "use strict";
 
 // Boot steps and their share of the progress bar: measured cold seconds on a 2-core laptop.
@@ -9,7 +10,7 @@ const STEPS = [
   ["runtime", 2.8, "Starting Python (Pyodide)"],
   ["packages", 1.1, "Installing NumPy, Panel, Bokeh and weighttying"],
   ["import", 3.4, "Importing Panel"],
-  ["app", 0.6, "Building the live sections"],
+  ["app", 0.6, "Building the live sections"], // the first one's share; the page counts the rest
 ];
 const TOTAL = STEPS.reduce((sum, [, weight]) => sum + weight, 0);
 
@@ -26,10 +27,9 @@ if not hasattr(pyodide.ffi, "jsnull"):
 `;
 
 let py = null;
-let app = null;
-let linked = false; // Python's changes reach the page (after "rendered")
+let app = null; // weighttying.app.main once its State is set up (start)
 let current = null; // the query the live State was last set from
-let pending = null; // a newer one from the page's playback controls, applied once it can reach the page
+let pending = null; // {query, sections}: a newer one from the page's playback controls, not applied yet
 
 const post = (msg) => self.postMessage(msg);
 
@@ -55,7 +55,7 @@ async function step(index, fn) {
 }
 
 const emit = (type, json) => post({ type, data: JSON.parse(json) });
-const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
+const sendPatch = (patch, buffers, sid) => post({ type: "patch", patch, buffers, sid });
 
 // The runtime files (and the lock, which holds every wheel's sha256) are fetched once, with the sha256
 // build.py wrote into the page's config (Subresource Integrity); a file that is missing or was modified
@@ -171,10 +171,12 @@ async function boot({ config, query, scheme, address }) {
     // Let the page's queued messages in first: the reader may have moved a control while Python started.
     await new Promise((resolve) => setTimeout(resolve, 0));
     await step(3, () => {
-      current = pending === null ? query : pending;
+      current = pending === null ? query : pending.query;
       pending = null;
-      app = py.pyimport("weighttying.app.main");
-      post({ type: "render", data: app.start(current, emit, scheme || "light", address, text, problem) });
+      const main = py.pyimport("weighttying.app.main");
+      const { sections, query: held } = JSON.parse(main.start(current, emit, scheme || "light", address, text, problem));
+      app = main;
+      post({ type: "sections", sections, query: held });
     });
   } catch (err) {
     console.error(err);
@@ -183,10 +185,10 @@ async function boot({ config, query, scheme, address }) {
 }
 
 function follow() {
-  if (pending === null || pending === current) return;
+  if (pending === null) return;
   try {
-    app.set_query(pending);
-    current = pending;
+    app.set_query(pending.query, pending.sections);
+    current = pending.query;
   } catch (err) {
     console.error(err);
     post({ type: "error", fatal: false, message: readable(err) });
@@ -206,22 +208,32 @@ self.onmessage = (event) => {
       .catch(() => {}); // no locks here (an opaque origin may be denied them): the page relies on the heartbeat
   } else if (msg.type === "boot") {
     boot(msg);
+  } else if (msg.type === "build") {
+    const t = performance.now();
+    try {
+      post({ type: "render", sid: msg.sid, data: app.build(msg.sid) });
+    } catch (err) {
+      console.error(err);
+      post({ type: "error", fatal: true, message: `Building the live section ${msg.sid} failed: ${readable(err)}` });
+    } finally {
+      post({ type: "timing", name: `build:${msg.sid}`, ms: performance.now() - t });
+    }
   } else if (msg.type === "rendered") {
-    app.link(sendPatch);
-    linked = true;
-    follow();
-    post({ type: "ready", query: current });
+    // The page embedded the section: from now on its Python-side changes reach the page.
+    app.link(msg.sid, sendPatch);
+    post({ type: "linked", sid: msg.sid });
   } else if (msg.type === "state") {
-    // The page's playback moved to msg.query: before the sections are built it is used to build them;
-    // once they are linked the live State follows it (the page shows them only when it matches).
-    pending = msg.query;
-    if (linked) {
+    // The page's playback moved to msg.query: before Python is set up it is the query the State starts
+    // from; after, the sections the page still plays (msg.sections) follow it (a live section keeps its
+    // own state, the page shows a section live only once its State matches the controls).
+    pending = msg;
+    if (app) {
       follow();
       post({ type: "idle" });
     }
   } else if (msg.type === "patch") {
     try {
-      app.apply_patch(msg.patch);
+      app.apply_patch(msg.sid, msg.patch);
     } catch (err) {
       console.error(err);
       // After a Pyodide fatal error every later call fails too: the page must replace this worker.

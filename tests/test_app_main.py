@@ -1,7 +1,10 @@
 """The worker's document assembly: one broken section leaves a readable note, not a dead page."""
 import html
+import json
 import sys
 import types
+
+import pytest
 
 from bokeh.document import Document
 
@@ -44,3 +47,49 @@ def test_set_query_moves_the_live_state_and_writes_the_url_once_per_change(monke
     assert urls and S.parse_query(urls[-1])[0] == store.state
     main.set_query("")
     assert store.state == S.State()
+
+
+@pytest.fixture
+def pyodide_stubs(monkeypatch):
+    """Just enough of Pyodide's `js` and `pyodide` modules for panel.io.pyodide to import and link in CPython
+    (to_js passes Python values through; the patches stay Python dicts)."""
+    js = types.ModuleType("js")
+    js.JSON = js.XMLHttpRequest = object()
+    js.Map = types.SimpleNamespace(new=lambda entries: entries)
+    js.Object = types.SimpleNamespace(entries=lambda obj: obj)
+    ffi = types.ModuleType("pyodide.ffi")
+    ffi.to_js = lambda value, **kw: value
+    ffi.jsnull = object()
+    code = types.ModuleType("pyodide.code")
+    code.run_js = lambda text: None
+    pyodide = types.ModuleType("pyodide")
+    pyodide.ffi, pyodide.code = ffi, code
+    for name, mod in {"js": js, "pyodide": pyodide, "pyodide.ffi": ffi, "pyodide.code": code}.items():
+        monkeypatch.setitem(sys.modules, name, mod)
+    monkeypatch.delitem(sys.modules, "panel.io.pyodide", raising=False)
+    yield
+    sys.modules.pop("panel.io.pyodide", None)  # imported over the stubs: no other test may get it
+    main._docs.clear()
+
+
+def test_each_section_is_its_own_document_and_changes_wait_for_its_link(pyodide_stubs):
+    # The page builds sections one at a time (the one in view first) and links each once embedded.
+    emitted = []
+    begun = json.loads(main.start("sweep.sigma=0.5&hide=paper", lambda kind, text: emitted.append(kind)))
+    assert begun["sections"] == [s for s in S.SECTIONS if s != "paper"] and begun["query"] == "sweep.sigma=0.5&hide=paper"
+    sweep, tying = json.loads(main.build("sweep")), json.loads(main.build("tying"))
+    assert main._docs["sweep"] is not main._docs["tying"]
+    assert list(sweep["render_items"][0]["roots"].values()) == ["live-sweep"] and sweep["section"] == "sweep"
+    assert sweep["docs_json"].keys().isdisjoint(tying["docs_json"].keys())
+    patches = []
+    main.link("sweep", lambda patch, buffers, sid: patches.append(sid))
+    patches.clear()  # what linking itself sends (held changes, document-ready callbacks)
+    # The playback controls of sections not yet live move only those: sweep (live) keeps sigma 0.5.
+    main.set_query("sweep.sigma=2.0&tying.d=32", ["tying"])
+    assert main._store.state.sweep.sigma == 0.5 and main._store.state.tying.d == 32
+    assert patches == [], "a section not linked yet sent patches (the page has not embedded it)"
+    main.set_query("sweep.sigma=2.0", ["sweep"])
+    assert main._store.state.sweep.sigma == 2.0 and set(patches) == {"sweep"}
+    main.link("tying", lambda patch, buffers, sid: patches.append(sid))
+    assert "tying" in patches, "the change made while tying was not linked never reached the page"
+    assert emitted.count("url") >= 2

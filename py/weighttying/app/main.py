@@ -1,7 +1,8 @@
-"""The worker's entry points: build every registered section into one Bokeh document and keep it in
+"""The worker's entry points: build each shown section into a Bokeh document of its own and keep it in
 sync with the page (Panel's pyodide-worker protocol, driven from site/worker.js).
 
-`start` runs once per worker; `link` and `apply_patch` carry widget changes both ways afterwards.
+`start` runs once per worker; `build` once per section, in the order the page asks; `link` and
+`apply_patch` carry a section's widget changes both ways afterwards.
 `add_root` and `shown_sections` run under CPython (tests); the rest needs Pyodide's `js` module.
 """
 from __future__ import annotations
@@ -27,6 +28,8 @@ FOCUS_CSS = ":focus-visible { outline: 3px solid #3d8bd9 !important; outline-off
 LIVE_CSS = "live.css"  # beside index.html in dist/ (build.py copies it from site/)
 
 _store: Store | None = None  # the one live State of this worker; sections hold their own references
+_scheme = "light"  # the colour scheme of every section's document
+_docs: dict = {}  # section id -> its Bokeh document, once built
 
 
 def shown_sections(page: S.Page) -> tuple[str, ...]:
@@ -34,9 +37,7 @@ def shown_sections(page: S.Page) -> tuple[str, ...]:
 
     Sections the page hides are not built at all, so an embed or a locked-down link boots faster."""
     hidden = set(page.hide.split(","))
-    shown = tuple(s for s in SECTIONS if (s == page.embed if page.embed else s not in hidden))
-    # The page protocol needs one root; with every section hidden, one is built and stays unseen.
-    return shown or SECTIONS[:1]
+    return tuple(s for s in SECTIONS if (s == page.embed if page.embed else s not in hidden))
 
 
 def add_root(doc, store: Store, sid: str):
@@ -73,7 +74,8 @@ def built_results(text: str | None, problem: str = "") -> tuple[dict | None, lis
 
 def start(query: str, emit: Callable[[str, str], None], preferred: str = "light", address: str = "",
           built: str | None = None, built_problem: str = "") -> str:
-    """Build the page's live document from a URL query; JSON {docs_json, render_items, sections}.
+    """Set up the live State from a URL query; JSON {sections, query}: the sections to build (each with
+    build(sid), in the order the page asks for them) and the query the State holds.
 
     emit(kind, json) posts to the page: "notes" (what parse_query rejected or clamped, and why the
     build's results are unusable, plain text) and "url" (the query of the current State, written after
@@ -81,21 +83,28 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     says theme=auto. address is the page's URL without query (http or file://), the base of every link an
     export or figure carries. built is results.json's text (None: not loaded, built_problem says why).
     """
-    global _store
-    from panel.io.pyodide import init_doc
-    from panel.io.state import state
-
+    global _store, _scheme
     initial, notes = S.parse_query(query)
     results, problems = built_results(built, built_problem)
     _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)), base_url=address, built=results)
+    _scheme = scheme_of(initial.page, preferred)
+    _docs.clear()
     if notes or problems:  # the link held values we did not use: show why, and put the State we did use in the URL
         emit("notes", json.dumps(notes + problems))
     if notes:
         emit("url", json.dumps(S.to_query(initial)))
+    return json.dumps({"sections": list(shown_sections(initial.page)), "query": S.to_query(initial)})
+
+
+def new_doc():
+    """A fresh Bokeh document as Panel's pyodide mode makes one, with this page's per-document settings."""
+    from panel.io.pyodide import init_doc
+    from panel.io.state import state
+
     init_doc()
-    # Per-document settings (Panel keys them by curdoc), read as each component is created: after
-    # init_doc, before the sections are built.
-    pn.config.theme = "dark" if scheme_of(initial.page, preferred) == "dark" else "default"
+    # Panel keys these by curdoc and reads them as each component is created: after init_doc, before
+    # the section is built.
+    pn.config.theme = "dark" if _scheme == "dark" else "default"
     pn.config.raw_css = [FOCUS_CSS]
     # The narrow-screen and touch rules (site/live.css) as a file, not raw_css: Panel puts raw_css text
     # into every model's JSON, a file once; each component's shadow root links it and the browser
@@ -104,38 +113,43 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     # Panel would add a BrowserInfo root after every section; nothing here reads it, and each extra
     # root is one more model for BokehJS to place.
     pn.config.browser_info = False
-    doc = state.curdoc
-    roots = {}
-    sections = shown_sections(initial.page)
-    # One recompute of the document's model graph at the end instead of one per section added: each
-    # recompute walks every model added so far (a third of the build time in Pyodide).
+    return state.curdoc
+
+
+def build(sid: str) -> str:
+    """Build section sid into a Bokeh document of its own; JSON {docs_json, render_items, section}.
+
+    One document per section lets the page show the section it has in view live first and build the
+    rest later, each when the reader nears it or the page is idle (site/boot.js decides the order)."""
+    doc = _docs[sid] = new_doc()
+    # One recompute of the document's model graph at the end instead of one per model added.
     with doc.models.freeze():
-        for sid in sections:
-            roots[add_root(doc, _store, sid).id] = f"live-{sid}"
+        root = add_root(doc, _store, sid)
     docs_json, [item] = standalone_docs_json_and_render_items(doc.roots, suppress_callback_warning=True)
-    render_item = {**item.to_json(), "roots": roots, "root_ids": list(roots)}
+    render_item = {**item.to_json(), "roots": {root.id: f"live-{sid}"}, "root_ids": [root.id]}
     doc._session_context = None  # as panel.io.pyodide.write_doc: the mock server session ends here
-    return json.dumps({"docs_json": docs_json, "render_items": [render_item], "sections": list(sections)})
+    return json.dumps({"docs_json": docs_json, "render_items": [render_item], "section": sid})
 
 
-def set_query(query: str) -> None:
-    """Move the live State to a URL query's (the reader moved playback controls while Python started)."""
+def set_query(query: str, sections: list[str] | None = None) -> None:
+    """Move the live State of SECTIONS (default: all) to a URL query's: the reader moved the playback
+    controls of sections not yet live. A section already live keeps its own state: the query's values
+    for it may be older than a change the reader just made to it."""
     state, _ = S.parse_query(query)  # the page already showed the notes of the query it booted with
-    for sid in S.SECTIONS:
+    for sid in S.SECTIONS if sections is None else sections:
         _store[sid].param.update(**vars(getattr(state, sid)))
 
 
-def link(send_patch) -> None:
-    """After the page embedded the roots: forward every Python-side change as a patch."""
+def link(sid: str, send_patch) -> None:
+    """After the page embedded section sid: forward its document's Python-side changes as patches
+    (send_patch(patch, buffers, sid); the document's changes made meanwhile were held until now)."""
     from panel.io.pyodide import _link_docs_worker
-    from panel.io.state import state
 
-    _link_docs_worker(state.curdoc, send_patch, setter="js")
+    _link_docs_worker(_docs[sid], send_patch, msg_id=sid, setter="js")
 
 
-def apply_patch(patch) -> None:
-    """Apply one JSON patch of browser-side widget changes (a JsProxy) to the Python document."""
+def apply_patch(sid: str, patch) -> None:
+    """Apply one JSON patch of browser-side widget changes (a JsProxy) to section sid's document."""
     from panel.io.pyodide import _convert_json_patch
-    from panel.io.state import state
 
-    state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
+    _docs[sid].apply_json_patch(_convert_json_patch(patch), setter="js")  # Panel's callbacks run with it as curdoc

@@ -1,0 +1,54 @@
+"""Live in view order (site/boot.js, pump): each section is its own Bokeh document, built when Python is free.
+
+- The section the reader has in view goes live first; every other shown section follows.
+- While the reader keeps working, Python builds only sections near the viewport; the far ones wait until the
+  reader has been idle, then all go live.
+- Each section's live time is on window.__wt.timings.live (bench/run.py's first_live_ms and all_live_ms).
+"""
+from __future__ import annotations
+
+import pytest
+
+from harness import BOOT_TIMEOUT_S, focus_slider
+from robust import session, wait_status
+from weighttying import state as S
+
+pytestmark = pytest.mark.browser
+
+TIMINGS_JS = "() => window.__wt.timings"
+
+
+def test_the_section_in_view_goes_live_first(browser, server):
+    with session(browser) as s:
+        page = s.page
+        page.goto(server.url + "#savings")  # far down the page: the top sections are out of view
+        wait_status(page, "ready")
+        live = page.evaluate(TIMINGS_JS)["live"]
+        assert set(live) == set(S.SECTIONS), live
+        order = sorted(live, key=live.get)
+        print(f"[lazy] order live with #savings in view: {order}")
+        assert order[0] == "savings", f"the section in view was not the first live: {order}"
+        assert page.locator("[data-live=true]").count() == len(S.SECTIONS)
+
+
+def test_far_sections_wait_while_the_reader_works(browser, server):
+    with session(browser) as s:
+        page = s.page
+        page.goto(server.url + "#sweep")
+        page.wait_for_selector("#live-sweep[data-live=true]", timeout=BOOT_TIMEOUT_S * 1000)
+        start = page.evaluate("() => performance.now()")
+        for i in range(16):  # ~4 s of a reader stepping a live slider (far more often than IDLE_MS)
+            focus_slider(page, "sweep.sigma")
+            page.keyboard.press("ArrowRight" if i % 2 else "ArrowLeft")
+            page.wait_for_timeout(250)
+        end = page.evaluate("() => performance.now()")
+        near = set(page.evaluate("() => [...window.__wt.near]"))
+        timings = page.evaluate(TIMINGS_JS)
+        asked = {sid: timings.get(f"asked:{sid}") for sid in S.SECTIONS}
+        during = {sid for sid, t in asked.items() if t is not None and start < t < end}
+        print(f"[lazy] near #sweep: {sorted(near)}; asked while the reader worked: {sorted(during)}")
+        assert near and near < set(S.SECTIONS), f"near the viewport: {near}"
+        assert during <= near, f"far sections built while the reader was working: {sorted(during - near)}"
+        assert set(S.SECTIONS) - near - set(timings["live"]), "every far section was live already: nothing was tested"
+        wait_status(page, "ready")  # idle now: the rest follow
+        assert set(page.evaluate(TIMINGS_JS)["live"]) == set(S.SECTIONS)
