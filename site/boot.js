@@ -29,9 +29,9 @@
   // LAN address) a silence of DEAD_MS is all there is to go on.
   const PING_MS = 150, DEAD_MS = 650, HUNG_MS = 8000, TICK_MS = 50;
   const BOOT_SILENCE_MS = 90_000; // booting, Python may be busy for seconds (import panel) but not this long
-  // A section is built when it comes within NEAR of the viewport, or, farther away, once the reader has
-  // not touched the page for IDLE_MS: building one holds Python (and embedding it, this thread) for a
-  // few hundred ms, which a reader moving a control would feel.
+  // Sections are built once the reader has not touched the page for IDLE_MS, those within NEAR of the
+  // viewport first, nearest first: building one holds Python (and embedding it, this thread) for a few
+  // hundred ms, which a reader moving a control would feel (the playback answers meanwhile).
   const NEAR = "100% 0px", IDLE_MS = 600;
   const MAX_CRASHES = 3, CRASH_WINDOW_MS = 60_000;
   const loaded = new Set(); // scripts that have run; a retry loads only the rest
@@ -195,15 +195,16 @@
   }
 
   function nextToBuild(worker) {
-    // The unbuilt section nearest the viewport, if near; else, once the reader is idle, the first in page order.
+    // Once the reader is idle: the unbuilt section nearest the viewport if one is near, else the first in page order.
     const unbuilt = worker.sections.filter((sid) => !(sid in worker.docs));
-    const close = unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b))[0];
-    if (close || !unbuilt.length) return close;
+    if (!unbuilt.length) return undefined;
     const quiet = performance.now() - lastInputAt;
-    if (quiet >= IDLE_MS) return unbuilt[0];
-    clearTimeout(worker.idleTimer);
-    worker.idleTimer = setTimeout(() => pump(worker), IDLE_MS - quiet);
-    return undefined;
+    if (quiet < IDLE_MS) {
+      clearTimeout(worker.idleTimer);
+      worker.idleTimer = setTimeout(() => pump(worker), IDLE_MS - quiet);
+      return undefined;
+    }
+    return unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b))[0] || unbuilt[0];
   }
 
   function pump(worker) {
