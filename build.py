@@ -10,7 +10,10 @@ Seven stages, each one function below, run in order by build():
   prerender  site/index.html with the section prose and their default figures, rendered in CPython
   assemble   dist/'s files: runtime, trimmed lock, wheels, BokehJS/Panel static files, the page
   compress   .gz and .br twins that serve.py sends (tools/brotli.mjs); the big files known after fetch are
-             brotli-compressed during compile, on the core that compile's one Node thread leaves idle
+             brotli-compressed during compile, on the core that compile's one Node thread leaves idle, and the
+             compiled wheels while the prerender's child finishes
+The prerender's computation (every section's default HTML, the run results, the playback tables: CPython
+and py/ alone) starts first, in a child process, so it overlaps fetch, compile and brotli.
   classroom  weighttying.html: the whole site in one file that runs from disk, no server (tools/single_file.py)
 
 Every vendored artifact is checked against pins/artifacts.json before it is used, every build, cached
@@ -36,6 +39,7 @@ import hashlib
 import importlib.util
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -83,6 +87,10 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 # The smallest brotli there is: q10 would save a third of its CPU seconds and cost every reader ~270 kB more
 # (wasm, stdlib, numpy, panel). .cache/br/<sha256>.br holds q11 output.
 BROTLI_QUALITY = 11
+# What the page's own code computes (the playback tables and results.json, 14 MB of JSON made anew whenever
+# py/ changes) at q10: q11 took five times the CPU seconds (gradcheck.json 15.5 s vs 3.0 s) for about a tenth
+# fewer bytes. .cache/br/<sha256>.q10.br holds it.
+COMPUTED_QUALITY = 10
 
 
 class BuildError(Exception):
@@ -414,9 +422,52 @@ def with_pycs(archive: Path, compiled: Path, cache_tag: str | None) -> dict[str,
 # ------------------------------------------------------------------------------------------------
 # Stage 4: prerender
 # ------------------------------------------------------------------------------------------------
-def prerender() -> str:
+def computed() -> Path:
+    """What CPython computes for the page from weighttying alone, no artifact: {"sections": each section's
+    prerendered HTML, "results": results.json's text, "tables": {id: its playback table's text}}, in one
+    process so the three share each heavy run (views.kit's memo), cached by the package's sources."""
+    sys.path.insert(0, str(ROOT / "py"))
+    import numpy
+
+    def make(out: Path) -> None:
+        from weighttying import playback, prebuilt, prerender as sections_module
+        sections = sections_module.sections()
+        results = prebuilt.dumps(prebuilt.compute()).decode()
+        tables = {sid: t.decode() for sid, t in playback.tables().items()}
+        out.write_text(json.dumps({"sections": sections, "results": results, "tables": tables}))
+
+    key = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sorted(
+        (ROOT / "py" / "weighttying").rglob("*.py")))]
+    return cached(key, "computed.json", make)
+
+
+def start_computing() -> subprocess.Popen:
+    """computed() in a child CPython, started before fetch: it needs only py/, and its ~40 s of one core
+    then overlap fetch, compile and brotli instead of following them. Its log goes to a file prerender reads."""
+    err = tempfile.TemporaryFile("w+")
+    code = "import sys, build; build.CACHE = build.Path(sys.argv[1]); print(build.computed())"
+    proc = subprocess.Popen([sys.executable, "-c", code, str(CACHE)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=err, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc.log = err
+    return proc
+
+
+def finish_computing(proc: subprocess.Popen) -> dict:
+    """What the child computed; a failure stops the build with the child's last words."""
+    out, _ = proc.communicate()
+    proc.log.seek(0)
+    said = proc.log.read()
+    proc.log.close()
+    if proc.returncode:
+        raise BuildError(f"computing the page in CPython (prerender, results, playback tables) failed "
+                         f"(exit {proc.returncode}):\n{said[-3000:]}")
+    sys.stderr.write(said)
+    return json.loads(Path(out.strip().splitlines()[-1]).read_text())
+
+
+def prerender(page_data: dict) -> str:
     """site/index.html with every section's prose (site/sections/<id>.html, in state.SECTIONS order) and
-    its default-state figures and tables, rendered by weighttying.prerender in CPython."""
+    its default-state figures and tables (weighttying.prerender, computed by the child)."""
     sys.path.insert(0, str(ROOT / "py"))
     from weighttying.state import SECTIONS
 
@@ -426,11 +477,7 @@ def prerender() -> str:
     prose = "".join((SITE / "sections" / f"{sid}.html").read_text()
                     for sid in SECTIONS if (SITE / "sections" / f"{sid}.html").exists())
     html = html.replace("<!--sections-->", prose)
-    try:
-        from weighttying import prerender as sections_module
-        sections = sections_module.sections()
-    except Exception as e:
-        raise BuildError(f"weighttying.prerender.sections() failed: {type(e).__name__}: {e}") from e
+    sections = page_data["sections"]
     unknown = sorted(set(sections) - set(re.findall(r"<!--prerender:([\w-]+)-->", html)))
     if unknown:
         raise BuildError(f"prerender.sections() returned {unknown}, which have no <!--prerender:ID--> slot in site/index.html")
@@ -440,9 +487,11 @@ def prerender() -> str:
 # ------------------------------------------------------------------------------------------------
 # Stage 5: assemble
 # ------------------------------------------------------------------------------------------------
-def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, bench: bool) -> tuple[dict[str, bytes], dict]:
+def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, page_data: dict,
+             bench: bool) -> tuple[dict[str, bytes], dict]:
     """({dist-relative path: content}, the page's build config): the runtime, the trimmed lock and the
-    wheels under pyodide/, BokehJS and Panel's static files, site/'s files, and the finished page.
+    wheels under pyodide/, BokehJS and Panel's static files, site/'s files, the run results and playback
+    tables of PAGE_DATA (computed()), and the finished page.
     BENCH: worker.js with bench/run.py's hook, for a site that is measured, never shipped."""
     files = {f"{RUNTIME}/{name}": (stdlib if name == "python_stdlib.zip" else path).read_bytes()
              for name, path in inputs.runtime.items() if name != "pyodide-lock.json"}
@@ -468,8 +517,8 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
                       if rel.startswith(f"{RUNTIME}/") and not rel.endswith(".whl") or rel in scripts},
         "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
     }
-    playback(files, config)
-    built_results(files, config)
+    playback(files, config, page_data["tables"])
+    built_results(files, config, page_data["results"])
     files["index.html"] = page(html, config, serve_module().CSP).encode()
     return files, config
 
@@ -479,31 +528,22 @@ def sri(data: bytes) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(data).digest()).decode()
 
 
-def built_results(files: dict[str, bytes], config: dict) -> None:
+def built_results(files: dict[str, bytes], config: dict, results: str) -> None:
     """results.json, the run results the page shows before any Run (weighttying.prebuilt: the same
-    results the prerender drew, computed once in this process), with its SRI in config["results"]
-    for worker.js, which hands them to the live sections."""
+    results the prerender drew), with its SRI in config["results"] for worker.js, which hands them to
+    the live sections."""
     from weighttying import prebuilt
 
-    files[prebuilt.FILE] = prebuilt.dumps(prebuilt.compute())
+    files[prebuilt.FILE] = results.encode()
     config["results"] = {"file": prebuilt.FILE, "integrity": sri(files[prebuilt.FILE])}
-    log(f"{prebuilt.FILE}: {len(files[prebuilt.FILE]) / 1e3:.0f} kB for {', '.join(json.loads(files[prebuilt.FILE]))}")
+    log(f"{prebuilt.FILE}: {len(files[prebuilt.FILE]) / 1e3:.0f} kB for {', '.join(json.loads(results))}")
 
 
-def playback(files: dict[str, bytes], config: dict) -> None:
-    """The playback tables (weighttying.playback in CPython, cached by the package's sources) as
-    playback/<id>.json with their SRI in config["playback"]; config["live_bytes"] is what the live lab
-    downloads, compressed as served, for the data saver's button."""
-    sys.path.insert(0, str(ROOT / "py"))
-    import numpy
-
-    key = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sorted(
-        (ROOT / "py" / "weighttying").rglob("*.py")))]
-    t0 = time.monotonic()
-    path = cached(key, "playback.json", lambda out: out.write_text(json.dumps(
-        {sid: t.decode() for sid, t in importlib.import_module("weighttying.playback").tables().items()})))
+def playback(files: dict[str, bytes], config: dict, tables: dict[str, str]) -> None:
+    """The playback TABLES (weighttying.playback) as playback/<id>.json with their SRI in config["playback"];
+    config["live_bytes"] is what the live lab downloads, compressed as served, for the data saver's button."""
     config["playback"] = {}
-    for sid, table in json.loads(path.read_text()).items():
+    for sid, table in tables.items():
         rel = f"playback/{sid}.json"
         files[rel] = table.encode()
         config["playback"][sid] = {"file": rel, "integrity": sri(files[rel])}
@@ -512,8 +552,7 @@ def playback(files: dict[str, bytes], config: dict) -> None:
     config["live_bytes"] = sum(min(len(files[rel]), len(gzipped(files[rel])), len(br.get(sha256(files[rel]), files[rel])))
                                for rel in live)
     log(f"playback tables: {sum(len(files[t['file']]) for t in config['playback'].values()) / 1e6:.2f} MB for "
-        f"{len(config['playback'])} sections ({time.monotonic() - t0:.1f} s); the live lab downloads "
-        f"{config['live_bytes'] / 1e6:.1f} MB")
+        f"{len(config['playback'])} sections; the live lab downloads {config['live_bytes'] / 1e6:.1f} MB")
 
 
 def static_files(pypi: dict[str, Path]) -> tuple[dict[str, bytes], list[str]]:
@@ -667,7 +706,9 @@ def compress(files: dict[str, bytes], brotli: bool) -> dict[str, bytes]:
                 twins[rel + ".gz"] = gz
     if brotli:
         big = {rel: data for rel, data in files.items() if rel.endswith(COMPRESS) and len(data) >= 4096}
-        br = brotlied(list(big.values()))
+        computed = {rel for rel in big if rel.startswith("playback/") or rel == "results.json"}
+        br = brotlied([d for rel, d in big.items() if rel not in computed])
+        br |= brotlied([big[rel] for rel in computed], COMPUTED_QUALITY)
         for rel, data in big.items():
             if len(br[sha256(data)]) < len(twins.get(rel + ".gz", data)):
                 twins[rel + ".br"] = br[sha256(data)]
@@ -684,12 +725,13 @@ def gzipped(data: bytes) -> bytes:
     return path.read_bytes()
 
 
-def brotlied(datas: list[bytes]) -> dict[str, bytes]:
-    """{sha256: brotli of it} for each of DATAS, cached by content; the missing ones in one Node run."""
+def brotlied(datas: list[bytes], quality: int = BROTLI_QUALITY) -> dict[str, bytes]:
+    """{sha256: brotli of it} for each of DATAS, cached by content and quality; the missing ones in one Node run."""
     cache = CACHE / "br"
     cache.mkdir(parents=True, exist_ok=True)
+    suffix = ".br" if quality == BROTLI_QUALITY else f".q{quality}.br"
     want = {sha256(d): d for d in datas}
-    missing = {h: d for h, d in want.items() if not (cache / f"{h}.br").is_file()}
+    missing = {h: d for h, d in want.items() if not (cache / f"{h}{suffix}").is_file()}
     if missing:
         t0 = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="wt-br-") as tmp:
@@ -699,13 +741,13 @@ def brotlied(datas: list[bytes]) -> dict[str, bytes]:
                 (tmp / h).write_bytes(d)
                 jobs.append([str(tmp / h), str(tmp / f"{h}.br")])
             (tmp / "jobs.json").write_text(json.dumps(jobs))
-            run(["node", str(TOOLS / "brotli.mjs"), str(tmp / "jobs.json"), str(BROTLI_QUALITY)], "brotli compression (node)")
+            run(["node", str(TOOLS / "brotli.mjs"), str(tmp / "jobs.json"), str(quality)], "brotli compression (node)")
             for h in missing:  # whole or absent: other builds may share this cache
-                shutil.move(tmp / f"{h}.br", cache / f"{h}.part")
-                (cache / f"{h}.part").replace(cache / f"{h}.br")
-        log(f"brotli-compressed {len(missing)} files ({sum(map(len, missing.values())) >> 20} MB) "
+                shutil.move(tmp / f"{h}.br", cache / f"{h}.part{suffix}")
+                (cache / f"{h}.part{suffix}").replace(cache / f"{h}{suffix}")
+        log(f"brotli-compressed {len(missing)} files ({sum(map(len, missing.values())) >> 20} MB) at q{quality} "
             f"in {time.monotonic() - t0:.0f} s (cached for next time)")
-    return {h: (cache / f"{h}.br").read_bytes() for h in want}
+    return {h: (cache / f"{h}{suffix}").read_bytes() for h in want}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -751,31 +793,42 @@ def timed(name: str, fn, *args):
     return out
 
 
-def early_brotli(inputs: Inputs, brotli: bool) -> threading.Thread:
-    """Brotli of the big files known before compile (the wasm, Pyodide's JS, BokehJS, Panel's static files), on
-    the core that compile (one Node thread) leaves idle; it lands in the content-keyed cache compress reads."""
-    known = [p.read_bytes() for n, p in inputs.runtime.items() if n.endswith(".js") or n.endswith(".wasm")]
-    known += list(static_files(inputs.pypi)[0].values())
-    thread = threading.Thread(target=brotlied, args=([d for d in known if len(d) >= 4096],), daemon=True)
+def brotli_behind(datas: list[bytes], brotli: bool) -> threading.Thread:
+    """Brotli of DATAS in a thread, on whatever core the stage running meanwhile leaves idle; it lands in
+    the content-keyed cache that compress (and assemble's live_bytes) read."""
+    thread = threading.Thread(target=brotlied, args=([d for d in datas if len(d) >= 4096],), daemon=True)
     if brotli:
         thread.start()
     return thread
 
 
+def known_early(inputs: Inputs) -> list[bytes]:
+    """The big files known before compile: the wasm, Pyodide's JS, BokehJS, Panel's static files."""
+    known = [p.read_bytes() for n, p in inputs.runtime.items() if n.endswith(".js") or n.endswith(".wasm")]
+    return known + list(static_files(inputs.pypi)[0].values())
+
+
 def build(wheels_from: Path | None, offline: bool, without: frozenset = frozenset(), bench: bool = False) -> dict:
-    """The seven stages in order; returns the page's build config."""
+    """The seven stages in order, prerender's computation started first in a child; returns the page's build config."""
     t0 = time.monotonic()
-    inputs = timed("fetch", fetch, offline, wheels_from)
-    early = early_brotli(inputs, "br" not in without)
-    shipped = timed("wheels", wheels, inputs)
-    stdlib = inputs.runtime["python_stdlib.zip"]
-    if "pyc" not in without:
-        compiled = timed("compile", compile_pyc, {**shipped, "stdlib": stdlib}, inputs.python, {"weighttying"})
-        stdlib, shipped = compiled.pop("stdlib"), compiled
-    html = timed("prerender", prerender)
-    files, config = timed("assemble", assemble, inputs, shipped, stdlib, html, bench)
-    if early.is_alive():
-        early.join()  # whatever it failed to write, compress makes (and reports) itself
+    child = start_computing()
+    try:
+        inputs = timed("fetch", fetch, offline, wheels_from)
+        behind = [brotli_behind(known_early(inputs), "br" not in without)]
+        shipped = timed("wheels", wheels, inputs)
+        stdlib = inputs.runtime["python_stdlib.zip"]
+        if "pyc" not in without:
+            compiled = timed("compile", compile_pyc, {**shipped, "stdlib": stdlib}, inputs.python, {"weighttying"})
+            stdlib, shipped = compiled.pop("stdlib"), compiled
+        behind.append(brotli_behind([p.read_bytes() for p in (stdlib, *shipped.values())], "br" not in without))
+        page_data = timed("prerender (waiting for the child)", finish_computing, child)
+    finally:
+        if child.poll() is None:
+            child.kill()  # the build stopped before it needed the child's work
+    html = prerender(page_data)
+    for thread in behind:
+        thread.join()  # whatever it failed to write, assemble and compress make (and report) themselves
+    files, config = timed("assemble", assemble, inputs, shipped, stdlib, html, page_data, bench)
     twins = timed("compress", compress, files, "br" not in without)
     single = timed("classroom", classroom, inputs, files, config, html)
     write_dist(files | twins | single)
