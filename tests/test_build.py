@@ -257,3 +257,22 @@ def test_shipped_worker_runs_no_code_it_is_sent_and_a_bench_build_adds_the_hook(
     proc = build(cache_copy, tmp_path / "bench", "--bench")
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "bench" / "worker.js").read_text() == shipped + hook
+
+
+def test_a_failing_prerender_computation_stops_the_build_with_its_reason(cache_copy, tmp_path):
+    """The prerender's child process (build.start_computing) raising: the build says so with the child's own
+    last words, exits 1 and leaves no site behind."""
+    repo = tmp_path / "repo"
+    for name in ("py", "site", "tools", "pins", "bench"):
+        shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "out"))
+    for name in ("build.py", "package.json", "package-lock.json"):
+        shutil.copy(ROOT / name, repo / name)
+    (repo / "node_modules").symlink_to(ROOT / "node_modules")
+    view = repo / "py" / "weighttying" / "views" / "sweep.py"
+    view.write_text(view.read_text() + "\nraise RuntimeError('sweep view broken on purpose')\n")
+    proc = subprocess.run([sys.executable, str(repo / "build.py"), "--offline", "--cache", str(cache_copy),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "computing the page in CPython (prerender, results, playback tables) failed" in proc.stderr
+    assert "sweep view broken on purpose" in proc.stderr
+    assert not (tmp_path / "out").exists()
