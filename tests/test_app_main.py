@@ -70,6 +70,10 @@ def pyodide_stubs(monkeypatch):
     yield
     sys.modules.pop("panel.io.pyodide", None)  # imported over the stubs: no other test may get it
     main._docs.clear()
+    # main.new_doc (Panel's init_doc) made its last document this thread's curdoc, under which Panel caches
+    # stylesheet models: a later test's widget change outside a document of its own would take that doc's.
+    from panel.io.state import state
+    state.curdoc = None
 
 
 def test_each_section_is_its_own_document_and_changes_wait_for_its_link(pyodide_stubs):

@@ -93,12 +93,14 @@ def boot(built_results, query=""):
                     root.server_doc(doc, location=False)
                 doc.callbacks.trigger_event(DocumentReady())
                 await asyncio.sleep(0.3)  # anything started would be running now (the paper waits for a link)
+                # stop what the fallback started before the loop closes: a click, which in the worker
+                # arrives with the section's document as curdoc
+                for root in roots.values():
+                    for b in root.select(pn.widgets.Button):
+                        if b.name == "Cancel" and not b.disabled:
+                            b.clicks += 1
         finally:
             jobs.Job.start = start
-        for root in roots.values():  # stop what the fallback started before the loop closes
-            for b in root.select(pn.widgets.Button):
-                if b.name == "Cancel" and not b.disabled:
-                    b.clicks += 1
         return roots, store, started
     return asyncio.run(run())
 
