@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -362,8 +363,11 @@ def has_hook(url: str) -> bool:
     """Whether the site at URL was built with build.py --bench (its worker answers BENCH_HOOK_JS)."""
     if not url.startswith("http"):
         return False
-    with urllib.request.urlopen(url + "worker.js") as r:
-        return b"bench/worker_hook.js" in r.read()
+    try:
+        with urllib.request.urlopen(url + "worker.js") as r:
+            return b"bench/worker_hook.js" in r.read()
+    except urllib.error.HTTPError:  # no worker.js at all: the peer's worker is peer_app.js
+        return False
 
 
 def variants_of(a, tmp: Path) -> dict[str, Path]:
