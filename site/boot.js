@@ -194,8 +194,15 @@
     return Math.max(0, r.top - innerHeight, -r.bottom);
   }
 
+  function seen(sid) {
+    // How much of the viewport's height section sid fills, in px.
+    const r = $(`live-${sid}`).getBoundingClientRect();
+    return Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
+  }
+
   function nextToBuild(worker) {
-    // Once the reader is idle: the unbuilt section nearest the viewport if one is near, else the first in page order.
+    // Once the reader is idle: the unbuilt section nearest the viewport if one is near (of two in view, the one
+    // filling more of it: the reader is reading that one, not the tail of the other), else the first in page order.
     const unbuilt = worker.sections.filter((sid) => !(sid in worker.docs));
     if (!unbuilt.length) return undefined;
     const quiet = performance.now() - lastInputAt;
@@ -204,7 +211,8 @@
       worker.idleTimer = setTimeout(() => pump(worker), IDLE_MS - quiet);
       return undefined;
     }
-    return unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b))[0] || unbuilt[0];
+    return unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b) || seen(b) - seen(a))[0]
+      || unbuilt[0];
   }
 
   function pump(worker) {

@@ -31,6 +31,23 @@ def test_the_section_in_view_goes_live_first(browser, server):
         assert page.locator("[data-live=true]").count() == len(S.SECTIONS)
 
 
+def test_of_two_sections_in_view_the_one_filling_more_of_it_goes_live_first(browser, server):
+    with session(browser) as s:
+        page = s.page
+        page.goto(server.url + "#sweep")
+        page.evaluate("() => window.scrollBy(0, -0.3 * innerHeight)")  # the tail of tasks above sweep's top
+        seen = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.wt-live[id^=live-]')].map((el) => {
+            const r = el.getBoundingClientRect();
+            return [el.id.slice(5), Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0))];
+        }).filter(([, px]) => px > 0))""")
+        assert seen.get("tasks", 0) > 0 and seen["sweep"] > seen["tasks"], seen
+        wait_status(page, "ready")
+        live = page.evaluate(TIMINGS_JS)["live"]
+        order = sorted(live, key=live.get)
+        print(f"[lazy] in view {seen}; order live: {order}")
+        assert order[0] == max(seen, key=seen.get), f"in view {seen}, but live first: {order}"
+
+
 def test_sections_wait_while_the_reader_works(browser, server):
     with session(browser) as s:
         page = s.page
