@@ -266,7 +266,8 @@ def summarise_classroom(runs: list[dict], path: Path, main: dict) -> dict:
     for k in ("readable_ms", "fcp_ms", "first_response_ms", "all_live_ms"):
         xs = [r[k] for r in runs if r[k] is not None]
         s[k], s[k.replace("_ms", "_spread_ms")] = med(xs), [min(xs), max(xs)] if xs else None
-    s["boot_steps_ms"] = {k: med([r["boot_steps_ms"].get(k) for r in runs]) for k in runs[0]["boot_steps_ms"]}
+    s["boot_steps_ms"] = {k: med([r["boot_steps_ms"].get(k) for r in runs]) for k, v in runs[0]["boot_steps_ms"].items()
+                          if isinstance(v, (int, float))}
     s["over_served"] = {k: s[k] / main[m] for k, m in (("fcp_ms", "fcp_ms"), ("first_response_ms", "interactive_ms"),
                                                        ("all_live_ms", "ready_ms")) if s[k] and main.get(m)}
     s["requests_off_file"] = sum(len(r["off_file"]) for r in runs)
@@ -326,7 +327,8 @@ def summarise(runs: list[dict]) -> dict:
     steps = {}
     for r in runs:
         for k, v in r["boot_steps_ms"].items():
-            steps.setdefault(k, []).append(v)
+            if isinstance(v, (int, float)):  # not timings.live, the {section: ms} the instant fields report
+                steps.setdefault(k, []).append(v)
     s["boot_steps_ms"] = {k: med(v) for k, v in steps.items()}
     s["off_origin_requests"] = sum(len(r["off_origin"]) for r in runs)
     return s
@@ -466,13 +468,25 @@ def main(argv=None) -> int:
     ap.add_argument("--no-classroom", action="store_true", help="leave out the classroom file (dist/weighttying.html)")
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "run.json")
+    ap.add_argument("--summarise", type=Path, metavar="RUNS_JSON", help="measure nothing: summarise the runs a "
+                    "previous run kept beside its --out (run.runs.json)")
     a = ap.parse_args(argv)
 
-    tmp = Path(tempfile.mkdtemp(prefix="wt-bench-"))
-    variants = variants_of(a, tmp)
-    code = None if a.no_numerics else worker_numerics_code()
-    classroom = None if a.no_classroom else copy_classroom(variants["main"], tmp)
-    runs, classroom_runs = measure(variants, a, code, classroom, tmp)
+    raw = a.summarise or a.out.with_suffix(".runs.json")  # minutes of measuring: kept even if summarising fails
+    if a.summarise:
+        kept = json.loads(raw.read_text())
+        variants, code = {n: Path(d) for n, d in kept["variants"].items()}, kept["code"]
+        runs, classroom_runs, classroom = kept["runs"], kept["classroom_runs"], kept["classroom"] and Path(kept["classroom"])
+    else:
+        tmp = Path(tempfile.mkdtemp(prefix="wt-bench-"))
+        variants = variants_of(a, tmp)
+        code = None if a.no_numerics else worker_numerics_code()
+        classroom = None if a.no_classroom else copy_classroom(variants["main"], tmp)
+        runs, classroom_runs = measure(variants, a, code, classroom, tmp)
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        raw.write_text(json.dumps({"runs": runs, "classroom_runs": classroom_runs, "code": code,
+                                   "variants": {n: str(d) for n, d in variants.items()},
+                                   "classroom": classroom and str(classroom)}, indent=1) + "\n")
     report = judged(runs, variants, code)
     report["classroom"] = summarise_classroom(classroom_runs, classroom, report["summary"]["main"])
     if report["classroom"]["measured"]:
@@ -480,7 +494,6 @@ def main(argv=None) -> int:
     report |= {"runs": runs, "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg": os.getloadavg(),
                            "chromium": harness.chromium_path()}}
-    a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({k: report[k] for k in ("summary", "met", "levers", "numerics")}
                      | {"peer": {k: v for k, v in report["peer"].items() if k != "summary"},
