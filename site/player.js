@@ -100,6 +100,37 @@
 
   const grid = (ctl) => { const r = ctl.querySelector("input[type=range]"); return r ? JSON.parse(r.dataset.grid) : null; };
   const defaultOf = (ctl) => parse(ctl, ctl.dataset.default);
+  const ctlOf = (el, key) => el.querySelector(`.wt-pctl[data-key="${key}"]`);
+
+  // A choice that fills in other controls (the view's FILLS, e.g. savings' preset and its five numbers),
+  // as the live section's reconcile does: picking it fills them in, editing one of them away makes the
+  // choice FILLS' "else" (custom), and a link whose numbers are all at their defaults takes the choice's.
+  const fillsOf = (el) => JSON.parse(el.dataset.fills || "{}");
+
+  function settle(el, changed) {
+    // changed: the key the reader just set, or "" for a state read from the URL
+    const st = P.state[el.dataset.section], put = (k, v) => { st[k] = v; show(ctlOf(el, k), v); };
+    for (const [key, { by, else: other }] of Object.entries(fillsOf(el))) {
+      const want = by[st[key]], fields = Object.keys(want || {});
+      if (!want || fields.every((f) => st[f] === want[f])) continue;
+      if (changed === key || (!changed && fields.every((f) => st[f] === defaultOf(ctlOf(el, f))))) {
+        fields.forEach((f) => put(f, want[f]));
+      } else if (!changed || fields.includes(changed)) put(key, other);
+    }
+  }
+
+  function asRead(el) {
+    // The state as the tables and the URL hold it: a choice showing its own fill is the choice alone, its
+    // fields at their defaults (the live lab's reconcile fills them in again from it).
+    const st = { ...P.state[el.dataset.section] };
+    for (const [key, { by }] of Object.entries(fillsOf(el))) {
+      const want = by[st[key]];
+      if (want && Object.keys(want).every((f) => st[f] === want[f])) {
+        Object.keys(want).forEach((f) => { st[f] = defaultOf(ctlOf(el, f)); });
+      }
+    }
+    return st;
+  }
 
   function nearest(ctl, values, v) {
     // The index of the grid value nearest v (in log space for a log control).
@@ -137,6 +168,7 @@
         }
         show(ctl, st[ctl.dataset.key]);
       }
+      settle(el, "");
       if (P.loaded[sid] && !isDefault(sid)) need(sid);
       play(sid);
     }
@@ -144,9 +176,10 @@
 
   function play(sid) {
     // Show the table's answer for the section's state: exact on the grid, else the nearest, marked.
-    const el = player(sid), t = P.tables[sid], st = P.state[sid];
-    if (!el || !st) return;
+    const el = player(sid), t = P.tables[sid];
+    if (!el || !P.state[sid]) return;
     if (!t) return status(sid);
+    const st = asRead(el);
     const at = {}, approx = [];
     for (const ctl of ctls(el)) {
       const k = ctl.dataset.key, i = t.keys.indexOf(k), v = st[k];
@@ -211,9 +244,9 @@
     const mine = new Set(), parts = [];
     const enc = (s) => encodeURIComponent(s).replace(/%2C/g, ",");
     for (const el of players()) {
-      const sid = el.dataset.section;
+      const sid = el.dataset.section, st = asRead(el);
       for (const ctl of ctls(el)) {
-        const key = `${sid}.${ctl.dataset.key}`, v = P.state[sid][ctl.dataset.key];
+        const key = `${sid}.${ctl.dataset.key}`, v = st[ctl.dataset.key];
         mine.add(key);
         if (v !== defaultOf(ctl)) {
           const g = grid(ctl), i = g ? g.findIndex((u) => Number(u) === v) : -1;
@@ -240,6 +273,7 @@
     if (v === null) v = P.state[sid][ctl.dataset.key]; // not a usable number: the box shows the value kept
     P.state[sid][ctl.dataset.key] = v;
     show(ctl, v);
+    settle(el, ctl.dataset.key);
     if (P.loaded[sid]) need(sid);
     play(sid);
     const q = query();

@@ -238,3 +238,41 @@ def test_bad_table_is_named_and_the_section_falls_back_to_live(browser, server, 
         bad = wait_live_values(page, "sweep", cpython_values("sweep", ""))
         assert not bad, bad
         assert page.locator("#live-sweep [data-testid=sweep-RESID]").count() == 0
+
+
+def test_a_preset_fills_in_its_numbers_before_python_as_the_live_section_does(browser, server):
+    """Savings' preset and numbers are one state (views.savings.FILLS, the data of reconcile): picking a preset
+    in the player fills in its five numbers, exact from the table; editing one of them makes it custom, the
+    others kept (not precomputed for the preset's d_ff and context: marked approximate); live then agrees."""
+    box = lambda key: f"#wt-p-savings-{key}-box" if key in ("V", "d", "layers") else f"#wt-p-savings-{key}"  # noqa: E731
+    numbers = lambda page: {k: page.input_value(box(k)) for k in ("V", "d", "layers", "d_ff", "context")}  # noqa: E731
+    with session(browser) as s:
+        page = s.page
+        page.goto(server.url + "?live=click&embed=savings", wait_until="domcontentloaded")
+        page.wait_for_function("() => !!window.__wtPlayer.tables.savings", timeout=30_000, polling=50)
+        page.select_option("#wt-p-savings-preset", "large-vocab-toy")
+        assert numbers(page) == {"V": "32000", "d": "128", "layers": "4", "d_ff": "512", "context": "512"}
+        ctl = page.locator(".wt-player[data-section=savings]")
+        assert ctl.get_attribute("data-approx") == "false"
+        query = urlsplit(page.url).query  # the preset alone: the live lab's reconcile fills in its numbers from it
+        assert "savings.preset=large-vocab-toy" in query and "savings.V=" not in query, page.url
+        bad = mismatches(page.evaluate(VALUES_JS, "savings"), cpython_values("savings", "savings.preset=large-vocab-toy"))
+        assert not bad, f"the preset's numbers played back != CPython's: {bad}"
+        assert "32,000" in page.inner_text("[data-testid=savings-readout]")
+
+        page.fill(box("V"), "1000")
+        page.press(box("V"), "Enter")
+        assert page.input_value("#wt-p-savings-preset") == "custom"
+        assert numbers(page) == {"V": "1000", "d": "128", "layers": "4", "d_ff": "512", "context": "512"}
+        assert ctl.get_attribute("data-approx") == "true"
+        status = ctl.locator(".wt-player-status").inner_text()
+        assert "d_ff = 512" in status and "context = 512" in status, status
+        query = urlsplit(page.url).query
+        want = "savings.preset=custom&savings.V=1000&savings.d=128&savings.layers=4&savings.d_ff=512&savings.context=512"
+        assert want in query, page.url
+
+        page.click("#wt-go")
+        page.wait_for_selector("html[data-wt-status=ready]", timeout=BOOT_TIMEOUT_S * 1000)
+        bad = wait_live_values(page, "savings", cpython_values("savings", want))
+        assert not bad, f"live != CPython for the edited preset: {bad}"
+        assert not s.rec.page_errors, s.rec.page_errors

@@ -56,3 +56,17 @@ def test_live_preset_fills_fields_and_editing_switches_to_custom():
     want = savings.tying_saving(V=65, d=512, n_layers=4, d_ff=1024, context=256)
     assert hooks(text.object)["savings-untied"] == str(want["untied"])
     assert S.parse_query(S.to_query(store.state))[0].savings == store.state.savings  # the URL round-trips
+
+
+def test_fills_are_what_reconcile_does():
+    """views.savings.FILLS is the player's copy of reconcile: each preset fills in exactly its fields, and a
+    field edited away from them makes the preset FILLS' "else"."""
+    base = {"preset": "gpt2-small", **{f: getattr(S.Savings(), f) for f in view.FIELDS}}
+    [(key, fills)] = view.FILLS.items()
+    assert key == "preset" and set(fills["by"]) | {fills["else"]} == set(view.PLAYBACK["preset"])
+    for name, fields in fills["by"].items():
+        assert set(fields) == set(view.FIELDS)
+        picked = {**base, "preset": name}
+        assert {**picked, **view.reconcile(picked, "preset")} == {**picked, **fields}
+        assert view.reconcile({**base, "preset": name, **fields, "V": fields["V"] + 1}, "V") == {"preset": fills["else"]}
+        assert all(fields[k] in view.PLAYBACK[k] for k in view.PLAYBACK if k in fields)  # its numbers are on the grid

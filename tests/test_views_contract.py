@@ -43,6 +43,9 @@ def test_declarations_name_real_fields_and_values_in_bounds(sid):
     v, fields = view(sid), {f.name for f in dataclasses.fields(getattr(S.State(), sid))}
     assert set(v.RUN_KEYS) <= fields and set(v.PLAYBACK) <= fields and v.PLAYBACK
     assert set(v.DEPENDS) == set(v.SLOTS) and all(set(d) <= fields for d in v.DEPENDS.values())
+    for key, fill in v.FILLS.items():  # a choice filling fields: its choices and the fields are real
+        assert set(fill["by"]) | {fill["else"]} <= set(kit.control(sid, key).choices), key
+        assert all(set(filled) <= fields - {key} for filled in fill["by"].values()), key
     for key, values in v.PLAYBACK.items():
         c = kit.control(sid, key)
         assert c.default in values and len(set(values)) == len(values)

@@ -71,9 +71,11 @@ def control(c: S.Control, values: list | None) -> str:
             f'<div class="wt-pctl-inputs">{inputs}</div>{help_html(c, f"{cid}-help")}</div>')
 
 
-def html_of(sid: str, grid: dict[str, list]) -> str:
-    """Every control of section sid in spec order, and the status line that says where answers come from."""
+def html_of(sid: str, grid: dict[str, list], fills: dict | None = None) -> str:
+    """Every control of section sid in spec order, and the status line that says where answers come from.
+    FILLS (the view's, see views/__init__) rides along as data-fills for site/player.js."""
     ctls = "".join(control(c, grid.get(c.name)) for c in S.CONTROLS if c.section == sid)
-    return (f'<div class="wt-player" data-section="{sid}" role="group" aria-label="Controls">'
+    data = f' data-fills="{_attr(json.dumps(fills, separators=(",", ":")))}"' if fills else ""
+    return (f'<div class="wt-player" data-section="{sid}"{data} role="group" aria-label="Controls">'
             f'<div class="wt-pctls">{ctls}</div>'
             f'<p class="wt-player-status" role="status" data-testid="player-status">{_attr(STATUS)}</p></div>')

@@ -21,7 +21,7 @@ def view(sid: str):
 def section(sid: str, st) -> str:
     """One section's static HTML for its state st (with the run results that state shows)."""
     v = view(sid)
-    return controls.html_of(sid, v.PLAYBACK) + kit.compose(v.slots(st, kit.with_results(v, st)), v.OVERLAYS)
+    return controls.html_of(sid, v.PLAYBACK, v.FILLS) + kit.compose(v.slots(st, kit.with_results(v, st)), v.OVERLAYS)
 
 
 def sections(state: S.State = S.State()) -> dict[str, str]:

@@ -17,6 +17,11 @@ Every view module has:
 - `OVERLAYS`: {overlay slot: the slot it is drawn over} (e.g. sweep's ring at the current setting over a
   heatmap that does not depend on it): the overlay is listed right after its slot, has the figure's
   viewBox, and the prerender and the live section stack the two in one place.
+- `FILLS`: {choice field: {"by": {choice: {field: value}}, "else": choice}}, a choice that fills in other
+  controls (savings' preset and its five numbers): picking one fills them in, editing one of them away makes
+  the choice "else", and a state whose fields are the defaults takes the choice's (on load). The live section
+  does this itself; site/player.js does it from this before Python, and reads a choice showing its own fill
+  as the choice alone, as the tables (and the URL) hold it. `{}` for most sections.
 
 Shared HTML pieces live in `views/kit.py`; no view imports another.
 """

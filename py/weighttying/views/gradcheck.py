@@ -25,6 +25,7 @@ PLAYBACK = {"tied": grid("gradcheck", "tied"), "repeats": grid("gradcheck", "rep
             "batch": grid("gradcheck", "batch", (1, 8, 32, 128, 256))}
 DEPENDS = {name: ("tied", "res", "batch", "repeats", "seed") for name in SLOTS}
 OVERLAYS: dict[str, str] = {}
+FILLS: dict = {}
 
 
 def config(st: S.Gradcheck) -> model.Config:

@@ -28,6 +28,7 @@ PLAYBACK = {"scale": grid("paper", "scale", (*lin(0.0, 2.0, 0.5), 4.0, 10.0, 16.
             "lr": grid("paper", "lr", log(_LR.lo, _LR.hi, 1))}
 DEPENDS = {name: RUN_KEYS for name in SLOTS}
 OVERLAYS: dict[str, str] = {}
+FILLS: dict = {}
 
 
 def ratio_text(x: float) -> str:

@@ -35,6 +35,7 @@ DEPENDS = {"readout": ("input", "output", "seed"), "table": ("input", "output", 
            "heatmap": ("input", "output", "seed"), "kcheck": ("input", "output", "k", "seed"), "trap": ("seed",),
            "curves": RUN_KEYS, "finals": RUN_KEYS}
 OVERLAYS: dict[str, str] = {}
+FILLS: dict = {}
 
 
 def config(st: S.Pathdrop) -> model.Config:

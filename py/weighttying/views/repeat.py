@@ -34,6 +34,7 @@ PLAYBACK = {"tied": grid("repeat", "tied"), "res": grid("repeat", "res", lin(0.0
 DEPENDS = {"readout": ("tied", "res", "sigma", "seed"), "init": ("sigma", "seed"), "hist": (*RUN_KEYS, "tied"),
            "trained": RUN_KEYS, "curves": RUN_KEYS}
 OVERLAYS: dict[str, str] = {}
+FILLS: dict = {}
 
 
 def config(st: S.Repeat, tied: bool | None = None) -> model.Config:

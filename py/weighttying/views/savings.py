@@ -21,20 +21,26 @@ CURVE_V = np.unique(np.round(np.logspace(1, 7, 61)).astype(int))  # 10 .. 10 mil
 SLOTS = ("readout", "presets", "curve", "curve_at", "curve_text")
 RUN_KEYS = ()
 results = no_results
-# Every preset; V, d (number boxes) on a log grid with the presets' values; layers at a few positions.
-PLAYBACK = {"preset": grid("savings", "preset"),
-            "V": grid("savings", "V", (10, 100, 1000, 10_000, 100_000, 10 ** 6, 10 ** 7)),
-            "d": grid("savings", "d", (16, 64, 256, 1024, 4096, 16384)),
-            "layers": grid("savings", "layers", (0, 1, 6, 24, 48))}
-DEPENDS = {"readout": ("preset", *FIELDS), "presets": (), "curve": ("preset", *FIELDS),
-           "curve_at": ("preset", *FIELDS), "curve_text": ("preset", *FIELDS)}
-OVERLAYS = {"curve_at": "curve"}  # the current V's point, drawn over the curve (which does not depend on V)
 
 
 def preset_fields(name: str) -> dict[str, int]:
     """{V, d, layers, d_ff, context} of one of savings.PRESETS, in the state's field names."""
     p = savings.PRESETS[name]
     return {"V": p["V"], "d": p["d"], "layers": p["n_layers"], "d_ff": p["d_ff"], "context": p["context"]}
+
+
+# What reconcile does, as data for the player: a preset fills in its numbers, an edit away from them is custom.
+FILLS = {"preset": {"by": {name: preset_fields(name) for name in savings.PRESETS}, "else": CUSTOM}}
+_FILLED = FILLS["preset"]["by"].values()
+# Every preset; V, d (number boxes) on a log grid, layers at a few positions, each with the presets' own values,
+# so a preset's numbers edited one at a time stay on the grid.
+PLAYBACK = {"preset": grid("savings", "preset"),
+            "V": grid("savings", "V", (10, 100, 1000, 10_000, 100_000, 10 ** 6, 10 ** 7, *(f["V"] for f in _FILLED))),
+            "d": grid("savings", "d", (16, 64, 256, 1024, 4096, 16384, *(f["d"] for f in _FILLED))),
+            "layers": grid("savings", "layers", (0, 1, 6, 24, 48, *(f["layers"] for f in _FILLED)))}
+DEPENDS = {"readout": ("preset", *FIELDS), "presets": (), "curve": ("preset", *FIELDS),
+           "curve_at": ("preset", *FIELDS), "curve_text": ("preset", *FIELDS)}
+OVERLAYS = {"curve_at": "curve"}  # the current V's point, drawn over the curve (which does not depend on V)
 
 
 def reconcile(values: dict, changed: str = "") -> dict:

@@ -28,6 +28,7 @@ DEPENDS = {"readout": ("sigma", "in_scale", "band"), "hits": ("grid", "band"), "
 # The ring marking the current setting is its own small slot drawn over each heatmap, so a heatmap's
 # table does not multiply by every sigma and inScale.
 OVERLAYS = {"resid_at": "resid", "logit_at": "logit"}
+FILLS: dict = {}
 SCALES = (("resid", "Residual-stream"), ("logit", "Logit"))
 KEY = ("Shade is log10 of the scale's size; outlined cells put both scales within the band of 1; the black ring "
        "is the current setting. The sliders reach further than the grid does: off the grid the ring is dashed, "

@@ -26,6 +26,7 @@ PLAYBACK = {"seeds": grid("tasks", "seeds", range(1, 11)), "steps": grid("tasks"
             "lr": grid("tasks", "lr", log(_LR.lo, _LR.hi, 1))}
 DEPENDS = {name: RUN_KEYS for name in SLOTS}
 OVERLAYS: dict[str, str] = {}
+FILLS: dict = {}
 
 
 def empty() -> dict[str, list[dict]]:

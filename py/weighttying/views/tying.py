@@ -17,6 +17,7 @@ PLAYBACK = {"V": grid("tying", "V", [2 ** k for k in range(1, 21)] + [10 ** 6]),
             "d": grid("tying", "d", [2 ** k for k in range(0, 17)] + [10 ** 5])}
 DEPENDS = {"readout": ("V", "d"), "count": ("V", "d"), "page": ("V", "d"), "notation": ()}
 OVERLAYS: dict[str, str] = {}
+FILLS: dict = {}
 
 NOTATION = (
     ("V", "scalar", "vocabulary size: how many distinct tokens"),
