@@ -12,9 +12,9 @@ Seven stages, each one function below, run in order by build():
   compress   .gz and .br twins that serve.py sends (tools/brotli.mjs); the big files known after fetch are
              brotli-compressed during compile, on the core that compile's one Node thread leaves idle, and the
              compiled wheels while the prerender's child finishes
+  classroom  weighttying.html: the whole site in one file that runs from disk, no server (tools/single_file.py)
 The prerender's computation (every section's default HTML, the run results, the playback tables: CPython
 and py/ alone) starts first, in a child process, so it overlaps fetch, compile and brotli.
-  classroom  weighttying.html: the whole site in one file that runs from disk, no server (tools/single_file.py)
 
 Every vendored artifact is checked against pins/artifacts.json before it is used, every build, cached
 or not: a mismatch stops the build with a message naming the file. Pyodide's own binary wheels
@@ -443,7 +443,7 @@ def computed() -> Path:
 
 def start_computing() -> subprocess.Popen:
     """computed() in a child CPython, started before fetch: it needs only py/, and its ~40 s of one core
-    then overlap fetch, compile and brotli instead of following them. Its log goes to a file prerender reads."""
+    then overlap fetch, compile and brotli instead of following them. Its log goes to a file finish_computing reads."""
     err = tempfile.TemporaryFile("w+")
     code = "import sys, build; build.CACHE = build.Path(sys.argv[1]); print(build.computed())"
     proc = subprocess.Popen([sys.executable, "-c", code, str(CACHE)], cwd=ROOT, stdout=subprocess.PIPE,
