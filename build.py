@@ -827,7 +827,8 @@ def build(wheels_from: Path | None, offline: bool, without: frozenset = frozense
             child.kill()  # the build stopped before it needed the child's work
     html = prerender(page_data)
     for thread in behind:
-        thread.join()  # whatever it failed to write, assemble and compress make (and report) themselves
+        if thread.is_alive():  # never started under --without br
+            thread.join()  # whatever it failed to write, assemble and compress make (and report) themselves
     files, config = timed("assemble", assemble, inputs, shipped, stdlib, html, page_data, bench)
     twins = timed("compress", compress, files, "br" not in without)
     single = timed("classroom", classroom, inputs, files, config, html)

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,19 @@ def test_warm_rebuild_is_offline_and_deterministic(cache_copy, tmp_path):
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
     assert all(sha256(tmp_path / "a" / f) == sha256(tmp_path / "b" / f) for f in files)
+
+
+@pytest.mark.parametrize("lever", ["br", "pyc"])
+def test_a_build_without_a_lever_still_builds_without_it(cache_copy, tmp_path, lever):
+    """bench/run.py --levers measures `build.py --without LEVER`: it builds, and what it leaves out is absent."""
+    out = tmp_path / lever
+    proc = build(cache_copy, out, "--without", lever)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (out / "index.html").is_file()
+    if lever == "br":
+        assert not list(out.rglob("*.br"))
+    else:
+        assert not any(n.endswith(".pyc") for w in (out / "pyodide").glob("*.whl") for n in zipfile.ZipFile(w).namelist())
 
 
 def test_dist_lock_lists_exactly_the_shipped_wheels(dist_dir):
