@@ -266,8 +266,7 @@ def summarise_classroom(runs: list[dict], path: Path, main: dict) -> dict:
     for k in ("readable_ms", "fcp_ms", "first_response_ms", "all_live_ms"):
         xs = [r[k] for r in runs if r[k] is not None]
         s[k], s[k.replace("_ms", "_spread_ms")] = med(xs), [min(xs), max(xs)] if xs else None
-    s["boot_steps_ms"] = {k: med([r["boot_steps_ms"].get(k) for r in runs]) for k, v in runs[0]["boot_steps_ms"].items()
-                          if isinstance(v, (int, float))}
+    s["boot_steps_ms"] = boot_steps(runs)
     s["over_served"] = {k: s[k] / main[m] for k, m in (("fcp_ms", "fcp_ms"), ("first_response_ms", "interactive_ms"),
                                                        ("all_live_ms", "ready_ms")) if s[k] and main.get(m)}
     s["requests_off_file"] = sum(len(r["off_file"]) for r in runs)
@@ -302,6 +301,16 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
+def boot_steps(runs: list[dict]) -> dict:
+    """{step: median ms} over the runs' worker timings (not timings.live, the {section: ms} the instant fields report)."""
+    steps = {}
+    for r in runs:
+        for k, v in r["boot_steps_ms"].items():
+            if isinstance(v, (int, float)):
+                steps.setdefault(k, []).append(v)
+    return {k: med(v) for k, v in steps.items()}
+
+
 def summarise(runs: list[dict]) -> dict:
     def col(k, sub=None):
         return [(r[sub] if sub else r).get(k) for r in runs]
@@ -324,12 +333,7 @@ def summarise(runs: list[dict]) -> dict:
     s["repeat_interactive_ms"] = med(col("interactive_ms", "repeat"))
     s["repeat_interactive_spread_ms"] = [min(col("interactive_ms", "repeat")), max(col("interactive_ms", "repeat"))]
     s["repeat_bytes"] = med(col("bytes", "repeat"))
-    steps = {}
-    for r in runs:
-        for k, v in r["boot_steps_ms"].items():
-            if isinstance(v, (int, float)):  # not timings.live, the {section: ms} the instant fields report
-                steps.setdefault(k, []).append(v)
-    s["boot_steps_ms"] = {k: med(v) for k, v in steps.items()}
+    s["boot_steps_ms"] = boot_steps(runs)
     s["off_origin_requests"] = sum(len(r["off_origin"]) for r in runs)
     return s
 
