@@ -106,13 +106,14 @@
   // as the live section's reconcile does: picking it fills them in, editing one of them away makes the
   // choice FILLS' "else" (custom), and a link whose numbers are all at their defaults takes the choice's.
   const fillsOf = (el) => JSON.parse(el.dataset.fills || "{}");
+  const showsFill = (st, want) => Object.keys(want).every((f) => st[f] === want[f]);
 
   function settle(el, changed) {
     // changed: the key the reader just set, or "" for a state read from the URL
     const st = P.state[el.dataset.section], put = (k, v) => { st[k] = v; show(ctlOf(el, k), v); };
     for (const [key, { by, else: other }] of Object.entries(fillsOf(el))) {
       const want = by[st[key]], fields = Object.keys(want || {});
-      if (!want || fields.every((f) => st[f] === want[f])) continue;
+      if (!want || showsFill(st, want)) continue;
       if (changed === key || (!changed && fields.every((f) => st[f] === defaultOf(ctlOf(el, f))))) {
         fields.forEach((f) => put(f, want[f]));
       } else if (!changed || fields.includes(changed)) put(key, other);
@@ -125,7 +126,7 @@
     const st = { ...P.state[el.dataset.section] };
     for (const [key, { by }] of Object.entries(fillsOf(el))) {
       const want = by[st[key]];
-      if (want && Object.keys(want).every((f) => st[f] === want[f])) {
+      if (want && showsFill(st, want)) {
         Object.keys(want).forEach((f) => { st[f] = defaultOf(ctlOf(el, f)); });
       }
     }
