@@ -13,6 +13,7 @@ from weighttying.app.sections import pathdrop as section
 from weighttying.app.store import Store
 from weighttying.views import gradcheck as gradcheck_view
 from weighttying.views import kit
+from weighttying.views.kit import last
 from weighttying.views import pathdrop as V
 
 DEFAULT = S.State().pathdrop
@@ -145,10 +146,12 @@ def last_step(curves_html: str) -> int:
 
 
 def test_default_central_differences_are_computed_once():
-    """At page load both sections check the default model on the same batch: the second reads the memo."""
-    kit.NUMERIC_MEMO.clear()
-    checked = gradcheck_view.check(S.State().gradcheck)["numeric"]
-    points = list(V.iter_numeric(DEFAULT))
+    """At page load both sections check the default model on the same batch through the store's memo: the
+    second reads it; without a memo passed in, nothing is kept between calls."""
+    memo = Store(S.State()).differences
+    checked = last(gradcheck_view.iter_check(S.State().gradcheck, memo))["result"]["numeric"]
+    points = list(V.iter_numeric(DEFAULT, memo))
     assert len(points) == 1 and points[0]["step"] == points[0]["total"] == V.entries(DEFAULT)
     for name, grad in points[0]["numeric"].items():
         assert grad is checked[name] and not grad.flags.writeable
+    assert V.known_numeric(DEFAULT, kit.Differences()) is None and len(list(V.iter_numeric(DEFAULT, kit.Differences()))) > 1

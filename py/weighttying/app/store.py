@@ -14,6 +14,7 @@ import param
 
 from .. import state as S
 from ..controls import help_html
+from ..views.kit import Differences
 
 SLIDER_MAX_STEPS = 5000  # an integer range wider than this gets a number box, not a slider
 
@@ -47,6 +48,9 @@ class Store:
         # The build's default run results by section (weighttying.prebuilt); None: the page has none
         # (results.json missing or modified), so run sections compute their default results live.
         self.built = built
+        # The page's central differences at init (the gradient check and path drop check the same default
+        # model on the same batch): owned here, passed to both sections' views, so each is computed once.
+        self.differences = Differences()
         self.sections = {name: cls(**vars(getattr(initial, name))) for name, cls in SECTION_CLASSES.items()}
         for obj in self.sections.values():
             obj.param.watch(self._changed, [p for p in obj.param if p != "name"])

@@ -1,7 +1,7 @@
 """The gradient-check section's output: badge, readout, per-parameter table, E's error heatmap. No Panel.
 
-`results(st)` is the summary of the whole check (central differences of every entry, memoised in
-kit): per-parameter errors and E's entrywise error; the live section runs the same check
+`results(st)` is the summary of the whole check (central differences of every entry, through the
+caller's `kit.Differences` when it passes one): per-parameter errors and E's entrywise error; the live section runs the same check
 in steps (`iter_check`) through its Runner and hands its summary to `slots`. The check reruns on
 every change, so no control waits for a Run: RUN_KEYS is empty.
 """
@@ -15,7 +15,7 @@ import numpy as np
 from .. import gradcheck, model, pathdrop
 from .. import render as R
 from .. import state as S
-from .kit import TOL, TOY, error_heatmap, grid, hook, iter_numeric, last, lin, source
+from .kit import TOL, TOY, Differences, error_heatmap, grid, hook, last, lin, source
 
 SLOTS = ("badge", "readout", "table", "heatmap")
 RUN_KEYS = ()
@@ -43,11 +43,13 @@ def batch(st: S.Gradcheck) -> tuple[np.ndarray, np.ndarray]:
     return rng.choice(V, B, replace=False), rng.integers(0, V, B)
 
 
-def iter_check(st: S.Gradcheck):
-    """gradcheck.iter_check for this section's state: progress dicts, the last with "result"."""
+def iter_check(st: S.Gradcheck, memo: Differences | None = None):
+    """gradcheck.iter_check for this section's state, its central differences through memo: progress dicts,
+    the last with "result"."""
     cfg = config(st)
     inputs, targets = batch(st)
-    return gradcheck.iter_check(model.init_params(cfg), cfg, inputs, targets, numeric=iter_numeric(cfg, inputs, targets))
+    numeric = (memo or Differences()).steps(cfg, inputs, targets)
+    return gradcheck.iter_check(model.init_params(cfg), cfg, inputs, targets, numeric=numeric)
 
 
 def entries(st: S.Gradcheck) -> int:

@@ -1,5 +1,6 @@
 """What every view shares: hooked numbers and tables, notes, slot markup, playback grids, the toy's
-defaults, E's error heatmap and the memo of central differences. No Panel; no view imports another.
+defaults, E's error heatmap and the memo of central differences (whose owner passes it in). No Panel;
+no view imports another.
 
 A view `views/<id>.py` is one section's output as named HTML fragments (see views/__init__.py); the
 pieces two or more views need live here, so a section never reaches into another.
@@ -167,7 +168,8 @@ def with_results(view, st):
     changed setting has no result until Run)."""
     default = type(st)()
     same = all(getattr(st, k) == getattr(default, k) for k in view.RUN_KEYS)
-    return copy.deepcopy(_built(view, st)) if same else None
+    # results follow the RUN_KEYS alone: every state default on them shares the default's (one run per build)
+    return copy.deepcopy(_built(view, default if view.RUN_KEYS else st)) if same else None
 
 
 @functools.lru_cache(maxsize=128)
@@ -282,41 +284,50 @@ def error_heatmap(err: np.ndarray, inputs, title: str) -> str:
             + note(heatmap_desc(err, inputs)))
 
 
-# ---- central differences, computed once per model and batch --------------------------------------------
+# ---- central differences at init, computed once per model and batch by whoever owns the memo ----------
 
-# (cfg, inputs, targets) -> central differences at init, newest last: the gradient-check and path-drop
-# sections check the same default model on the same batch, so it is computed once.
-NUMERIC_MEMO: dict = {}
-MEMO_SIZE = 8
+class Differences:
+    """Central differences of model.init_params(cfg) by (cfg, inputs, targets), the newest SIZE kept, read-only.
 
+    No module holds one: its owner passes it to every check of the same model on the same batch (live,
+    the Store's, through which the gradient-check and path-drop sections both check the default model),
+    so each is computed once."""
+    SIZE = 8
 
-def numeric_key(cfg: model.Config, inputs, targets) -> tuple:
-    """NUMERIC_MEMO's key of one model and batch."""
-    return cfg, tuple(np.asarray(inputs).tolist()), tuple(np.asarray(targets).tolist())
+    def __init__(self) -> None:
+        self._grads: dict = {}
 
+    @staticmethod
+    def key(cfg: model.Config, inputs, targets) -> tuple:
+        """The memo's key of one model and batch."""
+        return cfg, tuple(np.asarray(inputs).tolist()), tuple(np.asarray(targets).tolist())
 
-def remember_numeric(cfg: model.Config, inputs, targets, numeric: dict) -> None:
-    """Keep central differences {name: array or nested lists} for this model and batch (read-only)."""
-    grads = {name: np.array(g, dtype=float) for name, g in numeric.items()}
-    for grad in grads.values():
-        grad.flags.writeable = False  # shared by both sections: nobody may change it
-    NUMERIC_MEMO[numeric_key(cfg, inputs, targets)] = grads
-    while len(NUMERIC_MEMO) > MEMO_SIZE:
-        NUMERIC_MEMO.pop(next(iter(NUMERIC_MEMO)))
+    def get(self, cfg: model.Config, inputs, targets) -> dict | None:
+        """The central differences {name: read-only array} of this model and batch, or None when not known."""
+        grads = self._grads.get(self.key(cfg, inputs, targets))
+        return None if grads is None else dict(grads)
 
+    def keep(self, cfg: model.Config, inputs, targets, numeric: dict) -> dict:
+        """Keep central differences {name: array or nested lists} for this model and batch; what get() gives."""
+        grads = {name: np.array(g, dtype=float) for name, g in numeric.items()}
+        for grad in grads.values():
+            grad.flags.writeable = False  # shared by every caller: nobody may change it
+        self._grads[self.key(cfg, inputs, targets)] = grads
+        while len(self._grads) > self.SIZE:
+            self._grads.pop(next(iter(self._grads)))
+        return dict(grads)
 
-def iter_numeric(cfg: model.Config, inputs, targets):
-    """gradcheck.iter_numerical_grads of model.init_params(cfg), through NUMERIC_MEMO: progress dicts, the last with "numeric"."""
-    key = numeric_key(cfg, inputs, targets)
-    if key in NUMERIC_MEMO:
-        total = sum(P.size for P in NUMERIC_MEMO[key].values())
-        yield {"step": total, "total": total, "numeric": dict(NUMERIC_MEMO[key])}
-        return
-    for point in gradcheck.iter_numerical_grads(model.init_params(cfg), cfg, inputs, targets):
-        if "numeric" in point:
-            remember_numeric(cfg, inputs, targets, point["numeric"])
-            point = {**point, "numeric": dict(NUMERIC_MEMO[key])}
-        yield point
+    def steps(self, cfg: model.Config, inputs, targets):
+        """gradcheck.iter_numerical_grads of model.init_params(cfg) through the memo: progress dicts, the last
+        with "numeric" (a single one when known)."""
+        if (known := self.get(cfg, inputs, targets)) is not None:
+            total = sum(P.size for P in known.values())
+            yield {"step": total, "total": total, "numeric": known}
+            return
+        for point in gradcheck.iter_numerical_grads(model.init_params(cfg), cfg, inputs, targets):
+            if "numeric" in point:
+                point = {**point, "numeric": self.keep(cfg, inputs, targets, point["numeric"])}
+            yield point
 
 
 def last(points):

@@ -2,8 +2,8 @@
 trap, and the correct vs broken loss curves. No Panel.
 
 The numerical gradient of the page's batch (8 distinct tokens among 32) is computed once per seed
-(memoised in kit; live, in steps through a Runner); every toggle then only recomputes the analytic
-side, so flipping is instant. `results(st)` is the training race behind the curves: a Run's work, so
+(through the caller's `kit.Differences`; live, the store's, in steps through a Runner) and travels in
+`results["numeric"]`; every toggle then only recomputes the analytic side, so flipping is instant. `results(st)` is the training race behind the curves: a Run's work, so
 a change of steps, lr or seed (RUN_KEYS) leaves the curves pending until the reader trains again.
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ from .. import calibrate, gradcheck, model, pathdrop
 from .. import render as R
 from .. import state as S
 from ..quoted import PAGE
-from .kit import (NUMERIC_MEMO, TOY, at_defaults, error_heatmap, grid, hook, iter_numeric as numeric_steps, judged, last,
-                  note, numeric_key, pending, remember_numeric, run_verdict, seeds_row, source, table as hooked_table)
+from .kit import (TOY, Differences, at_defaults, error_heatmap, grid, hook, judged, last, note, pending, run_verdict,
+                  seeds_row, source, table as hooked_table)
 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
 TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, standard error <= 0.005
@@ -53,24 +53,24 @@ def entries(st: S.Pathdrop) -> int:
     return sum(P.size for P in model.init_params(config(st)).values())
 
 
-def iter_numeric(st: S.Pathdrop):
-    """Central differences of every entry, in steps (shared with the gradient check); the last carries "numeric"."""
-    return numeric_steps(config(st), *batch(st))
+def iter_numeric(st: S.Pathdrop, memo: Differences):
+    """Central differences of every entry through memo, in steps; the last carries "numeric"."""
+    return memo.steps(config(st), *batch(st))
 
 
-def numeric(st: S.Pathdrop) -> dict:
-    """The whole numerical gradient at once (build, tests; memoised)."""
-    return last(iter_numeric(st))["numeric"]
+def numeric(st: S.Pathdrop, memo: Differences | None = None) -> dict:
+    """The whole numerical gradient at once, through memo when given."""
+    return last(iter_numeric(st, memo or Differences()))["numeric"]
 
 
-def has_numeric(st: S.Pathdrop) -> bool:
-    """Whether this seed's central differences are known (computed, or taken from the build's results)."""
-    return numeric_key(config(st), *batch(st)) in NUMERIC_MEMO
+def known_numeric(st: S.Pathdrop, memo: Differences) -> dict | None:
+    """This seed's central differences if memo has them (computed, or kept from the build's results), else None."""
+    return memo.get(config(st), *batch(st))
 
 
-def adopt(st: S.Pathdrop, results: dict) -> None:
-    """Take the central differences of results (the build's, for st's seed) instead of computing them."""
-    remember_numeric(config(st), *batch(st), results["numeric"])
+def adopt(st: S.Pathdrop, results: dict, memo: Differences) -> None:
+    """Keep the central differences of results (the build's, for st's seed) in memo instead of computing them."""
+    memo.keep(config(st), *batch(st), results["numeric"])
 
 
 def rows(st: S.Pathdrop, num: dict) -> dict[str, dict]:
@@ -208,8 +208,10 @@ def curves_svg(points: list[dict]) -> str:
 
 
 def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
-    """The section's output for st; the curves from `results` (finished or streaming), pending without."""
-    rs, name = rows(st, numeric(st)), current(st)
+    """The section's output for st; the central differences and the curves from `results` (finished or
+    streaming), the curves pending without them."""
+    num = (results or {}).get("numeric")
+    rs, name = rows(st, numeric(st) if num is None else {n: np.asarray(g, float) for n, g in num.items()}), current(st)
     points = (results or {}).get("points") or []
     out = {"readout": readout(st, rs), "table": table(st, rs),
            "heatmap": error_heatmap(rs[name]["E_err"], batch(st)[0], f"Relative error of dE, {name}"),

@@ -50,7 +50,7 @@ def build(store: Store) -> pn.viewable.Viewable:
         cur["result"] = V.summary(last["result"])
         slots.show()
 
-    runner = Runner("Check every entry", lambda: V.iter_check(store.state_of("gradcheck")),
+    runner = Runner("Check every entry", lambda: V.iter_check(store.state_of("gradcheck"), store.differences),
                     lambda: V.entries(store.state_of("gradcheck")), on_step=lambda _: None, on_done=done)
 
     def restart(*_) -> None:
