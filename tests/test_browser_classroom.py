@@ -18,6 +18,7 @@ import pytest
 
 from harness import (BOOT_TIMEOUT_S, ROOT, Recorder, move_and_wait_repaint, recorded, sweep_readout,
                      wait_boot_end)
+from weighttying import prebuilt
 from weighttying import state as S
 from weighttying import sweep
 
@@ -105,7 +106,7 @@ def test_every_section_goes_live(live):
 def test_the_builds_results_reach_the_live_sections_from_the_file(live):
     page = live["page"]
     assert page.evaluate("() => window.__wt.notes") == []  # results.json was found among the checked members
-    for sid in ("gradcheck", "pathdrop", "repeat", "tasks", "paper"):
+    for sid in prebuilt.RUN_SECTIONS:
         assert page.locator(f"#live-{sid}[data-live=true] [data-source=build]").count() == 1, sid
 
 

@@ -10,9 +10,10 @@ import pytest
 from harness import serve, wait_booted
 from robust import notes_shown, session
 from test_browser_robust_assets import tamper
+from weighttying import prebuilt
 
 pytestmark = pytest.mark.browser
-RUN_SECTIONS = ("gradcheck", "pathdrop", "repeat", "tasks", "paper")
+RUN_SECTIONS = prebuilt.RUN_SECTIONS
 
 # {section: {"hooks": [[testid, data-value]], "sources": [data-source]}} from the section's content,
 # walking shadow roots (the live panes); `sel` picks the prerendered or the live copy.

@@ -18,7 +18,7 @@ from weighttying.app import jobs, main
 from weighttying.app.store import Store
 from weighttying.views import kit
 
-RUN_SECTIONS = ("gradcheck", "pathdrop", "repeat", "tasks", "paper")
+RUN_SECTIONS = prebuilt.RUN_SECTIONS
 HOOK = re.compile(r'data-testid="([^"]+)" data-value="([^"]*)"')
 SOURCE = re.compile(r'<p class="wt-source" data-testid="[\w-]+" data-source="(\w+)">[^<]*</p>')
 
@@ -122,8 +122,9 @@ def test_without_the_file_the_sections_compute_their_default_results_live():
 
 
 def test_settings_the_build_did_not_run_show_pending_not_the_builds_numbers():
-    roots, store, started = boot(built(), "tasks.seeds=2&repeat.steps=100&paper.scale=4")
-    for sid in ("tasks", "repeat", "paper"):
+    changed = {"tasks": "seeds=2", "repeat": "steps=100", "paper": "scale=4"}  # one run setting each
+    roots, store, started = boot(built(), "&".join(f"{sid}.{kv}" for sid, kv in changed.items()))
+    for sid in changed:
         assert 'data-source="build"' not in "".join(slot_panes(roots[sid]).values()), sid
     assert "Not run yet for these settings" in slot_panes(roots["tasks"])["status"]
     assert 'data-source="build"' in "".join(slot_panes(roots["pathdrop"]).values())

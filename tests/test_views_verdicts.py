@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from weighttying import calibrate, lens, quoted, report
+from weighttying import calibrate, lens, prerender, quoted, report
 from weighttying import state as S
-from weighttying.views import kit, paper, pathdrop, repeat, savings, tasks, tying
+from weighttying.views import kit, paper, pathdrop
 
-VIEWS = {"tying": tying, "savings": savings, "pathdrop": pathdrop, "repeat": repeat, "tasks": tasks, "paper": paper}
+VIEWS = {sid: prerender.view(sid) for sid in S.SECTIONS}
 HOOK = re.compile(r'data-testid="verdict-([\w.]+)(?:-seeds)?" data-value="([^"]*)">([^<]*)<')
 
 
@@ -67,7 +67,7 @@ def test_every_default_verdict_is_the_reports(default_html, report_rows):
 
 def test_a_single_run_takes_its_spread_from_the_builds_seeds(default_html):
     spread = calibrate.spread()
-    single = [(qid, float(tol), text) for sid in ("pathdrop", "repeat")
+    single = [(qid, float(tol), text) for sid in VIEWS
               for qid, tol, text in shown_verdicts(default_html[sid]) if "our 1 run" in text]
     assert {q for q, _, _ in single} == {"pathdrop.loss.correct", "pathdrop.loss.output_only", "pathdrop.loss.gap",
                                           "repeat.trained.tied", "repeat.trained.untied"}

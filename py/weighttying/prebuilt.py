@@ -13,17 +13,13 @@ from .prerender import view
 from .views import kit
 
 FILE = "results.json"
+# the run sections, in page order: those whose view has results (heavy work) for its state
+RUN_SECTIONS = tuple(sid for sid in S.SECTIONS if (v := view(sid)) is not None and v.results is not kit.no_results)
 
 
 def compute() -> dict[str, dict]:
-    """{section id: its default results, as the build ships them} for every section with a run."""
-    out = {}
-    for sid in S.SECTIONS:
-        v = view(sid)
-        results = kit.with_results(v, getattr(S.State(), sid)) if v is not None else None
-        if results is not None:
-            out[sid] = results
-    return out
+    """{section id: its default results, as the build ships them} for every run section."""
+    return {sid: kit.with_results(view(sid), getattr(S.State(), sid)) for sid in RUN_SECTIONS}
 
 
 def dumps(results: dict[str, dict]) -> bytes:

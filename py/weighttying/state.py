@@ -117,18 +117,8 @@ class Paper:
 
 
 @dataclass(frozen=True)
-class Page:
-    embed: str = _spec("", "Render one section alone, compactly, for an iframe.",
-                       choices=("", "tying", "gradcheck", "pathdrop", "repeat", "tasks", "sweep", "savings", "paper"))
-    hide: str = _spec("", "Comma-separated things to hide: 'prose', 'controls', section ids or control keys.")
-    theme: str = _spec("auto", "Colour scheme; 'auto' follows the reader's system.", choices=("auto", "light", "dark"))
-    live: str = _spec("auto", "When the live lab (Python in the browser) loads: 'auto' at once, 'click' only when the "
-                      "reader presses its button (data saver; the controls answer from precomputed tables).",
-                      choices=("auto", "click"))
-
-
-@dataclass(frozen=True)
-class State:
+class Sections:
+    """The page's sections in page order: their ids are these field names (SECTIONS), and nothing else lists them."""
     tying: Tying = field(default_factory=Tying)
     gradcheck: Gradcheck = field(default_factory=Gradcheck)
     pathdrop: Pathdrop = field(default_factory=Pathdrop)
@@ -137,10 +127,25 @@ class State:
     sweep: Sweep = field(default_factory=Sweep)
     savings: Savings = field(default_factory=Savings)
     paper: Paper = field(default_factory=Paper)
+
+
+SECTIONS = tuple(f.name for f in dataclasses.fields(Sections))
+
+
+@dataclass(frozen=True)
+class Page:
+    embed: str = _spec("", "Render one section alone, compactly, for an iframe.", choices=("", *SECTIONS))
+    hide: str = _spec("", "Comma-separated things to hide: 'prose', 'controls', section ids or control keys.")
+    theme: str = _spec("auto", "Colour scheme; 'auto' follows the reader's system.", choices=("auto", "light", "dark"))
+    live: str = _spec("auto", "When the live lab (Python in the browser) loads: 'auto' at once, 'click' only when the "
+                      "reader presses its button (data saver; the controls answer from precomputed tables).",
+                      choices=("auto", "click"))
+
+
+@dataclass(frozen=True)
+class State(Sections):
+    """The whole page: every section's state (Sections' fields, in page order), then the page's own."""
     page: Page = field(default_factory=Page)
-
-
-SECTIONS = tuple(f.name for f in dataclasses.fields(State) if f.name != "page")
 
 
 @dataclass(frozen=True)

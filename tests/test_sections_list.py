@@ -1,0 +1,57 @@
+"""One list of sections: the ids and their order are state.State's section fields (state.SECTIONS), and
+every other list derives from it: the embed choices, the app's live sections, the build's prerender,
+playback tables and results, and the tests' parameter lists. A hand-typed list of ids fails here."""
+import ast
+import dataclasses
+import importlib.util
+from pathlib import Path
+
+from weighttying import prebuilt, prerender
+from weighttying import state as S
+from weighttying.app import sections
+from weighttying.views import kit
+
+ROOT = Path(__file__).resolve().parents[1]
+SCANNED = [ROOT / "build.py", *(p for d in ("py", "bench", "tests") for p in sorted((ROOT / d).rglob("*.py")))]
+
+
+def hand_lists(tree: ast.AST) -> list[int]:
+    """Lines of literals that list section ids by hand: a tuple, list or set holding two ids or more and no other
+    text but "", or a dict from ids to the modules of the same name. A dict holding per-section data (a query,
+    a preset, a table's function) is not a list of ids."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            texts = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            ids = [t for t in texts if t in S.SECTIONS]
+            if len(ids) >= 2 and all(t in S.SECTIONS or t == "" for t in texts):
+                out.append(node.lineno)
+        elif isinstance(node, ast.Dict):
+            pairs = [(k.value, v.id) for k, v in zip(node.keys, node.values)
+                     if isinstance(k, ast.Constant) and isinstance(v, ast.Name)]
+            if len(pairs) >= 2 and len(pairs) == len(node.keys) and all(k == v in S.SECTIONS for k, v in pairs):
+                out.append(node.lineno)
+    return out
+
+
+def test_no_hand_typed_list_of_section_ids():
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in SCANNED if ".venv" not in path.parts
+             for line in hand_lists(ast.parse(path.read_text()))]
+    assert not found, f"derive these from state.SECTIONS (or prebuilt.RUN_SECTIONS): {found}"
+
+
+def test_the_scan_finds_what_it_should():
+    assert hand_lists(ast.parse('x = ("", "tying", "paper")\ny = ["model", "tying", "paper"]')) == [1]
+    assert hand_lists(ast.parse('import tying, paper\nV = {"tying": tying, "paper": paper}')) == [2]
+    assert hand_lists(ast.parse('Q = {"tying": "tying.V=3", "paper": "paper.scale=4"}\nt = ("tying",)')) == []
+
+
+def test_every_list_of_sections_is_states_in_its_order():
+    assert S.SECTIONS == tuple(f.name for f in dataclasses.fields(S.State) if f.name != "page")
+    assert S.BY_KEY["embed"].choices == ("", *S.SECTIONS)
+    with_module = lambda pkg: tuple(s for s in S.SECTIONS if importlib.util.find_spec(f"{pkg}.{s}"))  # noqa: E731
+    assert sections.SECTIONS == with_module("weighttying.app.sections")
+    views = with_module("weighttying.views")
+    assert tuple(sid for sid in S.SECTIONS if prerender.view(sid) is not None) == views
+    assert prebuilt.RUN_SECTIONS == tuple(s for s in views if prerender.view(s).results is not kit.no_results)
+    assert "gradcheck" in prebuilt.RUN_SECTIONS and "sweep" not in prebuilt.RUN_SECTIONS
