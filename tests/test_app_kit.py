@@ -10,7 +10,7 @@ import panel as pn
 import pytest
 
 from weighttying import state as S
-from weighttying.app import kit
+from weighttying.app import kit, sections
 from weighttying.app.store import Store
 from weighttying.views import kit as views_kit
 
@@ -104,3 +104,23 @@ def test_a_figure_downloads_as_svg_with_its_overlay_and_the_reproducing_link():
     assert 'class="wt-at"' in svg and svg.count("<rect ") > 20  # the heatmap's cells and the ring over them
     store["sweep"].sigma = 2.0
     assert "http://x/?sweep.sigma=2#sweep" in download.callback().getvalue()
+
+
+def code_lines(text: str) -> int:
+    """Lines of Python that are code: not blank, not only a comment, not part of a docstring."""
+    docs = set()
+    for node in ast.walk(ast.parse(text)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
+                isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            docs |= set(range(body[0].lineno, body[0].end_lineno + 1))
+    return sum(1 for i, line in enumerate(text.splitlines(), 1)
+               if line.strip() and not line.strip().startswith("#") and i not in docs)
+
+
+def test_each_live_section_is_mostly_declarations():
+    """What every section shares (the run lifecycle, slots, exports, layout) lives in app/kit.py: a section
+    is at most 50 lines of code."""
+    counts = {p.stem: code_lines(p.read_text()) for p in SECTIONS_DIR.glob("*.py") if p.stem != "__init__"}
+    assert set(counts) == set(sections.SECTIONS) and max(counts.values()) <= 50, counts
+    assert code_lines('"""doc"""\n# note\n\ndef f():\n    """doc\n    more"""\n    return 1  # why\n') == 2

@@ -2,6 +2,7 @@
 prerender draws and what the live sections show at start, nothing heavy starts by itself when they are
 there, Run still recomputes live, and a missing or modified file is named and computed live instead."""
 import asyncio
+import dataclasses
 import functools
 import importlib
 import re
@@ -92,7 +93,7 @@ def boot(built_results, query=""):
                 for root in roots.values():
                     root.server_doc(doc, location=False)
                 doc.callbacks.trigger_event(DocumentReady())
-                await asyncio.sleep(0.3)  # anything started would be running now (the paper waits for a link)
+                await asyncio.sleep(0.3)  # anything started would be running now
                 # stop what the fallback started before the loop closes: a click, which in the worker
                 # arrives with the section's document as curdoc
                 for root in roots.values():
@@ -117,7 +118,7 @@ def test_at_start_the_live_sections_show_the_builds_results_and_start_nothing():
 
 def test_without_the_file_the_sections_compute_their_default_results_live():
     roots, store, started = boot(None)
-    assert len(started) >= len(RUN_SECTIONS) - 1  # the paper's study starts once the page is linked
+    assert len(started) >= len(RUN_SECTIONS)  # each section's default run (pathdrop's central differences too)
     assert 'data-source="build"' not in "".join("".join(slot_panes(r).values()) for r in roots.values())
 
 
@@ -169,16 +170,43 @@ def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
     asyncio.run(run())
 
 
-def test_pathdrop_trains_new_run_settings_and_shows_the_builds_race_back_at_the_defaults():
+def changed(st):
+    """st with its first RUN_KEYS field moved off the default, within its bounds."""
+    key = view_of(st).RUN_KEYS[0]
+    c, v = S.BY_KEY[f"{type(st).__name__.lower()}.{key}"], getattr(st, key)
+    new = (not v) if c.type is bool else c.type(v + 1) if c.type is int and v < c.hi else c.type(v / 2)
+    return dataclasses.replace(st, **{key: new})
+
+
+def view_of(st):
+    return view(type(st).__name__.lower())
+
+
+@pytest.mark.parametrize("sid", [sid for sid in RUN_SECTIONS if view(sid).RUN_KEYS])
+def test_the_run_keys_policy_a_change_stops_the_run_and_waits_for_run(sid):
+    """The one policy (app.kit.RunSection, docs/DESIGN.md): a RUN_KEYS change stops a run in flight and shows
+    the pending state, starting nothing; back at the defaults the build's results show again."""
     async def run():
         store = Store(S.State(), base_url="http://x/", built=built())
-        root = importlib.import_module("weighttying.app.sections.pathdrop").build(store)
-        assert 'data-source="build"' in slot_panes(root)["finals"]
-        store["pathdrop"].steps = 100
-        [cancel] = await until(lambda: [b for b in root.select(pn.widgets.Button) if b.name == "Cancel" and not b.disabled])
-        assert 'data-source="build"' not in slot_panes(root)["finals"]  # training the new settings
-        store["pathdrop"].steps = S.Pathdrop().steps
-        await until(lambda: cancel.disabled)
-        assert slot_panes(root)["finals"] == kit.slot("finals", view("pathdrop").slots(
-            S.Pathdrop(), kit.with_results(view("pathdrop"), S.Pathdrop()))["finals"])
+        root = importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
+        go = [b for b in root.select(pn.widgets.Button) if b.name.startswith(("Train", "Run"))][-1]
+        cancel = [b for b in root.select(pn.widgets.Button) if b.name == "Cancel"][-1]
+        bar = [b for b in root.select(pn.indicators.Progress)][-1]
+        assert not bar.visible and cancel.disabled  # progress shows only while something runs
+        go.clicks += 1
+        await until(lambda: not cancel.disabled)
+        assert bar.visible and 'data-source="build"' not in "".join(slot_panes(root).values())
+        st = changed(store.state_of(sid))
+        store[sid].param.update(**vars(st))
+        for _ in range(50):  # event-loop turns: a run started by the change would be going now
+            await asyncio.sleep(0)
+        assert cancel.disabled and not go.disabled and not bar.visible
+        assert "Settings changed: the run was stopped" in "".join(p.object or "" for p in root.select(pn.pane.HTML))
+        want = view(sid).slots(st, kit.with_results(view(sid), st))
+        assert slot_panes(root) == {n: kit.slot(n, h) for n, h in want.items()}, sid  # pending, as played back
+        store.reset(sid)
+        default = S.State()
+        want = view(sid).slots(getattr(default, sid), kit.with_results(view(sid), getattr(default, sid)))
+        assert slot_panes(root) == {n: kit.slot(n, h) for n, h in want.items()}, sid  # the build's results again
+        assert 'data-source="build"' in "".join(slot_panes(root).values()) and cancel.disabled
     asyncio.run(run())

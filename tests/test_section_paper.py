@@ -1,5 +1,5 @@
 """Paper section: the streamed study equals the report's batch functions; the claims table states the
-toy's (dis)agreements the prose makes; the live section streams, restarts on a change and cancels."""
+toy's (dis)agreements the prose makes; the live section streams, drops a run on a change and cancels."""
 import asyncio
 import re
 
@@ -56,20 +56,29 @@ def test_scale_zero_is_infinite_not_a_crash():
     assert "∞" in view.claims_html(r)
 
 
+def button(root, name: str) -> pn.widgets.Button:
+    [b] = [b for b in root.select(pn.widgets.Button) if b.name == name]
+    return b
+
+
 def drive(query: str, act, wait: float):
     async def main():
         store = Store(S.parse_query(query)[0])
-        root = live.build(store)  # inside a running loop: the study starts by itself
+        root = live.build(store)
+        assert "not computed for these settings yet" in slot(root, "align")  # settings the build did not run wait
+        button(root, "Run again").clicks += 1
         await act(store, root)
         await asyncio.sleep(wait)
         return store, root
     return asyncio.run(main())
 
 
-def test_live_section_streams_restarts_on_change_and_matches_cpython():
+def test_live_section_streams_drops_the_run_on_change_and_matches_cpython():
     async def change(store, root):
         await asyncio.sleep(0.05)
-        store["paper"].scale = 4.0  # restarts: the scale-1 run is dropped
+        store["paper"].scale = 4.0  # the scale-1 run is dropped, and the new setting waits for Run
+        assert "Settings changed: the run was stopped" in shown(root) and not button(root, "Run again").disabled
+        button(root, "Run again").clicks += 1
 
     store, root = drive("paper.seeds=1&paper.steps=40", change, 3.0)
     want = paper.study(4.0, 40, 0, 1, 0.5)
@@ -84,8 +93,8 @@ def test_live_section_streams_restarts_on_change_and_matches_cpython():
 def test_cancel_stops_the_run():
     async def cancel(store, root):
         await asyncio.sleep(0.2)
-        [cancel] = [b for b in root.select(pn.widgets.Button) if b.name == "Cancel"]
-        cancel.clicks += 1
+        assert not button(root, "Cancel").disabled  # the run is going
+        button(root, "Cancel").clicks += 1
 
     store, root = drive("paper.steps=5000", cancel, 0.3)
     assert "Cancelled." in shown(root)

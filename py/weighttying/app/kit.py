@@ -109,13 +109,6 @@ def kept(store: Store, section: str, keys: Sequence[str]) -> dict:
     return {k: copy.deepcopy(data[k]) for k in keys if k in data}
 
 
-def without_build(store: Store, section: str, view, start: Callable[[], None]) -> None:
-    """Without the build's results (results.json missing or modified), compute the default ones live
-    once the page shows the section, as pressing Run would; with them, nothing starts by itself."""
-    if store.built is None and views_kit.built_applies(view, store.state_of(section)):
-        on_document_ready(start)
-
-
 def every(seconds: float, fn: Callable[[], None]) -> Callable[[bool], None]:
     """fn limited to one call per `seconds` (a streaming run's redraw: each is a patch the page applies);
     calling the result with True runs fn regardless (the last point of a run)."""
@@ -208,22 +201,30 @@ class Runner:
         self.on_step, self.on_done = on_step, on_done
         self.run = pn.widgets.Button(name=label, button_type="primary", width=160)
         self.cancel = pn.widgets.Button(name="Cancel", button_type="default", width=100, disabled=True)
-        self.bar = pn.indicators.Progress(value=0, max=100, width=200, bar_color="primary")
-        self.status = pn.pane.HTML('<p class="wt-status" role="status"></p>', sizing_mode="stretch_width")
+        # progress is shown only while something runs; the status line only once it has something to say
+        self.bar = pn.indicators.Progress(value=0, max=100, width=200, bar_color="primary", visible=False)
+        self.status = pn.pane.HTML('<p class="wt-status" role="status"></p>', sizing_mode="stretch_width",
+                                   visible=False)
         self.run.on_click(lambda _: self.start())
         self.cancel.on_click(lambda _: self.stop("Cancelled."))
 
     def view(self) -> pn.Column:
-        """Buttons, bar and status stacked, so the strip fits a 360 px screen."""
+        """Buttons, then bar and status while they have something to show, stacked to fit a 360 px screen."""
         return pn.Column(pn.Row(self.run, self.cancel), self.bar, self.status, sizing_mode="stretch_width")
 
     def say(self, text: str, kind: str = "") -> None:
-        self.status.object = f'<p class="wt-status {kind}" role="status">{html.escape(text)}</p>'
+        self.status.param.update(object=f'<p class="wt-status {kind}" role="status">{html.escape(text)}</p>',
+                                 visible=bool(text))
+
+    def busy(self, running: bool) -> None:
+        """Buttons and bar for a run starting (True) or over (False)."""
+        self.run.disabled, self.cancel.disabled, self.bar.visible = running, not running, running
 
     def start(self) -> None:
         """(Re)start the run from the current settings; a run already going is dropped."""
         total = max(self.total(), 1)
-        self.bar.value, self.run.disabled, self.cancel.disabled = 0, True, False
+        self.bar.value = 0
+        self.busy(True)
         self.say("Running…")
 
         def step(p: dict) -> None:
@@ -237,7 +238,8 @@ class Runner:
             self.on_step(p)
 
         def done(last: dict | None) -> None:
-            self.bar.value, self.run.disabled, self.cancel.disabled = 100, False, True
+            self.bar.value = 100
+            self.busy(False)
             self.say("Done.")
             self.on_done(last)
 
@@ -248,7 +250,7 @@ class Runner:
 
     def stop(self, message: str, kind: str = "") -> None:
         self.job.cancel()
-        self.run.disabled, self.cancel.disabled = False, True
+        self.busy(False)
         self.say(message, kind)
 
 
@@ -257,3 +259,91 @@ def on_document_ready(fn: Callable[[], None]) -> None:
     doc = pn.state.curdoc
     if doc is not None:
         doc.on_event("document_ready", lambda _: fn())
+
+
+def batched(steps: Iterator[dict], budget: float) -> Iterator[dict]:
+    """Consecutive progress dicts merged for up to `budget` s of compute each, so the page is not flooded with
+    patches; a result or a non-finite loss is passed on at once."""
+    merged, t0 = {}, time.perf_counter()
+    for s in steps:
+        merged.update(s)
+        if "result" in s or not math.isfinite(s.get("loss", 0.0)) or time.perf_counter() - t0 >= budget:
+            yield merged
+            merged, t0 = {}, time.perf_counter()
+    if merged:
+        yield merged
+
+
+class RunSection:
+    """A section's run and everything around it, one lifecycle for every section with one (docs/DESIGN.md):
+
+    - `results` is what the slots show: at hand-over the build's for the current settings (`built`), and
+      nothing runs by itself;
+    - Run restarts from `fresh()` plus the build's `keep` parts (which no run recomputes) and streams each
+      progress dict of `steps(st)` into it (`collect(results, point)`, True when what the slots show
+      changed: drawn at most every DRAW_S, and at the end); Cancel stops it; a failing step stops it with
+      a readable status line, a failing draw is Slots' error line;
+    - the one RUN_KEYS policy: a change of a RUN_KEYS field stops a run in flight and shows the build's
+      results if the settings are back at the defaults, else the pending state; it starts nothing: runs
+      wait for Run. A view without RUN_KEYS has results that follow every control (the gradient check,
+      which every slot needs): any change restarts its run, unless the build's results apply;
+    - results nobody has (no results.json; for a view without RUN_KEYS, also settings the build did not
+      run) are computed live once the page shows the section, as pressing Run would.
+    `draw(run)` replaces `run.slots.show` for a section whose slots need more than its results.
+    """
+
+    def __init__(self, store: Store, section: str, view, label: str, steps: Callable[[object], Iterator[dict]],
+                 total: Callable[[object], int], collect: Callable[[dict, dict], bool], fresh: Callable[[], dict] = dict,
+                 keep: Sequence[str] = (), draw: Callable[["RunSection"], None] | None = None):
+        self.store, self.section, self.view, self.fresh, self.keep = store, section, view, fresh, keep
+        self.results: dict = built(store, section, view) or fresh()
+        self.slots = Slots(store, section, view, lambda: self.results)
+        self.draw = (lambda: draw(self)) if draw else self.slots.show
+        redraw = every(DRAW_S, self.draw)
+
+        def step(point: dict) -> None:
+            if collect(self.results, point):
+                redraw()
+        self.runner = Runner(label, lambda: self._restart(steps), lambda: total(self.st()), step,
+                             lambda last: redraw(True))
+        self.follows, self.live = not view.RUN_KEYS, False  # follows: results follow every control, no Run wait
+        obj = store[section]
+        others = [p for p in obj.param if p != "name" and p not in view.RUN_KEYS]
+        obj.param.watch(self._changed, list(view.RUN_KEYS) or others)
+        if not self.follows and others:  # the other controls redraw the same results
+            obj.param.watch(lambda *_: self.draw(), others)
+        self.draw()
+        if self.unrun():
+            on_document_ready(lambda: self.unrun() and self.runner.start())
+
+    def st(self):
+        """The section's current state."""
+        return self.store.state_of(self.section)
+
+    def unrun(self) -> bool:
+        """Whether the section must compute its results by itself: nothing ran live yet and there are none for
+        the settings shown (with RUN_KEYS: no results.json at all, and the settings are the defaults)."""
+        if self.live or self.runner.job.running:
+            return False
+        if self.follows:
+            return not self.results
+        return self.store.built is None and views_kit.built_applies(self.view, self.st())
+
+    def _restart(self, steps: Callable[[object], Iterator[dict]]) -> Iterator[dict]:
+        """A live run's start: the build's results go (but the parts no run redoes), the slots show that."""
+        self.live = True
+        self.results.clear()
+        self.results.update(self.fresh(), **kept(self.store, self.section, self.keep))
+        self.draw()
+        return steps(self.st())
+
+    def _changed(self, *_) -> None:
+        """The RUN_KEYS policy (see the class): the results shown always belong to the settings shown."""
+        if self.runner.job.running:
+            self.runner.stop(f"Settings changed: the run was stopped. Press “{self.runner.run.name}” to run "
+                             "with the new settings." if not self.follows else "")
+        self.results.clear()
+        self.results.update(built(self.store, self.section, self.view) or self.fresh())
+        self.draw()
+        if self.follows and not self.results:
+            self.runner.start()

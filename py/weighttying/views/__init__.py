@@ -9,7 +9,8 @@ Every view module has:
 - `results(st)`: the section's heavy work (training runs, studies, the gradient check) as plain data,
   pure; `None` for a section without any. `slots` also takes partial results (a live run streaming).
 - `RUN_KEYS`: the fields whose change leaves `results` out of date until the reader presses Run (the
-  slots then say so); `kit.with_results(view, st)` is the results a state shows without a run,
+  slots then say so; the one policy, app.kit.RunSection: nothing starts by itself); `()` for a view whose
+  results follow every control (the gradient check) or that has none; `kit.with_results(view, st)` is the results a state shows without a run,
   as the build ships them (plain data marked as computed at build; `kit.source` says so on the page).
 - `PLAYBACK`: {field: values}, the grid the playback tables cover (product over the fields; unlisted
   fields stay at their defaults). `DEPENDS`: {slot: fields it depends on}, so a table of one slot

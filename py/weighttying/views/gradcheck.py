@@ -18,6 +18,7 @@ from .. import state as S
 from .kit import TOL, TOY, Differences, error_heatmap, grid, hook, last, lin, source
 
 SLOTS = ("badge", "readout", "table", "heatmap")
+# No RUN_KEYS: every slot needs the check, so it follows every control and reruns on any change (app.kit.RunSection).
 RUN_KEYS = ()
 # Both toggles; res and batch at a few slider positions (each point is a full check: ~0.1 s in CPython).
 PLAYBACK = {"tied": grid("gradcheck", "tied"), "repeats": grid("gradcheck", "repeats"),

@@ -19,6 +19,8 @@ from .kit import Verdict, grid, hook, lin, log, note, pending, source, table
 
 MILD = 2.0  # an output/input ratio under this is "dominates only mildly"
 SLOTS = ("norms", "figure", "align", "lens", "claims", "tuned")
+# A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
+# app.kit.RunSection, docs/DESIGN.md "Runs"); nothing starts by itself.
 RUN_KEYS = ("scale", "seeds", "steps", "lr", "seed")
 _LR = S.BY_KEY["paper.lr"]
 # Every slot needs the study, so away from the defaults the slots say "pending" (cheap): the scale

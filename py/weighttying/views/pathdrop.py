@@ -27,6 +27,8 @@ LOSS_IDS = {"both paths": "pathdrop.loss.correct", "output path only": "pathdrop
 PAGE_RECIPE = ("steps", "lr")  # the run the page's 1.61 vs 1.84 describes: the defaults, any seed
 CURVE_CHUNK = 5  # SGD steps per run between yields: ~15 ms each in Pyodide, so Cancel lands at once
 SLOTS = ("readout", "table", "heatmap", "kcheck", "trap", "curves", "finals")
+# A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
+# app.kit.RunSection, docs/DESIGN.md "Runs"); nothing starts by itself.
 RUN_KEYS = ("steps", "lr", "seed")
 # Both toggles and the k slider at a few positions; seed, steps and lr need a new run (not listed).
 PLAYBACK = {"input": grid("pathdrop", "input"), "output": grid("pathdrop", "output"),

@@ -25,6 +25,8 @@ CHUNK = 5  # steps per model between yields of a live run: ~1-2 ms a step in Pyo
 BINS = 16  # histogram bins of width V/16 = 4 ranks at V = 64
 SLUG = {"tied, res = 1": "tied-res1", "untied": "untied", "chance": "chance", "tied, res = 0 (the control)": "tied-res0"}
 SLOTS = ("readout", "init", "hist", "trained", "curves")
+# A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
+# app.kit.RunSection, docs/DESIGN.md "Runs"); nothing starts by itself.
 RUN_KEYS = ("res", "sigma", "steps", "lr", "seed")
 _SIGMA = S.BY_KEY["repeat.sigma"]
 # tied; res at every tenth of its slider; sigma on its log slider's grid, 4 a decade over 1e-4..1e4 and the

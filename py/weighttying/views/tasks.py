@@ -18,6 +18,8 @@ CHUNK = 10  # training steps per streamed chunk: ~3 ms in CPython, ~10-20 ms in 
 COLUMNS = ("quantity", "ours", "page says", "verdict")
 SEED_COLUMNS = ("seed", "task", "tied excess", "untied excess", "ratio")
 SLOTS = ("status", "table", "plot", "seeds")
+# A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
+# app.kit.RunSection, docs/DESIGN.md "Runs"); nothing starts by itself.
 RUN_KEYS = ("seeds", "steps", "lr")
 _LR = S.BY_KEY["tasks.lr"]
 # Every seed count, steps at a few slider positions, lr on a log grid: away from the defaults the

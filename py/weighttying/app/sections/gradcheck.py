@@ -1,10 +1,11 @@
 """Live section: every entry of the hand-written gradient against central differences.
 
-At start the slots show the build's check of the default settings (store.built), so nothing runs by
-itself; any control change restarts the check (views.gradcheck.iter_check, in steps of a few batch
-tokens, through a Runner so other sections stay live and Cancel works); when it finishes, every slot
-(the fixed badge, readout, per-parameter table, E's error heatmap) is redrawn from its
-summary. Settings the build did not check (a shared link) are checked once the page shows the section.
+The check is the section's run (kit.RunSection). Its view has no RUN_KEYS: every slot needs the check
+and it follows every control. At start the slots show the build's check of the default settings, so
+nothing runs by itself; any other setting restarts the check (views.gradcheck.iter_check, in steps of
+a few batch tokens, so other sections stay live and Cancel works); when it finishes, every slot (the
+fixed badge, readout, per-parameter table, E's error heatmap) is redrawn from its summary. Settings the
+build did not check (a shared link) are checked once the page shows the section.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import panel as pn
 
 from ...views import gradcheck as V
 from ...views.kit import note, slot
-from ..kit import Runner, Slots, built, export_buttons, layout, on_document_ready
+from ..kit import RunSection, export_buttons, layout
 from ..store import Store
 
 # The badge pane renders in a shadow root, where the page's CSS does not reach: it carries its own
@@ -39,35 +40,31 @@ def pending(state: str, text: str) -> str:
 BUSY, CANCELLED = pending("running", "running…"), pending("cancelled", "cancelled (not checked)")
 
 
+def collect(results: dict, point: dict) -> bool:
+    """The check's summary, once its last step has the whole result."""
+    if "result" in point:
+        results.update(V.summary(point["result"]))
+    return "result" in point
+
+
+def draw(run: RunSection) -> None:
+    """The slots from the latest finished check; while none stands, the badge says it is running."""
+    if run.results:
+        run.slots.show()
+    else:
+        run.slots["badge"].object = BUSY
+
+
 def build(store: Store) -> pn.viewable.Viewable:
     """The gradient-check section's Panel root, bound to store["gradcheck"]."""
-    cur: dict = {}  # the summary of the latest finished check, for the slots and the exports
-    slots = Slots(store, "gradcheck", V, lambda: cur["result"])
-    badge = slots["badge"]
-    badge.param.update(object=BUSY, stylesheets=[*badge.stylesheets, BADGE_CSS], margin=0)
-
-    def done(last: dict | None) -> None:
-        cur["result"] = V.summary(last["result"])
-        slots.show()
-
-    runner = Runner("Check every entry", lambda: V.iter_check(store.state_of("gradcheck"), store.differences),
-                    lambda: V.entries(store.state_of("gradcheck")), on_step=lambda _: None, on_done=done)
-
-    def restart(*_) -> None:
-        badge.object = BUSY
-        runner.start()
-
-    p = store["gradcheck"]
-    p.param.watch(restart, [n for n in p.param if n != "name"])
-    runner.run.on_click(lambda _: setattr(badge, "object", BUSY))
-    runner.cancel.on_click(lambda _: setattr(badge, "object", CANCELLED))
-    if (first := built(store, "gradcheck", V)) is not None:
-        cur["result"] = first
-        slots.show()
-    else:  # no build result for these settings: check once the page shows the section
-        slots["readout"].object = slot("readout", note("Checking every entry…", "wt-readout"))
-        on_document_ready(lambda: cur or runner.job.running or restart())
+    run = RunSection(store, "gradcheck", V, "Check every entry", lambda st: V.iter_check(st, store.differences),
+                     V.entries, collect, draw=draw)
+    badge = run.slots["badge"]
+    badge.param.update(stylesheets=[*badge.stylesheets, BADGE_CSS], margin=0)
+    run.runner.cancel.on_click(lambda _: setattr(badge, "object", CANCELLED))
+    if not run.results:  # no build result for these settings: checked once the page shows the section
+        run.slots["readout"].object = slot("readout", note("Checking every entry…", "wt-readout"))
     exports = export_buttons(store, "gradcheck", "gradcheck",
-                             lambda: (V.COLUMNS, V.table_rows(cur["result"]) if cur else []))
-    return layout(store, "gradcheck", [badge, slots["readout"], slots.error, slots["table"], exports],
-                  [runner.view(), slots.figure("heatmap")])
+                             lambda: (V.COLUMNS, V.table_rows(run.results) if run.results else []))
+    return layout(store, "gradcheck", [badge, run.slots["readout"], run.slots.error, run.slots["table"], exports],
+                  [run.runner.view(), run.slots.figure("heatmap")])
