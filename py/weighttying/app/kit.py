@@ -1,6 +1,7 @@
 """The Panel pieces every live section shares, in one place: slot panes filled from the section's view,
 a guard that turns a failure into a readable line, the section layout, a run/cancel/progress strip for
-long work, and CSV/JSON exports stamped with the link that reproduces them. No section imports another.
+long work and the one lifecycle of a section's run around it (RunSection), and CSV/JSON exports stamped
+with the link that reproduces them. No section imports another.
 
 A live section is `build(store)`: `Slots` makes one HTML pane per slot of its view and sets each pane's
 `.object` from `view.slots(st, results)`, the same function the build prerenders and plays back from,
