@@ -170,16 +170,12 @@ def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
     asyncio.run(run())
 
 
-def changed(st):
-    """st with its first RUN_KEYS field moved off the default, within its bounds."""
-    key = view_of(st).RUN_KEYS[0]
-    c, v = S.BY_KEY[f"{type(st).__name__.lower()}.{key}"], getattr(st, key)
+def changed(sid: str, st):
+    """st with the section's first RUN_KEYS field moved off the default, within its bounds."""
+    key = view(sid).RUN_KEYS[0]
+    c, v = S.BY_KEY[f"{sid}.{key}"], getattr(st, key)
     new = (not v) if c.type is bool else c.type(v + 1) if c.type is int and v < c.hi else c.type(v / 2)
     return dataclasses.replace(st, **{key: new})
-
-
-def view_of(st):
-    return view(type(st).__name__.lower())
 
 
 @pytest.mark.parametrize("sid", [sid for sid in RUN_SECTIONS if view(sid).RUN_KEYS])
@@ -196,7 +192,7 @@ def test_the_run_keys_policy_a_change_stops_the_run_and_waits_for_run(sid):
         go.clicks += 1
         await until(lambda: not cancel.disabled)
         assert bar.visible and 'data-source="build"' not in "".join(slot_panes(root).values())
-        st = changed(store.state_of(sid))
+        st = changed(sid, store.state_of(sid))
         store[sid].param.update(**vars(st))
         for _ in range(50):  # event-loop turns: a run started by the change would be going now
             await asyncio.sleep(0)
