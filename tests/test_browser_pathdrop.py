@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import live_page
-from weighttying import pathdrop
+from weighttying import measure, pathdrop
 from weighttying import state as S
 from weighttying.views import pathdrop as V
 
@@ -59,7 +59,8 @@ def test_training_ends_at_cpythons_losses(live):
     live.locator(f"{LIVE} [data-testid=pathdrop-loss-broken]").wait_for(timeout=120_000)
     assert live.locator(f"{LIVE} [data-testid=pathdrop-source]").get_attribute("data-source") == "live"
     st = S.parse_query(QUERY)[0].pathdrop
-    ref = pathdrop.training_curves(V.config(st), steps=st.steps, lr=st.lr, seed=st.seed)
+    ref = pathdrop.training_curves(V.config(st), measure.race_task(V.RECIPE), steps=st.steps, lr=st.lr, seed=st.seed,
+                                   batch=V.RECIPE.batch)
     for key, name in (("correct", "both paths"), ("broken", "output path only")):
         ours = float(live.locator(f"{LIVE} [data-testid=pathdrop-loss-{key}]").get_attribute("data-value"))
         assert abs(ours - ref[name][-1]["eval"]) <= 1e-9 * abs(ref[name][-1]["eval"]), (key, ours)

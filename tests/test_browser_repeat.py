@@ -14,8 +14,9 @@ import time
 import pytest
 
 from conftest import live_page
-from weighttying import model, repeat
+from weighttying import measure, model, repeat
 from weighttying import state as S
+from weighttying.views import repeat as V
 
 pytestmark = pytest.mark.browser
 LIVE = "#live-repeat[data-live=true]"
@@ -102,7 +103,8 @@ def test_full_run_ends_at_cpython_ranks(live):
     status(live, LIVE, "Done.")
     steps = trained_step(live)
     assert 0 < steps < 2000
-    want = repeat.trained_table(sigma=0.5, steps=steps, seeds=[3])
+    want = repeat.trained_table(sigma=0.5, steps=steps, seeds=[3], lr=V.RECIPE.lr, task=measure.race_task(V.RECIPE),
+                                batch=V.RECIPE.batch)
     assert abs(value(live, LIVE, "repeat-trained-tied") - want[0]["mean_rank"]) <= TOL
     assert abs(value(live, LIVE, "repeat-trained-untied") - want[1]["mean_rank"]) <= TOL
     assert f"after {steps} of {steps} steps" in live.locator(f"{LIVE} [data-testid=repeat-trained-table]").text_content()

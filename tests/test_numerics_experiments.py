@@ -12,7 +12,7 @@ from weighttying import data, deep, gradcheck, model, paper, pathdrop, repeat, s
 
 PKG = pathlib.Path(model.__file__).parent
 NUMERICS = ["model", "gradcheck", "data", "train", "pathdrop", "repeat", "tasks", "sweep", "savings", "paper",
-            "deep", "lens", "calibrate", "quoted", "report"]
+            "deep", "lens", "calibrate", "measure", "recipes", "quoted", "report"]
 
 
 def test_numerics_import_only_numpy_and_the_standard_library():

@@ -53,11 +53,14 @@ def test_cli_json_report_has_every_section_and_is_deterministic(capsys):
     first = json.loads(capsys.readouterr().out)
     assert set(first) == set(report.SECTIONS)
     rows = [r for rows in first.values() for r in rows]
-    assert all({"id", "quantity", "ours", "page", "tol", "verdict"} <= set(r) for r in rows)
+    assert all({"id", "quantity", "ours", "page", "page_is", "tol", "verdict"} <= set(r) for r in rows)
     ids = [r["id"] for r in rows]
     assert len(ids) == len(set(ids)) and REQUIRED_IDS <= set(ids), REQUIRED_IDS - set(ids)
     # every quoted page number is judged with its tolerance printed, and shares are fractions
     judged = {r["id"]: r for r in rows if r["id"] in quoted.QUOTES}
     assert set(judged) == set(quoted.QUOTES) and all(r["tol"] > 0 for r in judged.values())
+    # every judged row says what the page's number is: one run, a mean of n runs, or exact
+    assert all(r["page_is"] == quoted.basis(q) for q, r in judged.items())
+    assert judged["tasks.aligned.tied"]["page_is"] == "mean of 5 runs" and judged["repeat.trained.tied"]["page_is"] == "one run"
     assert 0 < judged["savings.gpt2_small"]["ours"] < 1
     assert json.loads(report.to_json({"pathdrop": report.pathdrop_table()}))["pathdrop"] == first["pathdrop"]

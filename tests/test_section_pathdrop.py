@@ -7,7 +7,7 @@ import re
 import panel as pn
 import pytest
 
-from weighttying import pathdrop
+from weighttying import measure, pathdrop
 from weighttying import state as S
 from weighttying.app.sections import pathdrop as section
 from weighttying.app.store import Store
@@ -57,12 +57,13 @@ def test_trap_and_curves():
     assert t == pathdrop.fancy_index_trap() and t["wrong_rows"] == 8
     st = dataclasses.replace(DEFAULT, steps=100)
     *_, last = V.iter_curves(st)
-    ref = pathdrop.training_curves(V.config(st), steps=100, lr=st.lr, seed=st.seed)
+    ref = pathdrop.training_curves(V.config(st), measure.race_task(V.RECIPE), steps=100, lr=st.lr, seed=st.seed,
+                                   batch=V.RECIPE.batch)
     for name in V.CURVES:
         assert last["points"][name]["eval"] == ref[name][-1]["eval"]
     rows = V.curve_rows(st, {n: ref[n][-1]["eval"] for n in V.CURVES})
     assert rows[0][2] == V.PAGE["final_loss"]["both paths"] and rows[1][2] == V.PAGE["final_loss"]["output path only"]
-    assert rows[0][3].startswith("n/a (the page trained 600 steps")  # 100 steps: not the page's run
+    assert rows[0][3].startswith("n/a (judged at the calibrated race only")  # 100 steps: not the page's run
     finals = {n: ref[n][-1]["eval"] for n in V.CURVES}
     assert V.curve_rows(DEFAULT, finals)[0][3].text.startswith("n/a (one run")  # no build spread at hand: no band
 
@@ -111,7 +112,8 @@ def test_section_toggles_train_and_cancel():
         button(root, "Train both").clicks += 1
         await until(lambda: any('pathdrop-loss-correct' in (x.object or "") for x in root.select(pn.pane.HTML)),
                     "the training runs")
-        ref = pathdrop.training_curves(V.config(p), steps=40, lr=p.lr, seed=p.seed)
+        ref = pathdrop.training_curves(V.config(p), measure.race_task(V.RECIPE), steps=40, lr=p.lr, seed=p.seed,
+                                       batch=V.RECIPE.batch)
         finals = pane_with(root, "pathdrop-loss-correct").object
         assert value_of(finals, "pathdrop-loss-correct") == ref["both paths"][-1]["eval"]
         assert value_of(finals, "pathdrop-loss-broken") == ref["output path only"][-1]["eval"]

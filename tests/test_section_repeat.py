@@ -6,12 +6,14 @@ import re
 import numpy as np
 import panel as pn
 
-from weighttying import model, prerender, quoted, repeat, report
+from weighttying import measure, model, prerender, quoted, repeat, report
 from weighttying import state as S
 from weighttying.app import kit
 from weighttying.app.sections import repeat as section
 from weighttying.app.store import Store
 from weighttying.views import repeat as V
+
+RACE = {"lr": V.RECIPE.lr, "task": measure.race_task(V.RECIPE), "batch": V.RECIPE.batch}  # the section's race
 
 
 def values(text: str) -> dict[str, float]:
@@ -37,7 +39,7 @@ def test_init_rows_are_repeat_init_table_beside_the_page():
         assert r[1].x == w["mean_rank"] and (r[2][0].x, r[2][1].x) == (w["min"], w["max"])
         assert r[3] == report.PAGE["rank_init"][w["model"]]
         qid = f"repeat.init.{V.SLUG[w['model']].replace('-', '_')}"
-        j = quoted.judge(qid, w["per_seed"])
+        j = quoted.judge(qid, w["per_seed"], measure.spread("repeat.init").get(qid))  # the rule's sd: ten seeds
         assert (r[4].text, r[4].tol) == (quoted.explained(j), j["tol"])
     got = values(V.init_table(rows, 0.5, 3))
     assert got["repeat-rank-untied"] == want[1]["mean_rank"] and got["repeat-rank-chance"] == 32.5
@@ -59,7 +61,7 @@ def test_prerender_default_has_every_hook_and_the_trained_numbers():
     got = values(text)
     for slug in V.SLUG.values():
         assert f"repeat-rank-{slug}" in got
-    ours = repeat.trained_table(seeds=[0])
+    ours = repeat.trained_table(seeds=[0], **RACE)
     assert got["repeat-trained-tied"] == ours[0]["mean_rank"] and got["repeat-trained-untied"] == ours[1]["mean_rank"]
     assert text.count("<svg") == 2 and "<desc>" in text
 
@@ -105,7 +107,7 @@ def test_training_run_streams_to_the_numbers_of_a_plain_run():
     assert "not trained yet" in shown(root)
     run_until_done(root, "Train tied + untied")
     got = values(shown(root))
-    want = repeat.trained_table(steps=50, seeds=[2])
+    want = repeat.trained_table(steps=50, seeds=[2], **RACE)
     assert got["repeat-trained-tied"] == want[0]["mean_rank"] and got["repeat-trained-untied"] == want[1]["mean_rank"]
     assert "Done." in shown(root)
     store["repeat"].lr = 0.25  # a settings change drops the run made for the old settings

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from weighttying import calibrate, lens, prerender, quoted, report
+from weighttying import lens, measure, prerender, quoted, report
 from weighttying import state as S
 from weighttying.views import kit, paper, pathdrop
 
@@ -33,9 +33,7 @@ def default_html() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def report_rows() -> dict[str, dict]:
     """{id: report row} of every judged report table, from the same seeds the page's build uses."""
-    spread = calibrate.spread()
-    measures = [dict(zip(spread, values)) for values in zip(*spread.values())]
-    rows = report.pathdrop_table(measures) + report.repeat_table(measures) + report.tasks_table(measures)
+    rows = report.pathdrop_table() + report.repeat_table() + report.tasks_table()
     rows += report.savings_table()
     orig, lens.study = lens.study, paper.tuned_study  # the same study (lens.study(), deterministic), once
     try:
@@ -66,16 +64,18 @@ def test_every_default_verdict_is_the_reports(default_html, report_rows):
 
 
 def test_a_single_run_takes_its_spread_from_the_builds_seeds(default_html):
-    spread = calibrate.spread()
+    spread = {**measure.spread("pathdrop"), **measure.spread("repeat")}
     single = [(qid, float(tol), text) for sid in VIEWS
               for qid, tol, text in shown_verdicts(default_html[sid]) if "our 1 run" in text]
     assert {q for q, _, _ in single} == {"pathdrop.loss.correct", "pathdrop.loss.output_only", "pathdrop.loss.gap",
                                           "repeat.trained.tied", "repeat.trained.untied"}
     for qid, tol, text in single:
-        _, decimals, page_seeds = quoted.QUOTES[qid]
+        _, decimals, runs = quoted.QUOTES[qid]
         sd = quoted.mean_sd(spread[qid])[1]
-        assert tol == pytest.approx(2 * sd * (1 + 1 / page_seeds) ** 0.5 + 0.5 * 10 ** -decimals, rel=1e-12)
-        assert tol == quoted.tolerance([0.0], decimals, page_seeds, spread[qid]) and "build's 5 seeds" in text
+        assert runs == quoted.ONE_RUN  # the page's races read as single runs
+        assert tol == pytest.approx(2 * (sd ** 2 / runs + sd ** 2 / 1) ** 0.5 + 0.5 * 10 ** -decimals, rel=1e-12)
+        assert tol == quoted.tolerance(sd, 1, decimals, runs)
+        assert f"build's {len(measure.SEEDS)} seeds" in text and len(measure.SEEDS) >= 10
     # the same run without the build's spread is not judged with any band
     st = S.Pathdrop()
     res = pathdrop.results(st)

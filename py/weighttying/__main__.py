@@ -1,23 +1,27 @@
 """`python -m weighttying report [--json]`: every table, ours beside the page's.
-`python -m weighttying calibrate`: the search over the page's free choices, one line per candidate."""
+`python -m weighttying calibrate [--only pathdrop repeat tasks]`: the search over the page's free choices, one
+experiment at a time, one line per candidate."""
 import argparse
 import sys
 
+EXPERIMENTS = ("pathdrop", "repeat", "tasks")  # calibrate's experiments, in the order they are searched
 
-def calibrate(seeds: int) -> None:
-    """Print every candidate's distances as it is scored, then the winner and the recipe in use."""
+
+def calibrate(seeds: int, experiments) -> None:
+    """Per experiment: print every candidate's distances as it is scored, then the winner and the recipe in use."""
     from . import calibrate as C
 
-    scores = []
-    for s in C.iter_search(seeds=range(seeds)):
-        scores.append(s)
-        print(C.line(s), flush=True)
-    win = C.best(scores)
-    print(f"\nwinner: {C.line(win)}")
-    for v in win["verdicts"].values():
-        print(f"  {v['id']}: ours {v['ours']:.4g} page {v.get('page', float('nan')):.4g}  {v['verdict']}")
-    now = C.current()
-    print(f"in use: {now}" + ("" if now == win["candidate"] else "  (differs from the winner)"))
+    for name in experiments:
+        scores = []
+        for s in C.iter_search(name, seeds=range(seeds)):
+            scores.append(s)
+            print(C.line(s), flush=True)
+        win = C.best(scores)
+        print(f"\nwinner of {len(scores)}: {C.line(win)}")
+        for v in win["verdicts"].values():
+            print(f"  {v['id']}: ours {v['ours']:.4g} page {v.get('page', float('nan')):.4g}  {v['verdict']}")
+        now = C.current(name)
+        print(f"in use: {now}" + ("" if now == win["candidate"] else "  (differs from the winner)") + "\n", flush=True)
 
 
 def main(argv=None) -> int:
@@ -26,9 +30,11 @@ def main(argv=None) -> int:
     parser.add_argument("command", choices=["report", "calibrate"])
     parser.add_argument("--json", action="store_true", help="write the report as JSON instead of tables")
     parser.add_argument("--seeds", type=int, default=5, help="calibrate: seeds per candidate (default 5)")
+    parser.add_argument("--only", nargs="+", choices=EXPERIMENTS, default=list(EXPERIMENTS),
+                        help="calibrate: the experiments to search (default: all, one after the other)")
     args = parser.parse_args(argv)
     if args.command == "calibrate":
-        calibrate(args.seeds)
+        calibrate(args.seeds, args.only)
         return 0
     from . import report
 

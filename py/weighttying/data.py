@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import model
+from . import model, recipes
 
-# The task's free choices, set by `python -m weighttying calibrate` (docs/DESIGN.md, "Calibration").
-RANK, BETA = 2, 32.0
+# The task's free choices by default: the package's recipe (recipes.BASE; each experiment's own in recipes).
+RANK, BETA = recipes.BASE.rank, recipes.BASE.beta
 
 
 def unit_rows(rng: np.random.Generator, V: int, rank: int) -> np.ndarray:

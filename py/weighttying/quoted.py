@@ -4,13 +4,16 @@ PAGE holds the only copies of the seed documents' numbers in this package: quota
 "page says" column and the verdicts, never as inputs to a computation. Views import this small module
 instead of `report`, so showing a page number never imports every experiment.
 
-QUOTES gives every judged page number a stable id, the decimals the page prints it with and how many
-seeds the page averaged it over; `judge` turns our per-seed values into a verdict whose tolerance
-comes from our seeds' spread and the page's rounding, never from a band chosen so a row passes.
+QUOTES gives every judged page number a stable id, the decimals the page prints it with and what it is
+(exact, one run, or a mean of n runs); `judge` turns our per-seed values into a verdict whose tolerance
+comes from our seeds' spread, what the page's number is and its rounding, never from a band chosen so a
+row passes.
 """
 from __future__ import annotations
 
 import math
+
+from . import recipes
 
 # Quoted from ../shared/seeds/000_ba5da07b324f4dc2.txt (the day-67 page) and, for "paper", the
 # claims of ../shared/seeds/004_e2da1c4e9ce44e83.txt (which gives no numbers).
@@ -29,43 +32,44 @@ PAGE = {
     "share": {"gpt2-small": 0.237, "large-vocab-toy": 0.453, "char-model": 0.005},
 }
 
-# The page says "five seeds" for the tasks table only; elsewhere it does not say, so its number is
-# treated as one run (the weaker assumption: a single draw is noisier than a mean).
-PAGE_SEEDS_TASKS = 5
+# What each page number is, the third field of QUOTES: EXACT (a count or a share: no seed noise), ONE_RUN, or
+# n > 1, a mean of n runs. The page says "five seeds" for the tasks table only; its races and the sweep's
+# hits and factors read as single runs (the page names no seeds for them).
+EXACT, ONE_RUN, PAGE_SEEDS_TASKS = 0, 1, 5
 
-# id -> (page value, decimals the page prints, seeds the page's number averages; 0 = exact, no seeds).
+# id -> (page value, decimals the page prints, what the page's number is: EXACT, ONE_RUN or a mean of n runs).
 QUOTES = {
-    "pathdrop.wrong_rows.both": (PAGE["wrong_rows"]["both paths"], 0, 0),
-    "pathdrop.wrong_rows.output_only": (PAGE["wrong_rows"]["output path only"], 0, 0),
-    "pathdrop.wrong_rows.input_only": (PAGE["wrong_rows"]["input path only"], 0, 0),
-    "pathdrop.right_rows.both": (PAGE["right_rows"]["both paths"], 0, 0),
-    "pathdrop.right_rows.output_only": (PAGE["right_rows"]["output path only"], 0, 0),
-    "pathdrop.right_rows.input_only": (PAGE["right_rows"]["input path only"], 0, 0),
-    "pathdrop.loss.correct": (PAGE["final_loss"]["both paths"], 2, 1),
-    "pathdrop.loss.output_only": (PAGE["final_loss"]["output path only"], 2, 1),
+    "pathdrop.wrong_rows.both": (PAGE["wrong_rows"]["both paths"], 0, EXACT),
+    "pathdrop.wrong_rows.output_only": (PAGE["wrong_rows"]["output path only"], 0, EXACT),
+    "pathdrop.wrong_rows.input_only": (PAGE["wrong_rows"]["input path only"], 0, EXACT),
+    "pathdrop.right_rows.both": (PAGE["right_rows"]["both paths"], 0, EXACT),
+    "pathdrop.right_rows.output_only": (PAGE["right_rows"]["output path only"], 0, EXACT),
+    "pathdrop.right_rows.input_only": (PAGE["right_rows"]["input path only"], 0, EXACT),
+    "pathdrop.loss.correct": (PAGE["final_loss"]["both paths"], 2, ONE_RUN),
+    "pathdrop.loss.output_only": (PAGE["final_loss"]["output path only"], 2, ONE_RUN),
     # not printed on the page but implied by its two losses; it does not depend on the task's entropy
-    "pathdrop.loss.gap": (round(PAGE["final_loss"]["output path only"] - PAGE["final_loss"]["both paths"], 2), 2, 1),
-    "repeat.init.tied_res1": (PAGE["rank_init"]["tied, res = 1"], 1, 1),
-    "repeat.init.untied": (PAGE["rank_init"]["untied"], 1, 1),
-    "repeat.init.chance": (PAGE["rank_init"]["chance"], 1, 0),
-    "repeat.init.tied_res0": (PAGE["rank_init"]["tied, res = 0 (the control)"], 1, 1),
-    "repeat.trained.tied": (PAGE["rank_trained"]["tied"], 1, 1),
-    "repeat.trained.untied": (PAGE["rank_trained"]["untied"], 1, 1),
+    "pathdrop.loss.gap": (round(PAGE["final_loss"]["output path only"] - PAGE["final_loss"]["both paths"], 2), 2, ONE_RUN),
+    "repeat.init.tied_res1": (PAGE["rank_init"]["tied, res = 1"], 1, ONE_RUN),
+    "repeat.init.untied": (PAGE["rank_init"]["untied"], 1, ONE_RUN),
+    "repeat.init.chance": (PAGE["rank_init"]["chance"], 1, EXACT),
+    "repeat.init.tied_res0": (PAGE["rank_init"]["tied, res = 0 (the control)"], 1, ONE_RUN),
+    "repeat.trained.tied": (PAGE["rank_trained"]["tied"], 1, ONE_RUN),
+    "repeat.trained.untied": (PAGE["rank_trained"]["untied"], 1, ONE_RUN),
     "tasks.aligned.tied": (PAGE["excess"]["ALIGNED"][0], 4, PAGE_SEEDS_TASKS),
     "tasks.aligned.untied": (PAGE["excess"]["ALIGNED"][1], 4, PAGE_SEEDS_TASKS),
     "tasks.aligned.ratio": (PAGE["ratio"]["ALIGNED"], 2, PAGE_SEEDS_TASKS),
     "tasks.misaligned.tied": (PAGE["excess"]["MISALIGNED"][0], 4, PAGE_SEEDS_TASKS),
     "tasks.misaligned.untied": (PAGE["excess"]["MISALIGNED"][1], 4, PAGE_SEEDS_TASKS),
     "tasks.misaligned.ratio": (PAGE["ratio"]["MISALIGNED"], 2, PAGE_SEEDS_TASKS),
-    "tasks.saving": (PAGE["toy_saving"], 2, 0),          # V*d over the untied total
-    "tasks.saving_of_tied": (PAGE["toy_saving"], 2, 0),  # the same V*d over the tied total
-    "sweep.coarse_hits": (PAGE["hits"]["coarse"], 0, 1),
-    "sweep.fine_hits": (PAGE["hits"]["fine"], 0, 1),
-    "sweep.doubling.resid": (PAGE["doubling"]["resid"], 2, 1),
-    "sweep.doubling.logit": (PAGE["doubling"]["logit"], 2, 1),
-    "savings.gpt2_small": (PAGE["share"]["gpt2-small"], 3, 0),
-    "savings.large_vocab_toy": (PAGE["share"]["large-vocab-toy"], 3, 0),
-    "savings.char_model": (PAGE["share"]["char-model"], 3, 0),
+    "tasks.saving": (PAGE["toy_saving"], 2, EXACT),          # V*d over the untied total
+    "tasks.saving_of_tied": (PAGE["toy_saving"], 2, EXACT),  # the same V*d over the tied total
+    "sweep.coarse_hits": (PAGE["hits"]["coarse"], 0, ONE_RUN),
+    "sweep.fine_hits": (PAGE["hits"]["fine"], 0, ONE_RUN),
+    "sweep.doubling.resid": (PAGE["doubling"]["resid"], 2, ONE_RUN),
+    "sweep.doubling.logit": (PAGE["doubling"]["logit"], 2, ONE_RUN),
+    "savings.gpt2_small": (PAGE["share"]["gpt2-small"], 3, EXACT),
+    "savings.large_vocab_toy": (PAGE["share"]["large-vocab-toy"], 3, EXACT),
+    "savings.char_model": (PAGE["share"]["char-model"], 3, EXACT),
 }
 
 def share_id(preset: str) -> str:
@@ -73,8 +77,8 @@ def share_id(preset: str) -> str:
     return "savings." + preset.replace("-", "_")
 
 
-# The rows whose numbers depend on the training recipe (task, lr, batch, steps): what calibrate scores.
-TRAINED = ("pathdrop.loss.correct", "pathdrop.loss.output_only", "repeat.trained.tied", "repeat.trained.untied",
+# The rows whose numbers depend on a training recipe (task, lr, batch, steps): what calibrate scores.
+TRAINED = ("pathdrop.loss.correct", "pathdrop.loss.output_only", "pathdrop.loss.gap", "repeat.trained.tied", "repeat.trained.untied",
            "tasks.aligned.tied", "tasks.aligned.untied", "tasks.aligned.ratio",
            "tasks.misaligned.tied", "tasks.misaligned.untied", "tasks.misaligned.ratio")
 
@@ -87,48 +91,56 @@ def mean_sd(values) -> tuple[float, float]:
     return m, sd
 
 
-def tolerance(per_seed, decimals: int, page_seeds: int, noise=None) -> float:
-    """2 standard errors of (our mean - the page's number) plus half a unit of the page's last printed digit.
+def basis(qid: str) -> str:
+    """What the page's number is, in words: 'exact', 'one run' or 'mean of n runs'."""
+    runs = QUOTES[qid][2]
+    return "exact" if runs == EXACT else "one run" if runs == ONE_RUN else f"mean of {runs} runs"
 
-    Our mean has SE sd / sqrt(n); the page's number, a mean over page_seeds runs of the same noise,
-    sd / sqrt(page_seeds); page_seeds = 0 marks an exact quantity (no seed noise on the page's side).
-    A single run has no spread of its own: `noise` (per-seed values of the same quantity, measured at
-    build) then gives sd.
-    """
-    n = len(per_seed)
-    _, sd = mean_sd(noise if n < 2 and noise is not None else per_seed)
-    se = sd * math.sqrt(1 / n + (1 / page_seeds if page_seeds else 0.0))
-    return 2 * se + 0.5 * 10 ** -decimals
+
+def tolerance(sd: float, n_ours: int, decimals: int, runs: int) -> float:
+    """Two standard deviations of (our mean of n_ours seeds - the page's number) plus half a unit of the page's
+    last printed digit: 2 sqrt(sd^2/runs + sd^2/n_ours) + rounding, where the page's number is one run
+    (runs = 1) or a mean of runs runs of the same noise sd; an EXACT number gets the rounding only."""
+    half = 0.5 * 10 ** -decimals
+    return half if runs == EXACT else 2 * math.sqrt(sd ** 2 / runs + sd ** 2 / n_ours) + half
 
 
 def judge(qid: str, per_seed, noise=None) -> dict:
-    """{id, ours (mean), page, tol, distance (|ours - page| / tol), seeds, verdict} for our per-seed values
-    (one run: `noise`, the build's per-seed values of qid, gives the spread; see tolerance)."""
-    page, decimals, page_seeds = QUOTES[qid]
-    ours, _ = mean_sd(per_seed)
-    tol = tolerance(per_seed, decimals, page_seeds, noise)
+    """{id, ours (mean), page, tol, distance (|ours - page| / tol), seeds, sd, page_is, verdict} for our
+    per-seed values; sd from `noise` (the build's per-seed values of qid, measure.spread) when given, else
+    from per_seed itself (the calibration search: each candidate's own seeds)."""
+    page, decimals, runs = QUOTES[qid]
+    ours, own_sd = mean_sd(per_seed)
+    n = len(per_seed)
+    sd = own_sd if noise is None else mean_sd(noise)[1]
+    tol = tolerance(sd, n, decimals, runs)
     gap = abs(ours - page)
-    ours_n = (f"our 1 run (spread of the build's {len(noise)} seeds)" if len(per_seed) < 2 and noise is not None
-              else f"our {len(per_seed)} seeds")
-    why = (f"2 SE: {ours_n} vs the page's {page_seeds}, + the page's rounding" if page_seeds
-           else "exact: the page's rounding")
+    ours_n = "our 1 run" if n == 1 else f"our mean of {n} seeds"
+    sd_of = f"the build's {len(noise)} seeds" if noise is not None else f"our {n} seeds"
+    why = ("exact: the page's rounding" if runs == EXACT else
+           f"2 sqrt(sd²/{runs} + sd²/{n}) + the page's rounding: the page's {basis(qid)} vs {ours_n}, "
+           f"sd {sd:.3g} over {sd_of}")
     rule = f"|ours - page| = {gap:.3g} {'<=' if gap <= tol else '>'} {tol:.3g}, {why}"
-    return {"id": qid, "ours": ours, "page": page, "tol": tol, "distance": gap / tol, "seeds": len(per_seed),
-            "verdict": f"{'agrees' if gap <= tol else 'differs'} ({rule})"}
+    return {"id": qid, "ours": ours, "page": page, "tol": tol, "distance": gap / tol, "seeds": n, "sd": sd,
+            "page_is": basis(qid), "verdict": f"{'agrees' if gap <= tol else 'differs'} ({rule})"}
 
 
-CALIBRATED = ("; the calibrated recipe: no setting searched reproduces more page numbers at once "
-              "(python -m weighttying calibrate; docs/DESIGN.md, Calibration)")
+CALIBRATED = ("no recipe searched for this experiment reproduces it (python -m weighttying calibrate, "
+              "docs/calibration.txt)")
 
 
 def explained(j: dict) -> str:
-    """A judge() verdict as the report and the page print it: a trained number that differs says why."""
-    return j["verdict"] + (CALIBRATED if j["id"] in TRAINED and j["distance"] > 1 else "")
+    """A judge() verdict as the report and the page print it: a trained number that differs says why
+    (recipes.LEFTOVERS: the reason the search found)."""
+    if j["id"] not in TRAINED or j["distance"] <= 1:
+        return j["verdict"]
+    return f"{j['verdict']}; {recipes.LEFTOVERS.get(j['id'], CALIBRATED)}"
 
 
-def row(quantity: str, ours, page, verdict: str, qid: str, tol=None) -> dict:
-    """One table row: {id, quantity, ours, page, tol, verdict}."""
-    return {"id": qid, "quantity": quantity, "ours": ours, "page": page, "tol": tol, "verdict": verdict}
+def row(quantity: str, ours, page, verdict: str, qid: str, tol=None, page_is: str = "no number") -> dict:
+    """One table row: {id, quantity, ours, page, page_is (exact, one run, mean of n runs, ...), tol, verdict}."""
+    return {"id": qid, "quantity": quantity, "ours": ours, "page": page, "page_is": page_is, "tol": tol,
+            "verdict": verdict}
 
 
 def same_side_of_one(lo: float, hi: float, page_lo: float, page_hi: float) -> str:

@@ -70,16 +70,17 @@ def ranks_over_training(cfg: model.Config, task=None, steps: int = 600, lr: floa
 
 
 def race(res: float = 1.0, sigma: float = 0.25, steps: int = 600, lr: float = train.LR, seed: int = 0,
-         chunk: int = 5, every: int = 25, V: int = 64, d: int = 16):
-    """Train tied and untied side by side (same res, sigma, seed, batches); yield every chunk of steps
-    {step, loss (the worse of the two, NaN if either is)}, and at init, every `every` steps and at the end
-    also {tied, untied (mean self-rank), ranks: {"tied": (V,), "untied": (V,)}, eval: {"tied", "untied"}}.
+         chunk: int = 5, every: int = 25, V: int = 64, d: int = 16, task=None, batch: int = train.BATCH):
+    """Train tied and untied side by side on task (data.default_task if None; same res, sigma, seed, batches);
+    yield every chunk of steps {step, loss (the worse of the two, NaN if either is)}, and at init, every
+    `every` steps and at the end also {tied, untied (mean self-rank), ranks: {"tied": (V,), "untied": (V,)}, eval: {"tied", "untied"}}.
 
     Small chunks keep each yield short (a UI can stay responsive between them); `every` sets the
     points of the rank curves. Neither changes any number.
     """
     runs = {name: iter_ranks(model.Config(V=V, d=d, sigma=sigma, tied=name == "tied", res=res, seed=seed),
-                             steps=steps, lr=lr, seed=seed, chunk=chunk, every=every) for name in ("tied", "untied")}
+                             task, steps=steps, lr=lr, seed=seed, chunk=chunk, every=every, batch=batch)
+            for name in ("tied", "untied")}
     for tied, untied in zip(*runs.values()):
         pts = {"tied": tied, "untied": untied}
         p = {"step": tied["step"], "loss": float(np.maximum(tied["loss"], untied["loss"]))}

@@ -8,17 +8,19 @@ import json
 
 import numpy as np
 
-from . import calibrate, data, gradcheck, lens, model, paper, pathdrop, repeat, savings, sweep, tasks
-from .quoted import PAGE, explained, judge, row, same_side_of_one, share_id, sign
+from . import data, gradcheck, lens, measure, model, paper, pathdrop, recipes, repeat, savings, sweep, tasks
+from .quoted import PAGE, PAGE_SEEDS_TASKS, explained, judge, row, same_side_of_one, share_id, sign
 
-SEEDS = range(5)
+SEEDS = range(5)  # the page's five seeds: the rank table at init and the tasks table average these, as the page does
 TASK_SLUG = {"ALIGNED": "aligned", "MISALIGNED": "misaligned"}
 
 
-def judged(quantity: str, qid: str, per_seed) -> dict:
-    """A row judged by quoted.judge from our per-seed values (ours = their mean); a trained miss says why."""
-    j = judge(qid, per_seed)
-    return {**row(quantity, j["ours"], j["page"], explained(j), qid, j["tol"]), "distance": j["distance"]}
+def judged(quantity: str, qid: str, per_seed, noise=None) -> dict:
+    """A row judged by quoted.judge from our per-seed values (ours = their mean), the sd from noise (the build's
+    spread of qid, measure.spread); a trained miss says why."""
+    j = judge(qid, per_seed, noise)
+    return {**row(quantity, j["ours"], j["page"], explained(j), qid, j["tol"], j["page_is"]),
+            "distance": j["distance"]}
 
 
 def gradcheck_table(seeds=range(3)) -> list[dict]:
@@ -59,65 +61,67 @@ def pathdrop_rows() -> list[dict]:
     return rows
 
 
-def trained(seeds=SEEDS) -> list[dict]:
-    """Per seed, our value of every quoted.TRAINED id under the recipe in use: five runs a seed, shared by the
-    loss curves, the trained ranks and the tasks table (calibrate.seed_measures; the same numbers pathdrop,
-    repeat and tasks compute, a test checks)."""
-    return calibrate.measured(seeds)
+def spread_rows(spread: dict, labels: dict[str, str]) -> list[dict]:
+    """Rows {id: label} judged from the build's spread itself: our mean over its seeds, its sd."""
+    return [judged(label, qid, spread[qid], spread[qid]) for qid, label in labels.items()]
 
 
-def pathdrop_table(measures=None) -> list[dict]:
-    """pathdrop_rows, then the final loss of the correct and the output-path-only model over seeds."""
-    measures = trained() if measures is None else measures
-    entropy = data.entropy(data.default_task())
-    rows = [judged(f"{name}: loss after 600 steps (task entropy {entropy:.3f})", qid, [m[qid] for m in measures])
-            for name, qid in (("both paths", "pathdrop.loss.correct"), ("output path only", "pathdrop.loss.output_only"))]
-    gap = judged("output path only minus both paths: the broken model's extra loss", "pathdrop.loss.gap",
-                 [m["pathdrop.loss.output_only"] - m["pathdrop.loss.correct"] for m in measures])
-    return pathdrop_rows() + rows + [gap]
+def pathdrop_table() -> list[dict]:
+    """pathdrop_rows, then the final loss of the correct and the output-path-only race over the build's seeds."""
+    r = recipes.PATHDROP
+    entropy = data_entropy(r, aligned=False)
+    return pathdrop_rows() + spread_rows(measure.spread("pathdrop"), {
+        "pathdrop.loss.correct": f"both paths: loss after {r.steps} steps (task entropy {entropy:.3f})",
+        "pathdrop.loss.output_only": f"output path only: loss after {r.steps} steps",
+        "pathdrop.loss.gap": "output path only minus both paths: the broken model's extra loss"})
 
 
-def repeat_table(measures=None, seeds=SEEDS) -> list[dict]:
-    """Mean rank of the just-read token at init and after 600 steps (tied vs untied), over seeds."""
-    measures = trained(seeds) if measures is None else measures
+def data_entropy(r: recipes.Recipe, aligned: bool) -> float:
+    """The entropy (nats) of recipe r's task."""
+    return data.entropy(measure.task(r.rank, r.beta, aligned))
+
+
+def repeat_table(seeds=SEEDS) -> list[dict]:
+    """Mean rank of the just-read token at init (over seeds, as the page's table) and after the race (over the
+    build's seeds), tied vs untied; the sd of every noisy row from the build's spread."""
     ids = {"tied, res = 1": "tied_res1", "untied": "untied", "chance": "chance", "tied, res = 0 (the control)": "tied_res0"}
-    rows = [judged(f"at init, {r['model']}", f"repeat.init.{ids[r['model']]}", r["per_seed"])
-            for r in repeat.init_table(seeds=seeds)]
-    return rows + [judged(f"after 600 steps, {m}", f"repeat.trained.{m}", [x[f"repeat.trained.{m}"] for x in measures])
-                   for m in ("tied", "untied")]
+    init = measure.spread("repeat.init")
+    rows = [judged(f"at init, {r['model']}", f"repeat.init.{ids[r['model']]}", r["per_seed"],
+                   init.get(f"repeat.init.{ids[r['model']]}")) for r in repeat.init_table(seeds=seeds)]
+    return rows + spread_rows(measure.spread("repeat"), {
+        f"repeat.trained.{m}": f"after {recipes.REPEAT.steps} steps, {m}" for m in ("tied", "untied")})
 
 
-def tasks_table(measures=None) -> list[dict]:
-    """Excess loss tied and untied on both tasks over seeds, ratio, per-seed range, parameter saving."""
-    measures = trained() if measures is None else measures
+def tasks_table(seeds=SEEDS) -> list[dict]:
+    """Excess loss tied and untied on both tasks over seeds (the sd from the build's spread), ratio, per-seed
+    range, parameter saving."""
+    m, n = measure.spread("tasks"), len(seeds)
     rows = []
     for t, slug in TASK_SLUG.items():
-        entropy = data.entropy(data.markov_task(aligned=tasks.TASKS[t]))
+        entropy = data_entropy(recipes.TASKS, tasks.TASKS[t])
         for key in ("tied", "untied", "ratio"):
+            qid = f"tasks.{slug}.{key}"
             rows.append(judged(f"{t} (entropy {entropy:.3f}): {key if key == 'ratio' else key + ' excess'}",
-                               f"tasks.{slug}.{key}", [m[f"tasks.{slug}.{key}"] for m in measures]))
-        lo, hi = (f([m[f"tasks.{slug}.ratio"] for m in measures]) for f in (min, max))
+                               qid, m[qid][:n], m[qid]))
+        lo, hi = (f(m[f"tasks.{slug}.ratio"][:n]) for f in (min, max))
         page_lo, page_hi = PAGE["ratio_range"][t]
         rows.append(row(f"{t}: per-seed ratio range", f"{lo:.2f}-{hi:.2f}", f"{page_lo:.2f}-{page_hi:.2f}",
-                        same_side_of_one(lo, hi, page_lo, page_hi), f"tasks.{slug}.ratio_range"))
+                        same_side_of_one(lo, hi, page_lo, page_hi), f"tasks.{slug}.ratio_range",
+                        page_is=f"range of {PAGE_SEEDS_TASKS} runs"))
     counts = tasks.parameter_counts()
     rows.append(judged("fewer parameters tied: V*d / untied total", "tasks.saving", [counts["saving"]]))
     rows.append(judged("  (the same V*d / tied total)", "tasks.saving_of_tied", [counts["saving_of_tied"]]))
     return rows
 
 
-def sweep_table(seeds=SEEDS) -> list[dict]:
-    """Grid cells with both init scales within 10% of 1, coarse and fine; the effect of doubling sigma."""
-    rows = []
-    for kind in ("coarse", "fine"):
-        per_seed = [sweep.sweep_grid(kind, seed=s)["hits"] for s in seeds]
-        g = sweep.GRIDS[kind]
-        rows.append(judged(f"{kind} grid {len(g['sigma'])}x{len(g['in_scale'])}: settings with both scales in "
-                           f"[0.9, 1.1]", f"sweep.{kind}_hits", per_seed))
-    doubled = [sweep.doubling(seed=s) for s in seeds]
-    for k, name in (("resid", "residual-stream scale"), ("logit", "logit scale")):
-        rows.append(judged(f"{name} x when sigma doubles", f"sweep.doubling.{k}", [d[k] for d in doubled]))
-    return rows
+def sweep_table() -> list[dict]:
+    """Grid cells with both init scales within 10% of 1, coarse and fine; the effect of doubling sigma (over the
+    build's seeds of the init draw)."""
+    labels = {f"sweep.{kind}_hits": f"{kind} grid {len(sweep.GRIDS[kind]['sigma'])}x{len(sweep.GRIDS[kind]['in_scale'])}: "
+              "settings with both scales in [0.9, 1.1]" for kind in ("coarse", "fine")}
+    labels.update({f"sweep.doubling.{k}": f"{name} x when sigma doubles"
+                   for k, name in (("resid", "residual-stream scale"), ("logit", "logit scale"))})
+    return spread_rows(measure.spread("sweep"), labels)
 
 
 def savings_table() -> list[dict]:
@@ -162,10 +166,8 @@ SECTIONS = {"gradcheck": gradcheck_table, "pathdrop": pathdrop_table, "repeat": 
 
 
 def build() -> dict:
-    """Every table: {section: [rows]}; deterministic (fixed seeds). The trained runs are made once for three tables."""
-    measures = trained()
-    shared = {"pathdrop": pathdrop_table, "repeat": repeat_table, "tasks": tasks_table}
-    return {name: shared[name](measures) if name in shared else make() for name, make in SECTIONS.items()}
+    """Every table: {section: [rows]}; deterministic (fixed seeds)."""
+    return {name: make() for name, make in SECTIONS.items()}
 
 
 def cell(value) -> str:
@@ -174,12 +176,14 @@ def cell(value) -> str:
 
 
 def to_text(report: dict) -> str:
-    """Plain-text tables: id | quantity | ours | page says | tolerance | verdict, one block per section."""
+    """Plain-text tables: id | quantity | ours | page says | the page's is | tolerance | verdict, one block per
+    section."""
     lines = []
     for name, rows in report.items():
-        cells = [("id", "quantity", "ours", "page says", "tol", "verdict")] + [
-            (r["id"], r["quantity"], cell(r["ours"]), cell(r["page"]), cell(r["tol"]), r["verdict"]) for r in rows]
-        widths = [max(len(c[i]) for c in cells) for i in range(6)]
+        cells = [("id", "quantity", "ours", "page says", "page is", "tol", "verdict")] + [
+            (r["id"], r["quantity"], cell(r["ours"]), cell(r["page"]), r["page_is"], cell(r["tol"]), r["verdict"])
+            for r in rows]
+        widths = [max(len(c[i]) for c in cells) for i in range(7)]
         lines += [f"== {name} =="] + [" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells] + [""]
     return "\n".join(lines)
 

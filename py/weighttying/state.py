@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, quote
 
+from . import recipes
 from .model import Config
 
 TOY = Config()  # the page's toy model: its V, d and sigma are the defaults of the controls that set them
@@ -58,8 +59,9 @@ class Pathdrop:
     input: bool = _spec(True, "Keep the input path into E: the sparse rows of the tokens that were read.")
     output: bool = _spec(True, "Keep the output path into E: the dense dlogits.T @ h over every row.")
     k: int = _spec(20, "Entries a random-entry gradient check samples.", 1, 1024)
-    steps: int = _spec(600, "Training steps for the correct vs broken loss curves.", 1, 5000)
-    lr: float = _spec(1.0, "Learning rate of those runs (too large diverges: try it).", 1e-4, 1e3, log=True)
+    steps: int = _spec(recipes.PATHDROP.steps, "Training steps for the correct vs broken loss curves.", 1, 5000)
+    lr: float = _spec(recipes.PATHDROP.lr, "Learning rate of those runs (too large diverges: try it).", 1e-4, 1e3,
+                      log=True)
     seed: int = seed_spec()
 
 
@@ -70,8 +72,9 @@ class Repeat:
     res: float = _spec(1.0, "Residual weight: h = res * x + MLP(x). 1 keeps a copy of E[t] in h; 0 is the control "
                             "without it (still tied).", 0.0, 1.0)
     sigma: float = _spec(TOY.sigma, "Init std of E (and U): the self-term res * |E[t]|^2 grows as sigma^2.", 1e-8, 1e8, log=True)
-    steps: int = _spec(600, "Training steps of the tied-vs-untied race (the page reports 600).", 0, 5000)
-    lr: float = _spec(1.0, "Learning rate of the race (too large diverges: the run stops and says so).", 1e-4, 1e3, log=True)
+    steps: int = _spec(recipes.REPEAT.steps, "Training steps of the tied-vs-untied race (the page reports 600).", 0, 5000)
+    lr: float = _spec(recipes.REPEAT.lr, "Learning rate of the race (too large diverges: the run stops and says so).",
+                      1e-4, 1e3, log=True)
     seed: int = _spec(0, "Random seed: the table averages seeds seed..seed+4; the readout, histogram and race use seed. "
                          "Same seed, same numbers in CPython and in the browser.", 0, 2**31 - 1)
 
@@ -80,8 +83,9 @@ class Repeat:
 class Tasks:
     seeds: int = _spec(5, "Seeds 0..seeds-1 (model init and batches): the table reports the mean and the per-seed "
                           "ratio range.", 1, 10)
-    steps: int = _spec(600, "Training steps per model and seed (the page reports 600).", 10, 5000)
-    lr: float = _spec(1.0, "Learning rate of every run.", 1e-4, 1e3, log=True)
+    steps: int = _spec(recipes.TASKS.steps, "Training steps per model and seed (the page does not say; calibrated).",
+                       10, 5000)
+    lr: float = _spec(recipes.TASKS.lr, "Learning rate of every run.", 1e-4, 1e3, log=True)
 
 
 @dataclass(frozen=True)

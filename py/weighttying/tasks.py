@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import data, model, train
+from . import data, model, recipes, train
 
 TASKS = {"ALIGNED": True, "MISALIGNED": False}
-STEPS = 600  # training steps per run; the page does not say (calibrate searched it)
+R = recipes.TASKS  # the table's task, lr, batch and steps (the page gives none of them: calibrate searched them)
+STEPS, LR, BATCH, TASK = R.steps, R.lr, R.batch, {"rank": R.rank, "beta": R.beta}
 
 
 def param_count(cfg: model.Config) -> int:
@@ -18,17 +19,17 @@ def param_count(cfg: model.Config) -> int:
     return sum(P.size for P in model.init_params(cfg).values())
 
 
-def excess_loss(task: np.ndarray, cfg: model.Config, steps: int = STEPS, lr: float = train.LR, seed: int = 0,
-                batch: int = train.BATCH) -> float:
+def excess_loss(task: np.ndarray, cfg: model.Config, steps: int = STEPS, lr: float = LR, seed: int = 0,
+                batch: int = BATCH) -> float:
     """Exact expected loss after training minus the task's entropy, for one model and seed (nats)."""
     final = train.train(model.init_params(cfg), cfg, task, steps=steps, lr=lr, seed=seed, chunk=steps, batch=batch)
     return final["history"][-1]["eval"] - data.entropy(task)
 
 
-def run_task(aligned: bool, seed: int, steps: int = STEPS, lr: float = train.LR, V: int = 64, d: int = 16,
-             batch: int = train.BATCH, **task_kw) -> dict:
+def run_task(aligned: bool, seed: int, steps: int = STEPS, lr: float = LR, V: int = 64, d: int = 16,
+             batch: int = BATCH, **task_kw) -> dict:
     """Tied and untied excess loss on one task (data.markov_task(**task_kw)) for one seed, and their ratio."""
-    task = data.markov_task(V, aligned=aligned, **task_kw)
+    task = data.markov_task(V, aligned=aligned, **{**TASK, **task_kw})
     tied, untied = (excess_loss(task, model.Config(V=V, d=d, tied=t, seed=seed), steps, lr, seed, batch)
                     for t in (True, False))
     return {"seed": seed, "tied": tied, "untied": untied, "ratio": tied / untied}
@@ -46,20 +47,21 @@ def summary(name: str, runs: list[dict], V: int = 64, d: int = 16, **task_kw) ->
     tied, untied = np.mean([r["tied"] for r in runs]), np.mean([r["untied"] for r in runs])
     ratios = [r["ratio"] for r in runs]
     counts = parameter_counts(V, d)
-    return {"task": name, "entropy": data.entropy(data.markov_task(V, aligned=TASKS[name], **task_kw)),
+    return {"task": name, "entropy": data.entropy(data.markov_task(V, aligned=TASKS[name], **{**TASK, **task_kw})),
             "tied": float(tied), "untied": float(untied), "ratio": float(tied / untied),
             "ratio_min": min(ratios), "ratio_max": max(ratios), "runs": runs,
             "saving": counts["saving"], "saving_of_tied": counts["saving_of_tied"]}
 
 
-def table(seeds=range(5), steps: int = STEPS, lr: float = train.LR, V: int = 64, d: int = 16,
-          batch: int = train.BATCH, **task_kw) -> list[dict]:
+def table(seeds=range(5), steps: int = STEPS, lr: float = LR, V: int = 64, d: int = 16,
+          batch: int = BATCH, **task_kw) -> list[dict]:
     """Per task: mean excess loss tied and untied over seeds, ratio of means, per-seed ratio range, saving."""
     return [summary(name, [run_task(aligned, s, steps, lr, V, d, batch, **task_kw) for s in seeds], V, d, **task_kw)
             for name, aligned in TASKS.items()]
 
 
-def iter_runs(seeds=range(5), steps: int = STEPS, lr: float = train.LR, V: int = 64, d: int = 16, chunk: int = 50):
+def iter_runs(seeds=range(5), steps: int = STEPS, lr: float = LR, V: int = 64, d: int = 16, chunk: int = 50,
+              batch: int = BATCH):
     """The runs of `table`, streamed: yield {step (done over all runs), total, loss, seed, task, model}
     every chunk of training; the chunk that finishes a (seed, task) pair also carries "run" = run_task's dict.
 
@@ -70,13 +72,13 @@ def iter_runs(seeds=range(5), steps: int = STEPS, lr: float = train.LR, V: int =
     total, done = len(seeds) * len(TASKS) * 2 * steps, 0
     for seed in seeds:
         for name, aligned in TASKS.items():
-            task = data.markov_task(V, aligned=aligned)
+            task = data.markov_task(V, aligned=aligned, **TASK)
             entropy, excess = data.entropy(task), {}
             for tied in (True, False):
                 cfg = model.Config(V=V, d=d, tied=tied, seed=seed)
                 which = "tied" if tied else "untied"
                 for point in train.iter_train(model.init_params(cfg), cfg, task, steps=steps, lr=lr, seed=seed,
-                                              chunk=chunk):
+                                              chunk=chunk, batch=batch):
                     p = {"step": done + point["step"], "total": total, "loss": point["loss"], "seed": seed,
                          "task": name, "model": which}
                     if point["step"] == steps:

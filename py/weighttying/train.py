@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import data, model
+from . import data, model, recipes
 
-# The training recipe's free choices, set by `python -m weighttying calibrate` (docs/DESIGN.md).
-LR, BATCH = 1.0, 64
+# The training recipe's free choices by default: the package's recipe (recipes.BASE; each experiment's own in recipes).
+LR, BATCH = recipes.BASE.lr, recipes.BASE.batch
 
 
 def sgd(params: dict, grads: dict, lr: float) -> dict:

@@ -84,7 +84,7 @@ def run_verdict(qid: str, value: float, noise: dict, comparable: bool, why: str)
 def seeds_row(label: str, qid: str, noise: dict, testid: str) -> list[object]:
     """[label, mean, page, verdict] of the build's seeds of qid: the report's row, as the page shows it."""
     return [f"{label}, mean of the build's {len(noise[qid])} seeds", Num(testid, quoted.mean_sd(noise[qid])[0]),
-            quoted.QUOTES[qid][0], dataclasses.replace(judged(qid, noise[qid]), suffix="-seeds")]
+            quoted.QUOTES[qid][0], dataclasses.replace(judged(qid, noise[qid], noise[qid]), suffix="-seeds")]
 
 
 def cell(v: object) -> str:

@@ -12,7 +12,7 @@ import html
 
 import numpy as np
 
-from .. import calibrate, gradcheck, model, pathdrop
+from .. import gradcheck, measure, model, pathdrop, recipes
 from .. import render as R
 from .. import state as S
 from ..quoted import PAGE
@@ -24,7 +24,8 @@ TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, stand
 CURVES = ("both paths", "output path only")  # correct vs broken (input path dropped)
 LOSS_IDS = {"both paths": "pathdrop.loss.correct", "output path only": "pathdrop.loss.output_only",
             "gap": "pathdrop.loss.gap"}
-PAGE_RECIPE = ("steps", "lr")  # the run the page's 1.61 vs 1.84 describes: the defaults, any seed
+PAGE_RECIPE = ("steps", "lr")  # the run judged against the page's two losses: the calibrated race's, any seed
+RECIPE = recipes.PATHDROP  # the race's task and batch (no control: the page leaves them open, calibrate chose)
 CURVE_CHUNK = 5  # SGD steps per run between yields: ~15 ms each in Pyodide, so Cancel lands at once
 SLOTS = ("readout", "table", "heatmap", "kcheck", "trap", "curves", "finals")
 # A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
@@ -162,7 +163,8 @@ def trap_html(t: dict) -> str:
 
 def iter_curves(st: S.Pathdrop):
     """pathdrop.iter_training_curves for this state: progress dicts with both runs' latest points."""
-    return pathdrop.iter_training_curves(config(st), steps=st.steps, lr=st.lr, seed=st.seed, chunk=CURVE_CHUNK)
+    return pathdrop.iter_training_curves(config(st), measure.race_task(RECIPE),
+                                         steps=st.steps, lr=st.lr, seed=st.seed, chunk=CURVE_CHUNK, batch=RECIPE.batch)
 
 
 def curve_rows(st: S.Pathdrop, finals: dict[str, float], noise: dict | None = None) -> list[list[object]]:
@@ -170,7 +172,7 @@ def curve_rows(st: S.Pathdrop, finals: dict[str, float], noise: dict | None = No
     (this seed's run, the spread of the build's seeds); then the build's seeds' rows."""
     noise = noise or {}
     ours = {**finals, "gap": finals.get(CURVES[1], float("nan")) - finals.get(CURVES[0], float("nan"))}
-    why = f"the page trained {S.Pathdrop().steps} steps at lr {S.Pathdrop().lr:g}"
+    why = f"judged at the calibrated race only: {RECIPE.steps} steps at lr {RECIPE.lr:g}"
     out = []
     for name, qid in LOSS_IDS.items():
         label = "broken − correct" if name == "gap" else f"{name}: loss after {st.steps} steps"
@@ -196,10 +198,10 @@ def curves_html(st: S.Pathdrop, finals: dict[str, float], noise: dict) -> str:
 
 def results(st: S.Pathdrop) -> dict:
     """The seed's central differences, the training race behind the curves (every point iter_curves yields)
-    and the final losses of calibrate's seeds, which judge a single race: {"numeric": {name: grad},
+    and the final losses of the build's seeds (measure.spread), which judge a single race: {"numeric": {name: grad},
     "points": [progress dict], "noise": {id: per-seed values}}."""
     return {"numeric": numeric(st), "points": list(iter_curves(st)),
-            "noise": {qid: calibrate.spread()[qid] for qid in LOSS_IDS.values()}}
+            "noise": measure.spread("pathdrop")}
 
 
 def curves_svg(points: list[dict]) -> str:

@@ -13,7 +13,7 @@ import html
 
 import numpy as np
 
-from .. import calibrate, model, repeat
+from .. import measure, model, recipes, repeat
 from .. import render as R
 from .. import quoted
 from .. import state as S
@@ -67,7 +67,8 @@ def init_rows(sigma: float, seed: int) -> list[list[object]]:
         slug = SLUG[r["model"]]
         rows.append([r["model"], Num(f"repeat-rank-{slug}", r["mean_rank"]),
                      (Num(f"repeat-rank-{slug}-min", r["min"]), Num(f"repeat-rank-{slug}-max", r["max"])),
-                     page, judged(f"repeat.init.{slug.replace('-', '_')}", r["per_seed"])])
+                     page, judged(f"repeat.init.{slug.replace('-', '_')}", r["per_seed"],
+                                  measure.spread("repeat.init").get(f"repeat.init.{slug.replace('-', '_')}"))])
     return rows
 
 
@@ -129,8 +130,8 @@ def trained_rows(st: S.Repeat, last: dict | None, noise: dict) -> list[list[obje
             rows.append([f"{name}, seed {st.seed}", "not trained yet", page, "n/a"])
         else:
             rows.append([f"{name}, seed {st.seed}", Num(f"repeat-trained-{name}", last[name]), page,
-                         run_verdict(qid, last[name], noise, done, "the page trained 600 steps at res = 1, lr 1, "
-                                     "the toy's σ")])
+                         run_verdict(qid, last[name], noise, done, f"judged at the page's race only: {RECIPE.steps} "
+                                     f"steps at res = 1, lr {RECIPE.lr:g}, the toy's σ")])
     return rows + [seeds_row(name, qid, noise, f"repeat-trained-{name}-seeds")
                    for name, qid in TRAINED_IDS.items() if qid in noise]
 
@@ -154,16 +155,20 @@ def curves_html(points: list[dict]) -> str:
             + note(text, testid="repeat-curve-text"))
 
 
+RECIPE = recipes.REPEAT  # the race's task and batch (no control: the page leaves them open, calibrate chose)
+
+
 def iter_race(st: S.Repeat, chunk: int = CHUNK):
     """repeat.race for st: progress dicts every chunk of steps, rank points every EVERY steps."""
-    return repeat.race(st.res, st.sigma, st.steps, st.lr, st.seed, chunk, EVERY, V=TOY.V, d=TOY.d)
+    return repeat.race(st.res, st.sigma, st.steps, st.lr, st.seed, chunk, EVERY, V=TOY.V, d=TOY.d,
+                       task=measure.race_task(RECIPE), batch=RECIPE.batch)
 
 
 def results(st: S.Repeat) -> dict:
     """The tied-vs-untied race, {"points": its rank points} (chunking changes no number, so one chunk per
-    point), and {"noise": the trained ranks of calibrate's seeds}, which judge a single race."""
+    point), and {"noise": the trained ranks of the build's seeds (measure.spread)}, which judge a single race."""
     return {"points": [p for p in iter_race(st, chunk=EVERY) if "tied" in p],
-            "noise": {qid: calibrate.spread()[qid] for qid in TRAINED_IDS.values()}}
+            "noise": measure.spread("repeat")}
 
 
 def init_ranks_now(st: S.Repeat) -> np.ndarray:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .. import tasks
-from .kit import TOY, Num, grid, judged, log, note, source, table
+from .. import measure, tasks
+from .kit import TOY, Num, at_defaults, grid, judged, log, note, source, table
 
 CHUNK = 10  # training steps per streamed chunk: ~3 ms in CPython, ~10-20 ms in Pyodide (measured), far below 100 ms
 COLUMNS = ("quantity", "ours", "page says", "verdict")
@@ -44,8 +44,9 @@ def collect(runs: dict[str, list[dict]], point: dict) -> bool:
     return True
 
 
-def task_rows(name: str, runs: list[dict], seeds: int) -> list[list[object]]:
-    """Four rows for one task: tied and untied excess, their ratio, the per-seed ratio range."""
+def task_rows(name: str, runs: list[dict], seeds: int, noise: dict | None = None) -> list[list[object]]:
+    """Four rows for one task: tied and untied excess, their ratio, the per-seed ratio range; judged with the sd
+    of the build's seeds (noise {id: per-seed values}) when the runs are the build's recipe's, else their own."""
     page_tied, page_untied = quoted.PAGE["excess"][name]
     page_lo, page_hi = quoted.PAGE["ratio_range"][name]
     page_range = f"{page_lo:.2f}–{page_hi:.2f}"
@@ -56,7 +57,8 @@ def task_rows(name: str, runs: list[dict], seeds: int) -> list[list[object]]:
                  ("per-seed ratio range", page_range))]
     s = tasks.summary(name, runs, TOY.V, TOY.d)
     done = f"{len(runs)} of {seeds} seeds"
-    j = {key: judged(f"tasks.{slug}.{key}", [r[key] for r in runs]) for key in ("tied", "untied", "ratio")}
+    j = {key: judged(f"tasks.{slug}.{key}", [r[key] for r in runs], (noise or {}).get(f"tasks.{slug}.{key}"))
+         for key in ("tied", "untied", "ratio")}
     ratio = quoted.mean_sd([r["ratio"] for r in runs])[0]  # the report's: the mean of the per-seed ratios
     return [
         [f"{name} (entropy {s['entropy']:.3f} nats): tied excess, mean of {done}", Num(f"tasks-{slug}-tied", s["tied"]),
@@ -82,7 +84,7 @@ def param_rows() -> list[list[object]]:
 
 def summary_rows(runs: dict[str, list[dict]], seeds: int) -> list[list[object]]:
     """Every row of the excess-loss table for the runs so far."""
-    return [r for name in tasks.TASKS for r in task_rows(name, runs[name], seeds)] + param_rows()
+    return [r for name in tasks.TASKS for r in task_rows(name, runs[name], seeds, runs.get("noise"))] + param_rows()
 
 
 def summary_table(rows: list[list[object]], st: S.Tasks) -> str:
@@ -111,11 +113,12 @@ def iter_runs(st: S.Tasks, chunk: int = CHUNK):
 
 
 def results(st: S.Tasks) -> dict[str, list[dict]]:
-    """Every seed's runs at once, {task: [run]} (the chunk size changes no number: one chunk per run)."""
+    """Every seed's runs at once, {task: [run]} (the chunk size changes no number: one chunk per run); at the
+    recipe in use also {"noise": the build's seeds of every tasks id (measure.spread)}, whose sd judges them."""
     runs = empty()
     for point in iter_runs(st, chunk=st.steps):
         collect(runs, point)
-    return runs
+    return {**runs, "noise": measure.spread("tasks")} if at_defaults(st, ("steps", "lr")) else runs
 
 
 def status(st: S.Tasks, runs: dict[str, list[dict]]) -> str:
