@@ -3,7 +3,8 @@ as under CPython: agreement to 1e-12 (|a - b| <= 1e-12 * max(1, |b|)) on fixed c
 and every gradient of `model.loss_and_grads` (tied/untied x both paths/output only),
 `sweep.init_scales` on a 4 x 3 (sigma, inScale) grid and at the default setting, the fast central
 differences of every entry (`gradcheck.numerical_grads`), the three-block `deep.loss_and_grads`
-(tied/untied), and 20 Adam steps of the tuned lens's translators (`lens.fit`) with their KL.
+(tied/untied), 20 Adam steps of the tuned lens's translators (`lens.fit`) with their KL, 15 steps of
+each race's calibrated recipe (`measure.run`) and the verdict rule (`quoted.judge`) on a one-run case.
 
 One Pyodide boot runs every case (booting costs ~5 s on this machine), so the cases live in one
 Python snippet that both interpreters execute; it ends with a JSON string of plain floats.
@@ -75,6 +76,14 @@ cache = deep.forward(params, cfg, np.arange(32))
 hs, logp, U = np.stack(cache["hs"][:-1]), model.log_softmax(cache["logits"]), params["U"]
 A, c = lens.fit(hs, logp, U, steps=20)
 out["lens"] = plain({"A": A, "c": c, "kl": lens.kl(logp, lens.lens_logq(hs, A, c, U))})
+
+from weighttying import measure, quoted, recipes
+# each race's recipe (task, lr, batch) for a few steps, and the verdict rule on the build's spread (one run)
+for name in ("PATHDROP", "REPEAT"):
+    r = getattr(recipes, name)
+    out[f"race {name}"] = plain(measure.run(r.rank, r.beta, False, r.lr, r.batch, True, ("input", "output"), 0, 15))
+out["judge"] = {k: v for k, v in quoted.judge("pathdrop.loss.correct", [1.57], [1.5, 1.62, 1.55, 1.6]).items()
+                if k not in ("id", "verdict", "page_is")}
 
 RESULT = json.dumps(out)
 RESULT

@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .. import gradcheck, model, pathdrop, quoted
+from .. import data, gradcheck, model, pathdrop, quoted, recipes
 from .. import render as R
 from .. import state as S
 
@@ -85,6 +85,13 @@ def seeds_row(label: str, qid: str, noise: dict, testid: str) -> list[object]:
     """[label, mean, page, verdict] of the build's seeds of qid: the report's row, as the page shows it."""
     return [f"{label}, mean of the build's {len(noise[qid])} seeds", Num(testid, quoted.mean_sd(noise[qid])[0]),
             quoted.QUOTES[qid][0], dataclasses.replace(judged(qid, noise[qid], noise[qid]), suffix="-seeds")]
+
+
+def recipe_text(r: recipes.Recipe) -> str:
+    """A race's calibrated choices in words, for its table's caption: the task, its entropy and the batch."""
+    entropy = data.entropy(data.markov_task(TOY.V, aligned=False, rank=r.rank, beta=r.beta))
+    return (f"its task: rank {r.rank}, β = {R.num(r.beta)} ({entropy:.2f} nats), batch {r.batch}; "
+            f"chosen by calibration, the page does not say")
 
 
 def cell(v: object) -> str:

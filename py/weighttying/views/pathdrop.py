@@ -16,8 +16,8 @@ from .. import gradcheck, measure, model, pathdrop, recipes
 from .. import render as R
 from .. import state as S
 from ..quoted import PAGE
-from .kit import (TOY, Differences, at_defaults, error_heatmap, grid, hook, judged, last, note, pending, run_verdict,
-                  seeds_row, source, table as hooked_table)
+from .kit import (TOY, Differences, at_defaults, error_heatmap, grid, hook, judged, last, note, pending, recipe_text,
+                  run_verdict, seeds_row, source, table as hooked_table)
 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
 TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, standard error <= 0.005
@@ -192,7 +192,8 @@ def curves_html(st: S.Pathdrop, finals: dict[str, float], noise: dict) -> str:
     """The final-loss table plus testid hooks for both runs' final losses."""
     hooks = "".join(hook(f"pathdrop-loss-{key}", finals[name]) + " "
                     for key, name in zip(("correct", "broken"), CURVES) if name in finals)
-    return (hooked_table(CURVE_COLUMNS, curve_rows(st, finals, noise), "Correct vs broken training", "pathdrop-curves")
+    return (hooked_table(CURVE_COLUMNS, curve_rows(st, finals, noise),
+                         f"Correct vs broken training ({recipe_text(RECIPE)})", "pathdrop-curves")
             + f'<p class="wt-help">Final expected loss, correct then broken: {hooks}</p>')
 
 

@@ -17,7 +17,8 @@ from .. import measure, model, recipes, repeat
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import TOY, Num, at_defaults, cell, grid, judged, lin, log, note, run_verdict, seeds_row, source, table
+from .kit import (TOY, Num, at_defaults, cell, grid, judged, lin, log, note, recipe_text, run_verdict, seeds_row, source,
+                  table)
 
 SEEDS = 5  # the init table averages seeds seed .. seed+4, as report.repeat_table does for seed 0
 EVERY = 25  # training steps between points of the rank curves
@@ -140,7 +141,7 @@ def trained_table(rows: list[list[object]], st: S.Repeat, step: int) -> str:
     """The after-training table as HTML."""
     return table(TRAINED_COLUMNS, rows, f"Mean rank of the just-read token after {step} of {st.steps} steps "
                  f"(lr {R.num(st.lr)}, res = {R.num(st.res)}, σ = {R.num(st.sigma)}, seed {st.seed}); "
-                 f"the page's numbers are after 600 steps at res = 1", "repeat-trained-table")
+                 f"the page's numbers are after 600 steps at res = 1; {recipe_text(RECIPE)}", "repeat-trained-table")
 
 
 def curves_html(points: list[dict]) -> str:
