@@ -226,3 +226,14 @@ def test_calibrate_command_prints_every_candidates_distances_and_the_winner(monk
     assert all(f"{calibrate.short(q)}=" in lines[0] for q in measure.TRAINED["repeat"][2])
     assert "pathdrop" not in out and "tasks." not in out
     assert f"in use: {r}\n" in out and "differs from the winner" not in out
+
+
+def test_a_number_that_differs_says_why():
+    assert set(quoted.LEFTOVERS) <= set(quoted.QUOTES)
+    far = quoted.judge("sweep.fine_hits", [11.0, 12.0, 13.0])
+    assert far["distance"] > 1 and quoted.explained(far).endswith(quoted.LEFTOVERS["sweep.fine_hits"])
+    near = quoted.judge("sweep.fine_hits", [18.0, 19.0, 20.0])
+    assert quoted.explained(near) == near["verdict"]
+    trained = quoted.judge("repeat.trained.tied", [30.0, 30.5, 31.0])  # no entry: the pointer to the search
+    assert quoted.explained(trained).endswith(quoted.CALIBRATED)
+    assert quoted.explained(quoted.judge("pathdrop.wrong_rows.output_only", [9])).endswith("rounding)")

@@ -45,7 +45,3 @@ PATHDROP = Recipe(rank=8, beta=16.0, lr=2.0, batch=128, steps=600)
 # so the choice among them is within seed noise). BASE's tied model kept the repeat bias stronger (rank 25 vs
 # the page's 20.3); on a rank-8 task at half the lr, suppression goes further, as on the page.
 REPEAT = Recipe(rank=8, beta=32.0, lr=0.5, batch=64, steps=600)
-
-# What still differs under the recipes above, and the reason the search found: the verdict text appends it
-# (quoted.explained), so a reader sees the distance and why, never a silent "differs".
-LEFTOVERS: dict[str, str] = {}
