@@ -4,7 +4,7 @@ experiment at a time, one line per candidate."""
 import argparse
 import sys
 
-EXPERIMENTS = ("pathdrop", "repeat", "tasks")  # calibrate's experiments, in the order they are searched
+from .measure import TRAINED
 
 
 def calibrate(seeds: int, experiments) -> None:
@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     parser.add_argument("command", choices=["report", "calibrate"])
     parser.add_argument("--json", action="store_true", help="write the report as JSON instead of tables")
     parser.add_argument("--seeds", type=int, default=5, help="calibrate: seeds per candidate (default 5)")
-    parser.add_argument("--only", nargs="+", choices=EXPERIMENTS, default=list(EXPERIMENTS),
+    parser.add_argument("--only", nargs="+", choices=list(TRAINED), default=list(TRAINED),
                         help="calibrate: the experiments to search (default: all, one after the other)")
     args = parser.parse_args(argv)
     if args.command == "calibrate":
