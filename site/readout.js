@@ -51,6 +51,13 @@ export function start(fig) {
   return { i: fig.kind === "heatmap" ? Math.floor(ny / 2) : Math.floor(nx / 2), j: Math.floor(nx / 2) };
 }
 
+/** The cursor moved inside a figure that may have fewer cells or points than the one it was on. */
+export function fit(fig, cur) {
+  const [nx, ny] = extent(fig);
+  return fig.kind === "heatmap" ? { i: clamp(cur.i, 0, ny - 1), j: clamp(cur.j, 0, nx - 1) }
+    : { i: clamp(cur.i, 0, nx - 1), j: 0 };
+}
+
 /** The cursor after key (arrows, Home, End), or null for a key the figure does not take. */
 export function step(fig, cur, key) {
   const [nx, ny] = extent(fig);
@@ -178,8 +185,11 @@ export function install(doc = document) {
   const live = element("wt-readout-live", { "aria-live": "polite", "data-testid": "readout-live" });
   live.hidden = false;
   const dots = [];
-  const now = { svg: null, cur: null, by: null, text: "" };
+  const now = { svg: null, cur: null, by: null, at: null, text: "", slot: "", above: [] };
   let say = 0;
+  // A figure redrawn under the readout (a slider moved, a live run streaming its curve) is a new <svg> in the
+  // same slot: the readout follows it, at the same cursor, instead of reporting a figure no longer shown.
+  const redrawn = new MutationObserver(() => { if (now.svg && !now.svg.isConnected) follow(); });
 
   function draw() {
     const fig = dataOf(now.svg), m = now.svg.getScreenCTM();
@@ -200,59 +210,84 @@ export function install(doc = document) {
     Object.assign(tip.style, { left: `${p.left}px`, top: `${p.top}px` });
   }
 
-  function show(svg, cur, by) {
+  function show(svg, cur, by, at = null) {
     const fig = dataOf(svg);
     if (!fig || !cur) return;
-    Object.assign(now, { svg, cur, by, text: describe(fig, cur) });
+    if (svg !== now.svg) {
+      const above = [];
+      for (let a = svg.parentNode; a && a.nodeType === 1; a = a.parentNode) above.push(a);
+      Object.assign(now, { slot: svg.closest(".wt-slot")?.dataset.slot ?? "", above });
+      redrawn.disconnect();
+      redrawn.observe(svg.getRootNode(), { childList: true, subtree: true });
+    }
+    Object.assign(now, { svg, cur, by, at, text: describe(fig, cur) });
     draw();
     // A mouse sweeping across a heatmap would queue every cell it crosses: announce where it rests.
     clearTimeout(say);
     say = setTimeout(() => { if (live.textContent !== now.text) live.textContent = now.text; }, by === "mouse" ? 250 : 0);
   }
 
+  function follow() {
+    const root = now.above.find((a) => a.isConnected);
+    const svg = root && now.slot && root.querySelector(`.wt-slot[data-slot="${CSS.escape(now.slot)}"] ${FIGURE}`);
+    const fig = svg && dataOf(svg), m = svg && svg.getScreenCTM();
+    if (!fig || !m) return hide();
+    // pointed at: what is under the same point now; the keyboard's cursor: the same cell, step or bar
+    const { by, at } = now, cur = at ? cursorAt(fig, ...toUser(m, ...at)) : fit(fig, now.cur);
+    if (!cur) return hide();
+    show(svg, cur, by, at);
+    if (by === "key") svg.focus({ preventScroll: true });
+  }
+
   function hide() {
+    redrawn.disconnect();
     clearTimeout(say);
     tip.hidden = box.hidden = true;
     dots.forEach((d) => { d.hidden = true; });
-    Object.assign(now, { svg: null, cur: null, by: null, text: "" });
+    Object.assign(now, { svg: null, cur: null, by: null, at: null, text: "", slot: "", above: [] });
   }
 
   function pointed(event) {
     const svg = figureOf(event), fig = svg && dataOf(svg), m = svg && svg.getScreenCTM();
-    return fig && m ? [svg, cursorAt(fig, ...toUser(m, event.clientX, event.clientY))] : [null, null];
+    return fig && m ? [svg, cursorAt(fig, ...toUser(m, event.clientX, event.clientY)), [event.clientX, event.clientY]]
+      : [null, null, null];
   }
 
   doc.addEventListener("pointermove", (event) => {
     if (event.pointerType === "touch") return;  // a finger's drag scrolls; its tap is pointerdown's
-    const [svg, cur] = pointed(event);
-    if (cur) show(svg, cur, "mouse");
+    const [svg, cur, at] = pointed(event);
+    if (cur) show(svg, cur, "mouse", at);
     else if (now.by === "mouse") hide();
   }, { passive: true });
   doc.addEventListener("pointerdown", (event) => {
-    const [svg, cur] = pointed(event);
-    if (cur) show(svg, cur, event.pointerType === "mouse" ? "mouse" : "tap");
+    const [svg, cur, at] = pointed(event);
+    if (cur) show(svg, cur, event.pointerType === "mouse" ? "mouse" : "tap", at);
     else if (now.by === "tap") hide();
   }, { passive: true });
   doc.documentElement.addEventListener("pointerleave", () => { if (now.by === "mouse") hide(); });
   doc.addEventListener("focusin", (event) => {
     const svg = figureOf(event), fig = svg && dataOf(svg);
-    if (fig && event.composedPath()[0] === svg) show(svg, now.svg === svg ? now.cur : start(fig), "key");
+    if (!fig || event.composedPath()[0] !== svg) return;
+    if (now.svg === svg) show(svg, now.cur, now.by, now.at);  // focused by the tap or click that shows it
+    else show(svg, start(fig), "key");
   });
   doc.addEventListener("focusout", (event) => {
-    if (now.by === "key" && figureOf(event) === now.svg) hide();
+    const svg = figureOf(event);
+    // after the task: a figure redrawn while focused was followed by then (the observer runs first)
+    if (svg) setTimeout(() => { if (now.by === "key" && now.svg === svg && svg.isConnected) hide(); });
   });
   doc.addEventListener("keydown", (event) => {
     const svg = figureOf(event), fig = svg && dataOf(svg);
     if (!fig || event.composedPath()[0] !== svg || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "Escape") return hide();
-    const cur = step(fig, now.svg === svg ? now.cur : start(fig), event.key);
+    const cur = step(fig, now.svg === svg && now.cur ? now.cur : start(fig), event.key);
     if (!cur) return;
     event.preventDefault();
     show(svg, cur, "key");
   });
-  const follow = () => { if (now.svg) draw(); };
-  addEventListener("scroll", follow, { capture: true, passive: true });
-  addEventListener("resize", follow, { passive: true });
+  const again = () => { if (now.svg) draw(); };
+  addEventListener("scroll", again, { capture: true, passive: true });
+  addEventListener("resize", again, { passive: true });
   return now;
 }
 

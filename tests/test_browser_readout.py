@@ -126,6 +126,33 @@ def test_pointing_and_keys_read_the_figures_before_python(browser, server):
         assert s.page.evaluate("() => window.__wt.status") == "paused"
 
 
+# The index of the heatmap cell under viewport point (x, y) in slot SLOT of #live-SID, from the drawn rects.
+UNDER_JS = """([sid, slot, x, y]) => {
+  const svg = document.querySelector(`#live-${sid} .wt-slot[data-slot="${slot}"] svg[data-fig]`);
+  return [...svg.querySelectorAll('rect')].findIndex((r) => { const b = r.getBoundingClientRect();
+    return b.left <= x && x < b.right && b.top <= y && y < b.bottom; }); }"""
+
+
+def test_the_readout_follows_a_figure_redrawn_under_the_pointer(browser, server):
+    """Before Python: point at a cell of the coarse grid, pick the fine grid (the player swaps the figure):
+    the readout now reports the fine grid's cell under the pointer, as CPython computes it."""
+    fine = sweep.scales("fine")
+    z = fine["resid"].T
+    with session(browser) as s:
+        s.page.goto(server.url + "?live=click", wait_until="load")
+        tip = point_at(s.page, "heatmap")
+        at = s.page.evaluate(POINT_JS, ["sweep", "resid", "heatmap", expected()["heatmap"]["k"]])
+        s.page.select_option("#wt-p-sweep-grid", "fine")
+        s.page.wait_for_function("(old) => document.querySelector('[data-testid=readout]').textContent !== old",
+                                 arg=tip["text"])
+        k = s.page.evaluate(UNDER_JS, ["sweep", "resid", at["x"], at["y"]])
+        i, j = divmod(k, z.shape[1])
+        text = read(s.page)["text"]
+        for part in (f"σ = {R.shown(fine['sigmas'][j])}", f"inScale = {R.shown(fine['in_scales'][i])}",
+                     f"scale {R.shown(z[i, j])}"):
+            assert part in text, (part, text)
+
+
 live = live_page()
 
 

@@ -78,7 +78,7 @@ def test_readout_functions_under_node(tmp_path):
     proc = subprocess.run([node, "--test", str(ROOT / "tests" / "node" / "readout.test.mjs")], cwd=ROOT,
                           capture_output=True, text=True, timeout=120, env={"WT_READOUT_CASES": str(path), "PATH": ""})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert "# fail 0" in proc.stdout and "# pass 8" in proc.stdout, proc.stdout[-1000:]
+    assert "# fail 0" in proc.stdout and "# pass 9" in proc.stdout, proc.stdout[-1000:]
 
 
 def test_figures_carry_their_data_but_a_saved_file_does_not():

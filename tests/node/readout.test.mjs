@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import test from "node:test";
 
-import { cursorAt, describe, g4, mark, place, shown, start, step, toScreen, toUser } from "../../site/readout.js";
+import { cursorAt, describe, fit, g4, mark, place, shown, start, step, toScreen, toUser } from "../../site/readout.js";
 
 const file = process.env.WT_READOUT_CASES;
 const cases = file ? JSON.parse(readFileSync(file, "utf8")) : null;
@@ -51,6 +51,11 @@ test("keys move the cursor within the figure and other keys are left to the page
   assert.deepEqual(step(curve, { i: 0, j: 0 }, "End"), { i: 3, j: 0 });
   assert.equal(step(curve, { i: 0, j: 0 }, "ArrowUp"), null);
   assert.equal(step(heat, { i: 0, j: 0 }, "a"), null);
+});
+
+test("a cursor carried to a redrawn, smaller figure stays on it", () => {
+  assert.deepEqual(fit(heat, { i: 7, j: -1 }), { i: 1, j: 0 });
+  assert.deepEqual(fit(curve, { i: 9, j: 4 }), { i: 3, j: 0 });
 });
 
 test("a series shorter than the axis reads 'none' there, a non-finite cell reads as render.num names it", () => {
