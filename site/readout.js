@@ -30,7 +30,7 @@ const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
 /** How many positions a figure's cursor moves over: [columns, rows] (rows 1 but for a heatmap). */
 function extent(fig) {
   if (fig.kind === "heatmap") return [fig.xs.length, fig.ys.length];
-  return [fig.kind === "bars" ? fig.bins.length : fig.xs.length, 1];
+  return [{ bars: fig.bins, strips: fig.groups }[fig.kind]?.length ?? fig.xs.length, 1];
 }
 
 /** The cursor {i, j} (i: point, bar or heatmap row from the bottom; j: heatmap column) under viewBox
@@ -41,7 +41,7 @@ export function cursorAt(fig, x, y) {
   const [nx, ny] = extent(fig);
   const fx = (x - x0) / (x1 - x0), fy = (y1 - y) / (y1 - y0);
   if (fig.kind === "heatmap") return { i: clamp(Math.floor(fy * ny), 0, ny - 1), j: clamp(Math.floor(fx * nx), 0, nx - 1) };
-  if (fig.kind === "bars") return { i: clamp(Math.floor(fx * nx), 0, nx - 1), j: 0 };
+  if (fig.kind !== "lines") return { i: clamp(Math.floor(fx * nx), 0, nx - 1), j: 0 };
   return { i: nx > 1 ? Math.round(fx * (nx - 1)) : 0, j: 0 };
 }
 
@@ -84,6 +84,10 @@ export function describe(fig, cur) {
     const each = fig.series.map(([name, c]) => `${name ? name + ": " : ""}${shown(c[cur.i] ?? 0)} ${fig.y}`);
     return `${fig.x} ${fig.bins[cur.i]}: ${each.join(", ")}`;
   }
+  if (fig.kind === "strips") {
+    const [name, values, band] = fig.groups[cur.i];
+    return `${name}: ${fig.y} ${values.map(shown).join(", ") || "none yet"}${band ? ` (shaded: ${shown(band[0])} to ${shown(band[1])})` : ""}`;
+  }
   const each = fig.series.map(([name, y]) => `${name} ${cur.i < y.length ? shown(y[cur.i]) : "none"}`);
   return `${fig.x} ${shown(fig.xs[cur.i])}: ${each.join(", ")}`;
 }
@@ -103,6 +107,12 @@ export function mark(fig, cur) {
     const peak = Math.max(0, ...fig.series.map(([, c]) => (typeof c[cur.i] === "number" ? c[cur.i] : 0)));
     const top = yOf(peak, 0, fig.top || 1);
     return { rect: { x: x0 + cur.i * w, y: top, w, h: y1 - top }, dots: [] };
+  }
+  if (fig.kind === "strips") {  // the column's dots, which render.strips spreads over its middle 30 %
+    const w = (x1 - x0) / nx, ys = fig.groups[cur.i][1].filter((v) => typeof v === "number")
+      .map((v) => yOf(v, fig.lo, fig.hi));
+    const top = ys.length ? Math.min(...ys) - 6 : y0, bottom = ys.length ? Math.max(...ys) + 6 : y1;
+    return { rect: { x: x0 + (cur.i + 0.3) * w, y: top, w: 0.4 * w, h: bottom - top }, dots: [] };
   }
   const x = nx > 1 ? x0 + (x1 - x0) * cur.i / (nx - 1) : (x0 + x1) / 2;
   const dots = fig.series.map(([, y]) => y[cur.i]).filter((v) => typeof v === "number")
@@ -139,7 +149,8 @@ export function place(anchor, tip, view, kind) {
     left: { left: anchor.left - GAP - tip.width, top: across(cy - tip.height / 2, tip.height, view.height),
             room: anchor.left - GAP - MARGIN - tip.width },
   };
-  const order = kind === "lines" ? ["right", "left", "above", "below"] : ["above", "below", "right", "left"];
+  const order = kind === "lines" || kind === "strips" ? ["right", "left", "above", "below"]
+    : ["above", "below", "right", "left"];
   const best = order.find((s) => sides[s].room >= 0)
     ?? order.reduce((a, b) => (sides[b].room > sides[a].room ? b : a));
   const { left, top } = sides[best];

@@ -1,6 +1,6 @@
 """site/readout.js's pure functions (tests/node/readout.test.mjs under `node --test`) against what CPython
 draws: render.num's and render.shown's text for awkward numbers, and the sections' own figures (sweep's
-heatmap, savings' curve, repeat's histogram), each drawn cell, point and bar mapped back to the value the
+heatmap, savings' curve, repeat's histogram, a strip chart), each drawn cell, point and bar mapped back to the value the
 view computed. Also: a figure's readout data stays out of a saved SVG file."""
 from __future__ import annotations
 
@@ -67,12 +67,26 @@ def bars_case() -> dict:
     return {"fig": fig_of(svg), "points": points}
 
 
+def strips_case() -> dict:
+    groups = {"aligned": [0.91, 1.02, float("nan"), 0.95], "misaligned": [1.4, 1.25], "none yet": []}
+    svg = R.strips(groups, {"aligned": (0.8, 1.2)}, "ratios", "ratio", rule=1.0)
+    dots = [tuple(map(float, d)) for d in re.findall(r'<circle class="wt-s0" cx="([-\d.]+)" cy="([-\d.]+)"', svg)]
+    finite = [(k, name, v) for k, (name, ys) in enumerate(groups.items()) for v in ys if np.isfinite(v)]
+    assert len(dots) == len(finite)
+    band = {"aligned": ["(shaded: 0.8 to 1.2)", "0.91, 1.02, NaN, 0.95"]}
+    points = [{"at": list(d), "cur": {"i": k, "j": 0}, "texts": [f"{name}: ratio", R.shown(v), *band.get(name, [])]}
+              for d, (k, name, v) in zip(dots, finite)]
+    points.append({"at": [R.BOX[0] + (R.BOX[2] - R.BOX[0]) * 2.5 / 3, 100.0], "cur": {"i": 2, "j": 0},
+                   "texts": ["none yet: ratio none yet"]})
+    return {"fig": fig_of(svg), "points": points}
+
+
 def test_readout_functions_under_node(tmp_path):
     node = shutil.which("node")
     assert node, "node is not on PATH (./dev installs nodejs as root)"
     cases = {"g4": [[x, f"{x:.4g}"] for x in AWKWARD if x != 0] + [[0.0, "0"]],
              "shown": [[json.loads(R._jnum(x)), R.shown(x)] for x in AWKWARD + [float("inf"), float("nan"), 50257]],
-             "figures": [heatmap_case(), curve_case(), bars_case()]}
+             "figures": [heatmap_case(), curve_case(), bars_case(), strips_case()]}
     path = tmp_path / "cases.json"
     path.write_text(json.dumps(cases))
     proc = subprocess.run([node, "--test", str(ROOT / "tests" / "node" / "readout.test.mjs")], cwd=ROOT,

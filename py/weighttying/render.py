@@ -4,7 +4,7 @@ No Panel, no Bokeh: build.py calls these in CPython to prerender each section's 
 the live sections reuse `table` for their HTML panes, so a table reads the same before and after
 the upgrade. Every figure carries its data as a text alternative (<title>/<desc> and a caption), and
 as compact JSON on its <svg data-fig> that site/readout.js reads to show the value under the pointer
-(or the keyboard's cursor): a heatmap's cells, a line chart's points, a bar chart's bins.
+(or the keyboard's cursor): a heatmap's cells, a line chart's points, a bar chart's bins, a strip's dots.
 """
 from __future__ import annotations
 
@@ -217,7 +217,8 @@ def bars(counts: Sequence[float] | dict[str, Sequence[float]], title: str, xlabe
 
 def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, float]], title: str, ylabel: str,
            rule: float | None = None) -> str:
-    """One column of dots per named group (non-finite dropped), a shaded band per group, a dashed rule."""
+    """One column of dots per named group (non-finite dropped), a shaded band per group, a dashed rule; the
+    readout gives a column's values and its band."""
     ys = {k: np.asarray(v, float) for k, v in groups.items()}
     every = np.concatenate([y[np.isfinite(y)] for y in ys.values()] + [np.ravel(list(bands.values())),
                                                                       [rule] if rule is not None else []])
@@ -241,7 +242,9 @@ def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, flo
         r = _scale(rule, lo, hi, H - PAD, 10)
         body.append(f'<line x1="{PAD}" x2="{W - 10}" y1="{r:.1f}" y2="{r:.1f}" stroke="#888" stroke-dasharray="4 3"/>')
     axes = _yaxis(ylabel, lo, hi)
-    return _svg(axes + "".join(body), title, "; ".join(desc))
+    data = _data("strips", y=_name(ylabel), lo=_jnum(lo), hi=_jnum(hi), groups="[" + ",".join(
+        f"[{_name(k)},{_jlist(y)},{_jlist(bands[k]) if k in bands else 'null'}]" for k, y in ys.items()) + "]")
+    return _svg(axes + "".join(body), title, "; ".join(desc), data)
 
 
 # ---- marks over a figure, and a figure as a file -----------------------------------------------------
