@@ -79,7 +79,7 @@ PANEL_STATIC = ("panel.min.js", "css/", "bundled/theme/", "images/")
 SLIM = {"panel": ("panel/dist/", "panel/tests/"), "bokeh": ("bokeh/server/static/", "bokeh/sampledata/")}
 # Where an sdist keeps its pure-Python packages; C speedups are left out (both fall back to Python).
 SDIST_SOURCES = {"markupsafe": ("src", ("markupsafe",)), "pyyaml": ("lib", ("yaml",))}
-SITE_FILES = ("boot.js", "worker.js", "page.js", "player.js", "embed.js", "style.css", "live.css", "serve.py")
+SITE_FILES = ("boot.js", "worker.js", "page.js", "player.js", "readout.js", "embed.js", "style.css", "live.css", "serve.py")
 COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map", ".whl", ".zip")
 # Speed levers that `--without` can turn off one at a time, so bench/run.py measures each (bench/README.md).
 LEVERS = ("pyc", "br")

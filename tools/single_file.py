@@ -32,9 +32,9 @@ DECODER = {"pkg/brotli_dec_wasm.js": "decoder/brotli_dec_wasm.js",
            "pkg/brotli_dec_wasm_bg.wasm": "decoder/brotli_dec_wasm_bg.wasm"}
 # Served files the single file has no use for: inlined into the page, or only for serving dist/. (style.css is
 # inlined and a member too: sections link it inside their shadow roots by name.)
-NOT_MEMBERS = ("index.html", "serve.py", "embed.js", "page.js", "player.js", "boot.js")
+NOT_MEMBERS = ("index.html", "serve.py", "embed.js", "page.js", "player.js", "boot.js", "readout.js")
 # The site/ files the page inlines.
-SOURCES = ("page.js", "player.js", "boot.js", "unpack.js", "classroom.js", "style.css")
+SOURCES = ("page.js", "player.js", "boot.js", "readout.js", "unpack.js", "classroom.js", "style.css")
 # The classroom loader, inlined before boot.js: unpack.js (shared with the worker) and classroom.js.
 LOADER = '<script src="unpack.js"></script>\n<script src="classroom.js"></script>\n'
 # The page's policy. The worker, made from a blob: URL, inherits it: Pyodide compiles WebAssembly and Panel
@@ -118,11 +118,11 @@ def inline(html: str, sources: dict[str, str]) -> tuple[str, list[str]]:
             raise ValueError(f"{m[1]} holds </script or <!--, which would end or confuse its inline <script>")
         hashes.append("'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'")
         ident = ' id="wt-unpack"' if m[1] == "unpack.js" else ""
-        return f"<script{ident}>{text}</script>"
+        return f"<script{ident}{m[2] or ''}>{text}</script>"
 
     html = re.sub(r'<link rel="stylesheet" href="([\w./-]+)">',
                   lambda m: f"<style>{css_ascii(sources[m[1]])}</style>", html)
-    html = re.sub(r'<script src="([\w./-]+)"></script>', script, html)
+    html = re.sub(r'<script src="([\w./-]+)"( type="module")?></script>', script, html)
     return html, hashes
 
 

@@ -2,11 +2,14 @@
 
 No Panel, no Bokeh: build.py calls these in CPython to prerender each section's default state, and
 the live sections reuse `table` for their HTML panes, so a table reads the same before and after
-the upgrade. Every figure carries its data as a text alternative (<title>/<desc> and a caption).
+the upgrade. Every figure carries its data as a text alternative (<title>/<desc> and a caption), and
+as compact JSON on its <svg data-fig> that site/readout.js reads to show the value under the pointer
+(or the keyboard's cursor): a heatmap's cells, a line chart's points, a bar chart's bins, a strip's dots.
 """
 from __future__ import annotations
 
 import html
+import json
 import math
 import re
 from typing import Iterable, Sequence
@@ -39,10 +42,56 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[object]], caption: str
     return f'<table class="wt-table"{tid}>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _svg(body: str, title: str, desc: str) -> str:
-    """Wrap SVG content with its accessible name and description."""
-    return (f'<svg class="wt-fig" viewBox="0 0 {W} {H}" role="img" xmlns="http://www.w3.org/2000/svg">'
+def _svg(body: str, title: str, desc: str, data: str = "") -> str:
+    """Wrap SVG content with its accessible name and description; given readout data (`_data`), the figure
+    is focusable and carries it on the root element, which `standalone` leaves out of a saved file."""
+    fig = f" tabindex=\"0\" data-fig='{_attr(data)}'" if data else ""
+    return (f'<svg class="wt-fig" viewBox="0 0 {W} {H}" role="img"{fig} xmlns="http://www.w3.org/2000/svg">'
             f"<title>{html.escape(title)}</title><desc>{html.escape(desc)}</desc>{body}</svg>")
+
+
+# ---- the readout's data: what a figure shows, as site/readout.js reads it ------------------------------
+
+BOX = (PAD, 10, W - 10, H - PAD)  # the plot area (x0, y0, x1, y1) in viewBox units, as every figure draws it
+
+
+def shown(x: object, digits: int = 4) -> str:
+    """A number as the readout shows it: whole numbers in full digits (a vocabulary of 50257), others as
+    `num` (`digits` significant figures) but whole once rounded (12345.6 as 12350); non-finite as `num`."""
+    if isinstance(x, (float, np.floating, int, np.integer)) and not isinstance(x, (bool, np.bool_)) \
+            and math.isfinite(x):
+        r = float(x) if float(x).is_integer() else float(num(float(x), digits))
+        return str(int(r)) if r.is_integer() and abs(r) < 1e15 else num(r)
+    return num(x)
+
+
+def _jnum(x: object, digits: int = 4) -> str:
+    """x as a JSON token of the readout data: the shown number, its exponent short; other text quoted."""
+    s = shown(x, digits)
+    if not re.fullmatch(r"-?\d+(\.\d+)?(e[+-]\d+)?", s):
+        return json.dumps(s, ensure_ascii=False)
+    return re.sub(r"e([+-])0*(\d)", lambda m: "e" + ("-" if m[1] == "-" else "") + m[2], s)
+
+
+def _jlist(xs: Iterable[object], digits: int = 4) -> str:
+    """A JSON list of readout numbers."""
+    return "[" + ",".join(_jnum(x, digits) for x in xs) + "]"
+
+
+def _data(kind: str, **parts: str) -> str:
+    """The readout JSON of a figure: its kind, the plot box, then parts already written as JSON."""
+    return (f'{{"kind":"{kind}","box":{json.dumps(BOX, separators=(",", ":"))}'
+            + "".join(f',"{k}":{v}' for k, v in parts.items()) + "}")
+
+
+def _attr(text: str) -> str:
+    """Text for a single-quoted attribute that no `<svg[^>]*>` match can end early (standalone's)."""
+    return text.replace("&", "&amp;").replace("'", "&#39;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _name(text: str) -> str:
+    """A JSON string."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 XLABEL_CHARS = 40  # a longer x-axis label takes two lines: at a phone's larger text one would pass the figure's edges
@@ -88,8 +137,10 @@ def _frame(ys: dict[str, np.ndarray]) -> tuple[int, float, float]:
     return max(len(y) for y in ys.values()), lo, hi
 
 
-def lines(series: dict[str, Sequence[float]], title: str, xlabel: str, ylabel: str) -> str:
-    """A line chart of named series over their index (non-finite points are dropped)."""
+def lines(series: dict[str, Sequence[float]], title: str, xlabel: str, ylabel: str,
+          xs: Sequence[float] | None = None, xname: str = "point") -> str:
+    """A line chart of named series over their index (non-finite points are dropped); the readout names
+    point i as `xname` xs[i] (default: its index)."""
     ys = {k: np.asarray(v, float) for k, v in series.items()}
     n, lo, hi = _frame(ys)
     body, desc = [], []
@@ -103,12 +154,15 @@ def lines(series: dict[str, Sequence[float]], title: str, xlabel: str, ylabel: s
         last = num(y[ok][-1]) if ok.any() else "none"
         desc.append(f"{name}: {len(y)} points, first {num(y[0])}, last {last}")
     axes = _xaxis(xlabel) + _yaxis(ylabel, lo, hi)
-    return _svg(axes + "".join(body), title, "; ".join(desc))
+    data = _data("lines", x=_name(xname), xs=_jlist(range(n) if xs is None else xs), lo=_jnum(lo), hi=_jnum(hi),
+                 series="[" + ",".join(f"[{_name(k)},{_jlist(y)}]" for k, y in ys.items()) + "]")
+    return _svg(axes + "".join(body), title, "; ".join(desc), data)
 
 
 def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str, xlabel: str,
-            ylabel: str, mark: np.ndarray | None = None) -> str:
-    """z[i, j] at (xs[j], ys[i]) coloured by log10|z|; cells where `mark` is true are outlined."""
+            ylabel: str, mark: np.ndarray | None = None, zname: str = "value", zdigits: int = 4) -> str:
+    """z[i, j] at (xs[j], ys[i]) coloured by log10|z|; cells where `mark` is true are outlined; the readout
+    names a cell's value `zname` and gives it to `zdigits` significant figures."""
     z = np.asarray(z, float)
     with np.errstate(divide="ignore", invalid="ignore"):
         lz = np.log10(np.abs(z))
@@ -129,11 +183,15 @@ def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str,
     marked = int(np.sum(mark)) if mark is not None else 0
     desc = (f"{ny} by {nx} grid; log10 of the value spans {num(lo, 3)} to {num(hi, 3)}; "
             f"{int((~ok).sum())} cells not finite; {marked} cells marked")
-    return _svg("".join(cells) + axes, title, desc)
+    data = _data("heatmap", x=_name(xlabel), xs=_jlist(xs), y=_name(ylabel), ys=_jlist(ys), z=_name(zname),
+                 zs="[" + ",".join(_jlist(row, zdigits) for row in z) + "]")
+    return _svg("".join(cells) + axes, title, desc, data)
 
 
-def bars(counts: Sequence[float] | dict[str, Sequence[float]], title: str, xlabel: str, ylabel: str) -> str:
-    """A bar chart of counts over their index (a histogram); several named series side by side per index."""
+def bars(counts: Sequence[float] | dict[str, Sequence[float]], title: str, xlabel: str, ylabel: str,
+         bins: Sequence[str] | None = None, xname: str = "bin") -> str:
+    """A bar chart of counts over their index (a histogram); several named series side by side per index;
+    the readout names bar i as `xname` bins[i] (default: its index)."""
     series = {k: np.asarray(v, float) for k, v in counts.items()} if isinstance(counts, dict) else \
         {"": np.asarray(counts, float)}
     n, k = max(len(c) for c in series.values()), len(series)
@@ -151,12 +209,16 @@ def bars(counts: Sequence[float] | dict[str, Sequence[float]], title: str, xlabe
         desc.append(f"{name + ': ' if name else ''}{len(c)} bars, total {num(c.sum())}, peak {num(peak)} at "
                     f"{int(c.argmax()) if c.size else 0}")
     axes = _xaxis(xlabel) + _yaxis(ylabel)
-    return _svg("".join(rects) + axes, title, "; ".join(desc))
+    data = _data("bars", x=_name(xname), bins="[" + ",".join(_name(str(b)) for b in (bins or range(n))) + "]",
+                 top=_jnum(top), y=_name(ylabel),
+                 series="[" + ",".join(f"[{_name(k)},{_jlist(c)}]" for k, c in series.items()) + "]")
+    return _svg("".join(rects) + axes, title, "; ".join(desc), data)
 
 
 def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, float]], title: str, ylabel: str,
            rule: float | None = None) -> str:
-    """One column of dots per named group (non-finite dropped), a shaded band per group, a dashed rule."""
+    """One column of dots per named group (non-finite dropped), a shaded band per group, a dashed rule; the
+    readout gives a column's values and its band."""
     ys = {k: np.asarray(v, float) for k, v in groups.items()}
     every = np.concatenate([y[np.isfinite(y)] for y in ys.values()] + [np.ravel(list(bands.values())),
                                                                       [rule] if rule is not None else []])
@@ -180,7 +242,9 @@ def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, flo
         r = _scale(rule, lo, hi, H - PAD, 10)
         body.append(f'<line x1="{PAD}" x2="{W - 10}" y1="{r:.1f}" y2="{r:.1f}" stroke="#888" stroke-dasharray="4 3"/>')
     axes = _yaxis(ylabel, lo, hi)
-    return _svg(axes + "".join(body), title, "; ".join(desc))
+    data = _data("strips", y=_name(ylabel), lo=_jnum(lo), hi=_jnum(hi), groups="[" + ",".join(
+        f"[{_name(k)},{_jlist(y)},{_jlist(bands[k]) if k in bands else 'null'}]" for k, y in ys.items()) + "]")
+    return _svg(axes + "".join(body), title, "; ".join(desc), data)
 
 
 # ---- marks over a figure, and a figure as a file -----------------------------------------------------

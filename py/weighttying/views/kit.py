@@ -24,6 +24,9 @@ from .. import state as S
 
 TOY = S.TOY  # the page's toy (model.Config()): every "of 64" on the page reads V from here
 TOL = pathdrop.TOL  # an entry of a gradient agrees when its relative error is at most this
+# A relative error's significant figures under the pointer: it is judged against TOL, and its further digits,
+# rounding noise, would cost the gradient check's playback table a third more bytes.
+ERROR_DIGITS = 2
 
 
 # ---- numbers with test hooks ------------------------------------------------------------------------
@@ -287,7 +290,8 @@ def error_heatmap(err: np.ndarray, inputs, title: str) -> str:
     err = np.asarray(err, float)  # the build's results arrive as nested lists
     V, d = err.shape
     mark = np.broadcast_to(row_errors(err) > TOL, (d, V))
-    return (R.heatmap(err.T, np.arange(V), np.arange(d), title, "row of E (token id)", "column of E", mark=mark)
+    return (R.heatmap(err.T, np.arange(V), np.arange(d), title, "row of E (token id)", "column of E", mark=mark,
+                      zname="relative error", zdigits=ERROR_DIGITS)
             + note(heatmap_desc(err, inputs)))
 
 

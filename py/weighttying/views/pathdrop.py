@@ -209,7 +209,8 @@ def curves_svg(points: list[dict]) -> str:
     """Both runs' exact expected loss over training as an inline SVG line chart."""
     return R.lines({name: [p["points"][name]["eval"] for p in points] for name in CURVES},
                    "Exact expected loss, correct vs broken",
-                   f"training step (a point every {CURVE_CHUNK}, last {points[-1]['step']})", "loss")
+                   f"training step (a point every {CURVE_CHUNK}, last {points[-1]['step']})", "loss",
+                   xs=[p["step"] for p in points], xname="step")
 
 
 def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:

@@ -97,8 +97,13 @@ def histogram(ranks: np.ndarray) -> dict:
 def hist_text(label: str, h: dict) -> str:
     """A histogram as one line of text: the plot's text alternative."""
     e, c = h["edges"], h["counts"]
-    bins = ", ".join(f"{R.num(e[i], 3)}–{R.num(e[i + 1] - 1, 3)}: {int(c[i])}" for i in range(len(c)) if c[i])
+    bins = ", ".join(f"{name}: {int(n)}" for name, n in zip(bin_names(e), c) if n)
     return f"{label}, tokens per rank bin (non-empty bins): {bins}."
+
+
+def bin_names(edges) -> list[str]:
+    """Each bin's ranks as the readout names them, e.g. "1–4" (edges (BINS+1,), integer ranks)."""
+    return [f"{R.num(edges[i], 3)}–{R.num(edges[i + 1] - 1, 3)}" for i in range(len(edges) - 1)]
 
 
 def hist_html(st: S.Repeat, ranks: np.ndarray, points: list[dict]) -> str:
@@ -109,7 +114,8 @@ def hist_html(st: S.Repeat, ranks: np.ndarray, points: list[dict]) -> str:
     width = R.num(h["at init"]["edges"][1] - h["at init"]["edges"][0])
     text = " ".join(hist_text(label[0].upper() + label[1:], x) for label, x in h.items())
     return (R.bars({k: x["counts"] for k, x in h.items()}, f"Where the just-read token ranks ({setting(st)})",
-                   f"rank among {TOY.V} next-token predictions (1 = top), bins of {width}", "tokens")
+                   f"rank among {TOY.V} next-token predictions (1 = top), bins of {width}", "tokens",
+                   bins=bin_names(h["at init"]["edges"]), xname="ranks")
             + note(text, testid="repeat-hist-text"))
 
 
@@ -152,7 +158,8 @@ def curves_html(points: list[dict]) -> str:
     text = "; ".join(f"{k}: mean rank {R.num(points[0][k])} at step 0, {R.num(points[-1][k])} at step "
                      f"{points[-1]['step']}" for k in ("tied", "untied"))
     return (R.lines(series, "Mean rank of the just-read token over training",
-                    f"training step (a point every {EVERY}, last {points[-1]['step']})", f"mean rank (chance {R.num((TOY.V + 1) / 2)})")
+                    f"training step (a point every {EVERY}, last {points[-1]['step']})", f"mean rank (chance {R.num((TOY.V + 1) / 2)})",
+                    xs=[p["step"] for p in points], xname="step")
             + note(text, testid="repeat-curve-text"))
 
 

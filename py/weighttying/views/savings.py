@@ -132,7 +132,8 @@ def figure(values: dict) -> str:
     """The share-vs-V curve at the current width and depth as an inline SVG line chart."""
     c = curve(values)
     return R.lines(series(values), f"Share saved against vocabulary size V (log scale, {c['V'][0]:,} to {c['V'][-1]:,}), "
-                   f"d = {values['d']}, {values['layers']} blocks", "vocabulary size V (log scale)", "share")
+                   f"d = {values['d']}, {values['layers']} blocks", "vocabulary size V (log scale)", "share",
+                   xs=CURVE_V, xname="V")
 
 
 def current_point(values: dict) -> str:

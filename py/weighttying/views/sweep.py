@@ -70,7 +70,7 @@ def heatmap(kind: str, band: float, key: str) -> str:
     """One scale over the grid as an inline SVG heatmap, cells in the band outlined."""
     g, label = scales(kind), dict(SCALES)[key]
     return R.heatmap(g[key].T, g["sigmas"], g["in_scales"], f"{label} scale over the {kind} grid", "σ", "inScale",
-                     mark=hit_mask(kind, band).T)
+                     mark=hit_mask(kind, band).T, zname=f"{label} scale")
 
 
 def ring(kind: str, sigma: float, in_scale: float) -> str:

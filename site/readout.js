@@ -1,0 +1,305 @@
+// Figures you can read: the value under the pointer, a tap or the keyboard's cursor, for every figure that
+// render.py marks with <svg data-fig='JSON'> (its kind, plot box and plotted numbers). The same markup is
+// prerendered, played back and live (Panel's panes, in open shadow roots), so one listener on the document
+// reads each event's composedPath() and never needs Python. The pure functions below are exported for
+// tests/node/readout.test.mjs; install() wires them to the page.
+
+const FIGURE = "svg[data-fig]";
+const GAP = 8;     // px between the reported value and its tooltip
+const MARGIN = 4;  // px the tooltip keeps from the viewport's edges
+
+/** Python's f"{x:.4g}" (render.num): 4 significant figures, exponent form below 1e-4 and from 1e4. */
+export function g4(x) {
+  if (x === 0) return "0";
+  const [m, e] = x.toExponential(3).split("e");
+  const exp = Number(e);
+  if (exp < -4 || exp >= 4) {
+    return `${m.replace(/\.?0+$/, "")}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  return x.toFixed(3 - exp).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+}
+
+/** A number of the figure's data as render.shown writes it: whole numbers in full, others g4, text as is. */
+export function shown(v) {
+  if (typeof v === "string") return v;
+  return Number.isInteger(v) && Math.abs(v) < 1e15 ? String(v) : g4(v);
+}
+
+const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+
+/** How many positions a figure's cursor moves over: [columns, rows] (rows 1 but for a heatmap). */
+function extent(fig) {
+  if (fig.kind === "heatmap") return [fig.xs.length, fig.ys.length];
+  return [{ bars: fig.bins, strips: fig.groups }[fig.kind]?.length ?? fig.xs.length, 1];
+}
+
+/** The cursor {i, j} (i: point, bar or heatmap row from the bottom; j: heatmap column) under viewBox
+ * point (x, y), or null off the plot box. */
+export function cursorAt(fig, x, y) {
+  const [x0, y0, x1, y1] = fig.box;
+  if (x < x0 || x > x1 || y < y0 || y > y1) return null;
+  const [nx, ny] = extent(fig);
+  const fx = (x - x0) / (x1 - x0), fy = (y1 - y) / (y1 - y0);
+  if (fig.kind === "heatmap") return { i: clamp(Math.floor(fy * ny), 0, ny - 1), j: clamp(Math.floor(fx * nx), 0, nx - 1) };
+  if (fig.kind !== "lines") return { i: clamp(Math.floor(fx * nx), 0, nx - 1), j: 0 };
+  return { i: nx > 1 ? Math.round(fx * (nx - 1)) : 0, j: 0 };
+}
+
+/** Where the keyboard's cursor starts when the figure takes focus: its middle. */
+export function start(fig) {
+  const [nx, ny] = extent(fig);
+  return { i: fig.kind === "heatmap" ? Math.floor(ny / 2) : Math.floor(nx / 2), j: Math.floor(nx / 2) };
+}
+
+/** The cursor moved inside a figure that may have fewer cells or points than the one it was on. */
+export function fit(fig, cur) {
+  const [nx, ny] = extent(fig);
+  return fig.kind === "heatmap" ? { i: clamp(cur.i, 0, ny - 1), j: clamp(cur.j, 0, nx - 1) }
+    : { i: clamp(cur.i, 0, nx - 1), j: 0 };
+}
+
+/** The cursor after key (arrows, Home, End), or null for a key the figure does not take. */
+export function step(fig, cur, key) {
+  const [nx, ny] = extent(fig);
+  const heat = fig.kind === "heatmap";
+  const col = (j) => (heat ? { i: cur.i, j: clamp(j, 0, nx - 1) } : { i: clamp(j, 0, nx - 1), j: 0 });
+  const along = heat ? cur.j : cur.i;
+  switch (key) {
+    case "ArrowLeft": return col(along - 1);
+    case "ArrowRight": return col(along + 1);
+    case "Home": return col(0);
+    case "End": return col(nx - 1);
+    case "ArrowUp": return heat ? { i: clamp(cur.i + 1, 0, ny - 1), j: cur.j } : null;
+    case "ArrowDown": return heat ? { i: clamp(cur.i - 1, 0, ny - 1), j: cur.j } : null;
+    default: return null;
+  }
+}
+
+/** The readout's text for the cursor: what the figure plots there, named by its axes and series. */
+export function describe(fig, cur) {
+  if (fig.kind === "heatmap") {
+    return `${fig.x} = ${shown(fig.xs[cur.j])}, ${fig.y} = ${shown(fig.ys[cur.i])}: ${fig.z} ${shown(fig.zs[cur.i][cur.j])}`;
+  }
+  if (fig.kind === "bars") {
+    const each = fig.series.map(([name, c]) => `${name ? name + ": " : ""}${shown(c[cur.i] ?? 0)} ${fig.y}`);
+    return `${fig.x} ${fig.bins[cur.i]}: ${each.join(", ")}`;
+  }
+  if (fig.kind === "strips") {
+    const [name, values, band] = fig.groups[cur.i];
+    return `${name}: ${fig.y} ${values.map(shown).join(", ") || "none yet"}${band ? ` (shaded: ${shown(band[0])} to ${shown(band[1])})` : ""}`;
+  }
+  const each = fig.series.map(([name, y]) => `${name} ${cur.i < y.length ? shown(y[cur.i]) : "none"}`);
+  return `${fig.x} ${shown(fig.xs[cur.i])}: ${each.join(", ")}`;
+}
+
+/** The reported value's place in viewBox units, as render.py draws it: {rect: {x, y, w, h}, dots: [[x, y]]}
+ * (a heatmap's cell, a bin's bars down to the axis, a line chart's points at the step: their box and dots). */
+export function mark(fig, cur) {
+  const [x0, y0, x1, y1] = fig.box;
+  const [nx, ny] = extent(fig);
+  if (fig.kind === "heatmap") {
+    const w = (x1 - x0) / nx, h = (y1 - y0) / ny;
+    return { rect: { x: x0 + cur.j * w, y: y1 - (cur.i + 1) * h, w, h }, dots: [] };
+  }
+  const yOf = (v, lo, hi) => y1 - (y1 - y0) * (hi > lo ? (v - lo) / (hi - lo) : 0.5);
+  if (fig.kind === "bars") {
+    const w = (x1 - x0) / nx;
+    const peak = Math.max(0, ...fig.series.map(([, c]) => (typeof c[cur.i] === "number" ? c[cur.i] : 0)));
+    const top = yOf(peak, 0, fig.top || 1);
+    return { rect: { x: x0 + cur.i * w, y: top, w, h: y1 - top }, dots: [] };
+  }
+  if (fig.kind === "strips") {  // the column's dots, which render.strips spreads over its middle 30 %
+    const w = (x1 - x0) / nx, ys = fig.groups[cur.i][1].filter((v) => typeof v === "number")
+      .map((v) => yOf(v, fig.lo, fig.hi));
+    const top = ys.length ? Math.min(...ys) - 6 : y0, bottom = ys.length ? Math.max(...ys) + 6 : y1;
+    return { rect: { x: x0 + (cur.i + 0.3) * w, y: top, w: 0.4 * w, h: bottom - top }, dots: [] };
+  }
+  const x = nx > 1 ? x0 + (x1 - x0) * cur.i / (nx - 1) : (x0 + x1) / 2;
+  const dots = fig.series.map(([, y]) => y[cur.i]).filter((v) => typeof v === "number")
+    .map((v) => [x, yOf(v, fig.lo, fig.hi)]);
+  const ys = dots.length ? dots.map((d) => d[1]) : [y0, y1];
+  const top = Math.min(...ys), bottom = Math.max(...ys);
+  return { rect: { x: x - 5, y: top - 5, w: 10, h: bottom - top + 10 }, dots };
+}
+
+/** A viewBox rect on screen, through the figure's CTM {a, d, e, f} (figures are scaled, never rotated). */
+export function toScreen(m, r) {
+  const left = m.a * r.x + m.e, top = m.d * r.y + m.f;
+  return { left, top, right: left + m.a * r.w, bottom: top + m.d * r.h };
+}
+
+/** The viewBox point under the screen point (cx, cy). */
+export function toUser(m, cx, cy) {
+  return [(cx - m.e) / m.a, (cy - m.f) / m.d];
+}
+
+/** The tooltip's {left, top}: beside the reported value (above first for a cell or bar, to the right for a
+ * curve's points), never over it and inside the viewport; where no side has room, the side with most,
+ * kept inside the viewport. anchor: screen rect; tip: {width, height}; view: {width, height}. */
+export function place(anchor, tip, view, kind) {
+  const cx = (anchor.left + anchor.right) / 2, cy = (anchor.top + anchor.bottom) / 2;
+  const across = (v, size, room) => clamp(v, MARGIN, Math.max(MARGIN, room - size - MARGIN));
+  const sides = {
+    above: { top: anchor.top - GAP - tip.height, left: across(cx - tip.width / 2, tip.width, view.width),
+             room: anchor.top - GAP - MARGIN - tip.height },
+    below: { top: anchor.bottom + GAP, left: across(cx - tip.width / 2, tip.width, view.width),
+             room: view.height - MARGIN - anchor.bottom - GAP - tip.height },
+    right: { left: anchor.right + GAP, top: across(cy - tip.height / 2, tip.height, view.height),
+             room: view.width - MARGIN - anchor.right - GAP - tip.width },
+    left: { left: anchor.left - GAP - tip.width, top: across(cy - tip.height / 2, tip.height, view.height),
+            room: anchor.left - GAP - MARGIN - tip.width },
+  };
+  const order = kind === "lines" || kind === "strips" ? ["right", "left", "above", "below"]
+    : ["above", "below", "right", "left"];
+  const best = order.find((s) => sides[s].room >= 0)
+    ?? order.reduce((a, b) => (sides[b].room > sides[a].room ? b : a));
+  const { left, top } = sides[best];
+  return { left: across(left, tip.width, view.width), top: across(top, tip.height, view.height), side: best };
+}
+
+// ---- the page ----------------------------------------------------------------------------------------
+
+const parsed = new WeakMap();
+
+/** The figure data of an <svg data-fig>, parsed once (null when it does not parse). */
+function dataOf(svg) {
+  if (!parsed.has(svg)) {
+    let fig = null;
+    try { fig = JSON.parse(svg.getAttribute("data-fig")); } catch { /* a figure without a readout */ }
+    parsed.set(svg, fig);
+  }
+  return parsed.get(svg);
+}
+
+/** The figure an event happened in, through open shadow roots (Panel's panes). */
+function figureOf(event) {
+  for (const el of event.composedPath()) {
+    if (el instanceof Element && el.matches(FIGURE)) return el;
+  }
+  return null;
+}
+
+function element(cls, attrs = {}) {
+  const el = document.createElement("div");
+  el.className = cls;
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  el.hidden = true;
+  document.body.append(el);
+  return el;
+}
+
+/** Wire the readout to the page: one tooltip, one highlight, one aria-live region, listeners on the
+ * document. Returns what is shown ({svg, cur, by, text}) for tests. */
+export function install(doc = document) {
+  const tip = element("wt-readout", { "aria-hidden": "true", "data-testid": "readout" });
+  const box = element("wt-readout-mark", { "aria-hidden": "true" });
+  const live = element("wt-readout-live", { "aria-live": "polite", "data-testid": "readout-live" });
+  live.hidden = false;
+  const dots = [];
+  const now = { svg: null, cur: null, by: null, at: null, text: "", slot: "", above: [] };
+  let say = 0;
+  // A figure redrawn under the readout (a slider moved, a live run streaming its curve) is a new <svg> in the
+  // same slot: the readout follows it, at the same cursor, instead of reporting a figure no longer shown.
+  const redrawn = new MutationObserver(() => { if (now.svg && !now.svg.isConnected) follow(); });
+
+  function draw() {
+    const fig = dataOf(now.svg), m = now.svg.getScreenCTM();
+    if (!fig || !m || !now.svg.isConnected) return hide();
+    const at = mark(fig, now.cur), r = toScreen(m, at.rect);
+    tip.textContent = now.text;
+    tip.hidden = box.hidden = false;
+    Object.assign(box.style, { left: `${r.left}px`, top: `${r.top}px`, width: `${r.right - r.left}px`,
+                               height: `${r.bottom - r.top}px` });
+    box.classList.toggle("wt-points", fig.kind === "lines");
+    while (dots.length < at.dots.length) dots.push(element("wt-readout-dot", { "aria-hidden": "true" }));
+    dots.forEach((d, k) => {
+      d.hidden = k >= at.dots.length;
+      if (!d.hidden) Object.assign(d.style, { left: `${m.a * at.dots[k][0] + m.e}px`, top: `${m.d * at.dots[k][1] + m.f}px` });
+    });
+    const view = { width: doc.documentElement.clientWidth, height: doc.documentElement.clientHeight };
+    const p = place(r, { width: tip.offsetWidth, height: tip.offsetHeight }, view, fig.kind);
+    Object.assign(tip.style, { left: `${p.left}px`, top: `${p.top}px` });
+  }
+
+  function show(svg, cur, by, at = null) {
+    const fig = dataOf(svg);
+    if (!fig || !cur) return;
+    if (svg !== now.svg) {
+      const above = [];
+      for (let a = svg.parentNode; a && a.nodeType === 1; a = a.parentNode) above.push(a);
+      Object.assign(now, { slot: svg.closest(".wt-slot")?.dataset.slot ?? "", above });
+      redrawn.disconnect();
+      redrawn.observe(svg.getRootNode(), { childList: true, subtree: true });
+    }
+    Object.assign(now, { svg, cur, by, at, text: describe(fig, cur) });
+    draw();
+    // A mouse sweeping across a heatmap would queue every cell it crosses: announce where it rests.
+    clearTimeout(say);
+    say = setTimeout(() => { if (live.textContent !== now.text) live.textContent = now.text; }, by === "mouse" ? 250 : 0);
+  }
+
+  function follow() {
+    const root = now.above.find((a) => a.isConnected);
+    const svg = root && now.slot && root.querySelector(`.wt-slot[data-slot="${CSS.escape(now.slot)}"] ${FIGURE}`);
+    const fig = svg && dataOf(svg), m = svg && svg.getScreenCTM();
+    if (!fig || !m) return hide();
+    // pointed at: what is under the same point now; the keyboard's cursor: the same cell, step or bar
+    const { by, at } = now, cur = at ? cursorAt(fig, ...toUser(m, ...at)) : fit(fig, now.cur);
+    if (!cur) return hide();
+    show(svg, cur, by, at);
+    if (by === "key") svg.focus({ preventScroll: true });
+  }
+
+  function hide() {
+    redrawn.disconnect();
+    clearTimeout(say);
+    tip.hidden = box.hidden = true;
+    dots.forEach((d) => { d.hidden = true; });
+    Object.assign(now, { svg: null, cur: null, by: null, at: null, text: "", slot: "", above: [] });
+  }
+
+  function pointed(event) {
+    const svg = figureOf(event), fig = svg && dataOf(svg), m = svg && svg.getScreenCTM();
+    return fig && m ? [svg, cursorAt(fig, ...toUser(m, event.clientX, event.clientY)), [event.clientX, event.clientY]]
+      : [null, null, null];
+  }
+
+  doc.addEventListener("pointermove", (event) => {
+    if (event.pointerType === "touch") return;  // a finger's drag scrolls; its tap is pointerdown's
+    const [svg, cur, at] = pointed(event);
+    if (cur) show(svg, cur, "mouse", at);
+    else if (now.by === "mouse") hide();
+  }, { passive: true });
+  doc.addEventListener("pointerdown", (event) => {
+    const [svg, cur, at] = pointed(event);
+    if (cur) show(svg, cur, event.pointerType === "mouse" ? "mouse" : "tap", at);
+    else if (now.by === "tap") hide();
+  }, { passive: true });
+  doc.documentElement.addEventListener("pointerleave", () => { if (now.by === "mouse") hide(); });
+  doc.addEventListener("focusin", (event) => {
+    const svg = figureOf(event), fig = svg && dataOf(svg);
+    if (!fig || event.composedPath()[0] !== svg) return;
+    if (now.svg === svg) show(svg, now.cur, now.by, now.at);  // focused by the tap or click that shows it
+    else show(svg, start(fig), "key");
+  });
+  doc.addEventListener("focusout", (event) => {
+    const svg = figureOf(event);
+    // after the task: a figure redrawn while focused was followed by then (the observer runs first)
+    if (svg) setTimeout(() => { if (now.by === "key" && now.svg === svg && svg.isConnected) hide(); });
+  });
+  doc.addEventListener("keydown", (event) => {
+    const svg = figureOf(event), fig = svg && dataOf(svg);
+    if (!fig || event.composedPath()[0] !== svg || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Escape") return hide();
+    const cur = step(fig, now.svg === svg && now.cur ? now.cur : start(fig), event.key);
+    if (!cur) return;
+    event.preventDefault();
+    show(svg, cur, "key");
+  });
+  const again = () => { if (now.svg) draw(); };
+  addEventListener("scroll", again, { capture: true, passive: true });
+  addEventListener("resize", again, { passive: true });
+  return now;
+}
+
+if (typeof document !== "undefined") window.__wtReadout = install();

@@ -1,0 +1,101 @@
+// site/readout.js's pure functions under `node --test`, against cases CPython wrote (tests/test_readout_js.py
+// passes their file in WT_READOUT_CASES): render.num's formatting, and render.py's figures (their data and the
+// centre of each drawn cell, bar or point) mapped back to the cursor and the text the readout shows.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import test from "node:test";
+
+import { cursorAt, describe, fit, g4, mark, place, shown, start, step, toScreen, toUser } from "../../site/readout.js";
+
+const file = process.env.WT_READOUT_CASES;
+const cases = file ? JSON.parse(readFileSync(file, "utf8")) : null;
+const needCases = () => assert.ok(cases, "run through tests/test_readout_js.py, which writes WT_READOUT_CASES");
+
+test("g4 and shown write numbers as render.num and render.shown do", () => {
+  needCases();
+  for (const [x, text] of cases.g4) assert.equal(g4(x), text, `g4(${x})`);
+  for (const [v, text] of cases.shown) assert.equal(shown(v), text, `shown(${JSON.stringify(v)})`);
+});
+
+test("the centre of every drawn cell, bar and point maps to its cursor and the value CPython plotted", () => {
+  needCases();
+  for (const { fig, points } of cases.figures) {
+    for (const { at, cur, texts } of points) {
+      const got = cursorAt(fig, at[0], at[1]);
+      assert.deepEqual(got, cur, `${fig.kind} at ${at}`);
+      const said = describe(fig, got);
+      for (const t of texts) assert.ok(said.includes(t), `${fig.kind} ${JSON.stringify(cur)}: "${said}" lacks "${t}"`);
+      const r = mark(fig, got).rect;  // the highlight holds the point it reports
+      assert.ok(r.x - 0.5 <= at[0] && at[0] <= r.x + r.w + 0.5, `${fig.kind} mark x ${JSON.stringify(r)} vs ${at}`);
+    }
+  }
+});
+
+const heat = { kind: "heatmap", box: [40, 10, 470, 220], x: "σ", xs: [1, 2, 3], y: "inScale", ys: [10, 20],
+               z: "v", zs: [[1, 2, 3], [4, 5, "overflow (inf)"]] };
+const curve = { kind: "lines", box: [40, 10, 470, 220], x: "step", xs: [0, 5, 10, 15], lo: 0, hi: 3,
+                series: [["a", [3, 2, 1, 0]], ["b", [0, 1]]] };
+
+test("off the plot box there is no cursor", () => {
+  assert.equal(cursorAt(heat, 39, 100), null);
+  assert.equal(cursorAt(heat, 100, 221), null);
+  assert.equal(cursorAt(curve, 471, 100), null);
+});
+
+test("keys move the cursor within the figure and other keys are left to the page", () => {
+  assert.deepEqual(start(heat), { i: 1, j: 1 });
+  assert.deepEqual(step(heat, { i: 1, j: 2 }, "ArrowRight"), { i: 1, j: 2 });
+  assert.deepEqual(step(heat, { i: 1, j: 2 }, "ArrowDown"), { i: 0, j: 2 });
+  assert.deepEqual(step(heat, { i: 1, j: 2 }, "Home"), { i: 1, j: 0 });
+  assert.deepEqual(step(curve, { i: 0, j: 0 }, "ArrowLeft"), { i: 0, j: 0 });
+  assert.deepEqual(step(curve, { i: 0, j: 0 }, "End"), { i: 3, j: 0 });
+  assert.equal(step(curve, { i: 0, j: 0 }, "ArrowUp"), null);
+  assert.equal(step(heat, { i: 0, j: 0 }, "a"), null);
+});
+
+test("a cursor carried to a redrawn, smaller figure stays on it", () => {
+  assert.deepEqual(fit(heat, { i: 7, j: -1 }), { i: 1, j: 0 });
+  assert.deepEqual(fit(curve, { i: 9, j: 4 }), { i: 3, j: 0 });
+});
+
+test("a series shorter than the axis reads 'none' there, a non-finite cell reads as render.num names it", () => {
+  assert.equal(describe(curve, { i: 3, j: 0 }), "step 15: a 0, b none");
+  assert.equal(describe(heat, { i: 1, j: 2 }), "σ = 3, inScale = 20: v overflow (inf)");
+  assert.equal(mark(curve, { i: 3, j: 0 }).dots.length, 1);
+});
+
+test("screen and viewBox coordinates are inverse", () => {
+  const m = { a: 0.75, d: 0.75, e: 12, f: -300 };
+  const r = toScreen(m, { x: 40, y: 10, w: 10, h: 20 });
+  assert.deepEqual(toUser(m, r.left, r.top), [40, 10]);
+  assert.deepEqual(toUser(m, r.right, r.bottom), [50, 30]);
+});
+
+const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+test("the tooltip never covers what it reports and stays in the viewport, on a phone too", () => {
+  for (const view of [{ width: 360, height: 640 }, { width: 1280, height: 900 }]) {
+    for (const tip of [{ width: 150, height: 40 }, { width: 340, height: 60 }]) {
+      for (let x = 0; x < view.width - 20; x += 17) {
+        for (let y = 0; y < view.height - 20; y += 23) {
+          for (const kind of ["heatmap", "lines", "bars"]) {
+            const anchor = { left: x, top: y, right: x + 20, bottom: y + (kind === "bars" ? 5 : 20) };
+            const p = place(anchor, tip, view, kind);
+            const box = { left: p.left, top: p.top, right: p.left + tip.width, bottom: p.top + tip.height };
+            assert.ok(box.left >= 0 && box.right <= view.width && box.top >= 0 && box.bottom <= view.height,
+                      `${kind} ${JSON.stringify([anchor, box, view])}`);
+            assert.ok(!overlaps(box, anchor), `${kind} covers ${JSON.stringify([anchor, box, view])}`);
+          }
+        }
+      }
+    }
+  }
+});
+
+test("a heatmap's tooltip goes above its cell when there is room, a curve's beside its points", () => {
+  const view = { width: 1280, height: 900 }, tip = { width: 150, height: 40 };
+  assert.equal(place({ left: 500, top: 400, right: 520, bottom: 420 }, tip, view, "heatmap").side, "above");
+  assert.equal(place({ left: 500, top: 20, right: 520, bottom: 40 }, tip, view, "heatmap").side, "below");
+  assert.equal(place({ left: 500, top: 400, right: 510, bottom: 500 }, tip, view, "lines").side, "right");
+  assert.equal(place({ left: 1200, top: 400, right: 1210, bottom: 500 }, tip, view, "lines").side, "left");
+});
