@@ -21,7 +21,7 @@ const early = [];
 self.onmessage = (event) => {
   if (event.data.type !== "wt-source") return void early.push(event);
   self.wtPosted = event.data.files;
-  importScripts(URL.createObjectURL(new Blob([event.data.source], { type: "text/javascript" })));
+  (0, eval)(event.data.source); // not importScripts of a blob: URL, which WebKit refuses a file:// page's worker
   early.forEach((e) => self.onmessage(e));
 };`;
 

@@ -33,8 +33,22 @@ const wtPayload = (() => {
     return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
-  const gunzip = async (data) =>
-    new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
+  // Streams and Responses of bytes, never Blobs: WebKit's worker of a file:// page cannot read a Blob.
+  const gunzip = async (data) => new Uint8Array(await new Response(new ReadableStream({
+    start(c) { c.enqueue(data); c.close(); },
+  }).pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
+
+  function classic(text, names) {
+    // The decoder's ES module as a function returning its exports: no import() of a blob: or data: URL,
+    // which WebKit's file:// worker refuses (and the page's CSP too, for data:).
+    const body = text.replace(/\bexport\s*\{[^}]*\};?\s*$/, "").replace(/\bexport (?=(class|const|function) )/g, "")
+      .replace(/\bimport\.meta\.url\b/g, "self.location.href");
+    const exports = text.match(/\bexport\s*\{([^}]*)\}/);
+    const alias = Object.fromEntries((exports ? exports[1].split(",") : []).map((e) => e.trim().split(/\s+as\s+/).reverse()));
+    const module = new Function(`${body}\nreturn {${names.map((n) => `${n}: ${alias[n] || n}`).join(", ")}};`)();
+    names.forEach((n) => { if (typeof module[n] !== "function") throw new Error(`the brotli decoder has no ${n}`); });
+    return module;
+  }
 
   async function member(payload, m, brotli) {
     // One file, decompressed and checked. Damaged bytes may not even decompress: the same verdict.
@@ -52,17 +66,15 @@ const wtPayload = (() => {
   }
 
   async function unpackInto({ bytes, members }, base, into) {
-    // Worker: every file for it, as a Blob keyed by the URL Pyodide will ask for (relative to BASE).
+    // Worker: every file for it, as {body, type} keyed by the URL Pyodide will ask for (relative to BASE).
     const payload = new Uint8Array(bytes);
     const find = (path) => members.find((m) => m.path === path);
     const glue = await member(payload, find(`${DECODER}.js`));
     const wasm = await member(payload, find(`${DECODER}_bg.wasm`));
-    const url = URL.createObjectURL(new Blob([glue], { type: mime("x.js") }));
-    const decoder = await import(url);
-    URL.revokeObjectURL(url);
+    const decoder = classic(new TextDecoder().decode(glue), ["initSync", "decompress"]);
     decoder.initSync({ module: wasm });
     for (const m of members.filter((m) => m.codec === "br")) {
-      into.set(new URL(m.path, base).href, new Blob([await member(payload, m, decoder.decompress)], { type: mime(m.path) }));
+      into.set(new URL(m.path, base).href, { body: await member(payload, m, decoder.decompress), type: mime(m.path) });
     }
   }
 
