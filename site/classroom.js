@@ -20,6 +20,9 @@
 const early = [];
 self.onmessage = (event) => {
   if (event.data.type !== "wt-source") return void early.push(event);
+  // heard from: the page's silence watch starts now, not while it was still reading this file (a minute in
+  // WebKit on a busy machine); ms: how long this worker waited for its bytes
+  self.postMessage({ type: "timing", name: "bytes_received", ms: performance.now() });
   self.wtPosted = event.data.files;
   (0, eval)(event.data.source); // not importScripts of a blob: URL, which WebKit refuses a file:// page's worker
   early.forEach((e) => self.onmessage(e));
@@ -106,5 +109,14 @@ self.onmessage = (event) => {
     return value;
   }
 
-  window.__wtTransport = { ready, worker, url, localize, timings };
+  // What unpacking this file needs beyond what boot.js checks. Without it the page's own files stay packed,
+  // the playback tables too: the text and its precomputed figures still read.
+  const packed = "The text and its precomputed figures read; in this single-file copy the controls need it too.";
+  const needs = [
+    ["DecompressionStream", () => typeof DecompressionStream === "function", packed],
+    ["Web Crypto (crypto.subtle)", () => !!(window.crypto && crypto.subtle), packed],
+    ["blob: URLs", () => typeof URL.createObjectURL === "function", packed],
+  ];
+
+  window.__wtTransport = { ready, worker, url, localize, timings, needs };
 })();

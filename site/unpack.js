@@ -53,6 +53,9 @@ const wtPayload = (() => {
   async function member(payload, m, brotli) {
     // One file, decompressed and checked. Damaged bytes may not even decompress: the same verdict.
     const packed = payload.subarray(m.offset, m.offset + m.length);
+    // a missing feature is not damage: say which (boot.js names it to the reader before anything is unpacked)
+    if (m.codec !== "br" && typeof DecompressionStream !== "function") throw new Error("this browser lacks DecompressionStream");
+    if (!(self.crypto && crypto.subtle)) throw new Error("this browser lacks Web Crypto (crypto.subtle)");
     let data = null;
     try {
       data = m.codec === "br" ? brotli(packed) : await gunzip(packed);

@@ -7,7 +7,7 @@
             spoken here with urllib) on a private Xvfb display
 
 An Engine is launched once (Engine.launch) and opens fresh pages (Engine.open: a new context, profile or
-session each time). A page answers js(FN, *args) (FN: a JS function expression, awaited), wait(FN),
+session each time; one page at a time: opening one closes the one before). A page answers js(FN, *args) (FN: a JS function expression, awaited), wait(FN),
 press(key) on the focused element, click(FN) on the element FN returns (shadow roots included) and
 download(FN) -> (file name, bytes), and refused(): the requests that tried to leave the page's origin or
 file (each refused, so a leak fails the test instead of touching the net, workers' requests included):
@@ -173,7 +173,8 @@ class PlaywrightPage(Page):
         return dl.value.suggested_filename, Path(dl.value.path()).read_bytes()
 
     def close(self):
-        self.ctx.close()
+        with contextlib.suppress(Exception):  # closed already (the next open closes the one before)
+            self.ctx.close()
 
 
 class BridgePage(Page):
@@ -241,8 +242,10 @@ class WebDriverPage(Page):
         return _wait_file(self.downloads, timeout, self.engine)
 
     def close(self):
-        with contextlib.suppress(Exception):
-            self._call("DELETE", "")
+        if self.session:
+            with contextlib.suppress(Exception):
+                self._call("DELETE", "")
+        self.session = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -278,6 +281,7 @@ class Chromium(Engine):
         self._pw = sync_playwright().start()
         self.browser = self._pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
         self.version = f"Chromium {self.browser.version}"
+        self.page = None
 
     def open(self, url, init_js=None):
         ctx = self.browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
@@ -293,9 +297,12 @@ class Chromium(Engine):
             refused.append(u)
             r.abort("blockedbyclient")
         ctx.route("**/*", route)
+        if self.page:
+            self.page.close()
         page = ctx.new_page()
         page.goto(url, wait_until="domcontentloaded")
-        return PlaywrightPage(ctx, page, refused)
+        self.page = PlaywrightPage(ctx, page, refused)
+        return self.page
 
     def quit(self):
         with contextlib.suppress(Exception):
@@ -362,8 +369,10 @@ class WebKit(Engine):
     def __init__(self, proxy):
         super().__init__(proxy)
         self.display = self._xvfb()
-        env = {**os.environ, "DISPLAY": self.display, "XDG_DOWNLOAD_DIR": str(self.downloads),
-               "HOME": str(self.tmp), "XDG_CONFIG_HOME": str(self.tmp / "config"),
+        # GLib's download folder (where MiniBrowser saves a download) comes from user-dirs.dirs.
+        (self.tmp / "config").mkdir()
+        (self.tmp / "config" / "user-dirs.dirs").write_text(f'XDG_DOWNLOAD_DIR="{self.downloads}"\n')
+        env = {**os.environ, "DISPLAY": self.display, "HOME": str(self.tmp), "XDG_CONFIG_HOME": str(self.tmp / "config"),
                "XDG_CACHE_HOME": str(self.tmp / "cache"), "XDG_DATA_HOME": str(self.tmp / "data")}
         self.port = free_port()
         self.log = open(self.tmp / "driver.log", "wb")
@@ -379,6 +388,7 @@ class WebKit(Engine):
                     raise RuntimeError(f"WebKitWebDriver did not start: {(self.tmp / 'driver.log').read_text()[-2000:]}")
                 time.sleep(0.1)
         self.version = ""
+        self.page = None
 
     def _xvfb(self) -> str:
         # -displayfd: Xvfb picks a free display and writes its number once it accepts clients.
@@ -406,6 +416,8 @@ class WebKit(Engine):
     def open(self, url, init_js=None):
         if init_js:
             raise NotImplementedError("WebDriver classic runs no script before the page's own")
+        if self.page:  # WebKitWebDriver holds one session at a time
+            self.page.close()
         self.proxy.seen.clear()
         caps = {"browserName": "MiniBrowser", "pageLoadStrategy": "none", "acceptInsecureCerts": False,
                 "proxy": {"proxyType": "manual", "httpProxy": f"127.0.0.1:{self.proxy.port}",
@@ -414,7 +426,7 @@ class WebKit(Engine):
                 "webkitgtk:browserOptions": {"args": ["--automation"]}}
         s = self.call("POST", "/session", {"capabilities": {"alwaysMatch": caps}})
         self.version = f"WebKitGTK {s['capabilities'].get('browserVersion', '')}"
-        page = WebDriverPage(self, s["sessionId"], self.downloads)
+        page = self.page = WebDriverPage(self, s["sessionId"], self.downloads)
         page._call("POST", "/window/rect", {"width": 1280, "height": 900})
         page._call("POST", "/url", {"url": url})
         page.wait("() => document.readyState !== 'loading' && location.href !== 'about:blank'", timeout=120)
@@ -434,3 +446,17 @@ class WebKit(Engine):
 
 def launch(name: str, proxy: OffOrigin) -> Engine:
     return {"chromium": Chromium, "firefox": Firefox, "webkit": WebKit}[name](proxy)
+
+
+@contextlib.contextmanager
+def launched(name: str):
+    """Engine NAME with a proxy of its own, both ended on exit."""
+    proxy = OffOrigin()
+    try:
+        e = launch(name, proxy)
+        try:
+            yield e
+        finally:
+            e.quit()
+    finally:
+        proxy.close()

@@ -9,6 +9,8 @@ const browser = await puppeteer.launch({
   browser: "firefox",
   executablePath: config.executablePath,
   headless: true,
+  // A release Firefox ignores services.settings.server (below) unless this is set.
+  env: { ...process.env, MOZ_REMOTE_SETTINGS_DEVTOOLS: "1" },
   extraPrefsFirefox: {
     // Everything but 127.0.0.1 goes to the test's refusing proxy (localhost is never proxied by default).
     "network.proxy.type": 1,

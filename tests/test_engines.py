@@ -48,20 +48,20 @@ INJECTED_JS = """() => { const bad = [];
 RESOURCES_JS = "() => performance.getEntriesByType('resource').map((e) => e.name)"
 
 
-@pytest.fixture(scope="module", params=engines.ENGINES)
-def engine(request):
-    why = engines.missing(request.param)
+def engine_or_skip(name: str):
+    """engines.launched(NAME), or a skip saying what is missing (a failure under CI=true)."""
+    why = engines.missing(name)
     if why:
         if in_ci():
-            pytest.fail(f"{request.param}: {why}: the engine matrix must run in CI", pytrace=False)
+            pytest.fail(f"{name}: {why}: the engine matrix must run in CI", pytrace=False)
         pytest.skip(why)
-    proxy = engines.OffOrigin()
-    e = engines.launch(request.param, proxy)
-    try:
+    return engines.launched(name)
+
+
+@pytest.fixture(scope="module", params=engines.ENGINES)
+def engine(request):
+    with engine_or_skip(request.param) as e:
         yield e
-    finally:
-        e.quit()
-        proxy.close()
 
 
 @pytest.fixture(scope="module")
