@@ -1,5 +1,5 @@
-// The classroom file's payload (tools/single_file.py writes it): every file of the site, compressed, in one
-// <script id="wt-payload"> block of a page read as windows-1252, listed in config.classroom.members with its
+// The classroom file's payload (tools/single_file.py writes it): every file of the site, compressed, in
+// <script class="wt-payload"> blocks of a page read as windows-1252, listed in config.classroom.members with its
 // sha256. Shared by the page (site/classroom.js) and, prepended to worker.js, by the worker: a file is used
 // only once its own sha256 matches, and one that does not names itself.
 "use strict";
@@ -12,16 +12,18 @@ const wtPayload = (() => {
     json: "application/json", txt: "text/plain;charset=utf-8" };
   const DECODER = "decoder/brotli_dec_wasm";
 
-  function decodeText(text, escape) {
-    // The payload's bytes from the block's text: each character is one byte; ESC, c stands for c - 64.
+  function decodeText(texts, escape) {
+    // The payload's bytes from its blocks' texts: each character is one byte; ESC, c stands for c - 64.
     const byte = new Uint8Array(0x2123);
     for (let b = 0; b < 256; b++) byte[b] = b;
     HIGH.forEach((cp, i) => { byte[cp] = 0x80 + i; });
-    const out = new Uint8Array(text.length);
+    const out = new Uint8Array(texts.reduce((sum, t) => sum + t.length, 0));
     let n = 0;
-    for (let i = 0; i < text.length; i++) {
-      const b = byte[text.charCodeAt(i)];
-      out[n++] = b === escape ? (byte[text.charCodeAt(++i)] - 64) & 0xff : b;
+    for (const text of texts) {
+      for (let i = 0; i < text.length; i++) {
+        const b = byte[text.charCodeAt(i)];
+        out[n++] = b === escape ? (byte[text.charCodeAt(++i)] - 64) & 0xff : b;
+      }
     }
     return out.subarray(0, n);
   }
