@@ -9,6 +9,8 @@ const browser = await puppeteer.launch({
   browser: "firefox",
   executablePath: config.executablePath,
   headless: true,
+  timeout: 180_000, // the launch (puppeteer's default, 30 s, is too short on a busy 2-core machine)
+  protocolTimeout: 600_000,
   // A release Firefox ignores services.settings.server (below) unless this is set.
   env: { ...process.env, MOZ_REMOTE_SETTINGS_DEVTOOLS: "1" },
   extraPrefsFirefox: {
