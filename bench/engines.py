@@ -6,7 +6,8 @@ for the served site and the classroom file, measured in the same run (bench/run.
                      WebDriver classic cannot stamp a frame before the page's scripts, so this one stamp for all)
   load_ms            the load event (the classroom file: when its 13 MB data block has been parsed and handled)
   first_response_ms  the first playback slider press answered and repainted (instant.ARM_JS), pressed as soon
-                     as the harness sees the slider
+                     as the harness sees the slider; first_keydown_ms: when that press arrived (the harness's
+                     share: its round trips to the engine, WebDriver's the slowest)
   first_live_ms      the first section live; all_live_ms: every section live (window.__wt.timings)
   where_ms           where the time goes: the navigation's phases, the classroom loader's steps (payload
                      decoded, the worker's bytes posted, the page's files unpacked) and the worker's boot steps
@@ -20,6 +21,7 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,7 +31,7 @@ import engines  # noqa: E402
 import harness  # noqa: E402
 import instant  # noqa: E402
 
-KEYS = ("readable_ms", "load_ms", "first_response_ms", "first_live_ms", "all_live_ms")
+KEYS = ("readable_ms", "load_ms", "first_keydown_ms", "first_response_ms", "first_live_ms", "all_live_ms")
 TIMES_JS = """() => { const n = performance.getEntriesByType('navigation')[0] || {};
   const t = (window.__wt && window.__wt.timings) || {}, live = Object.values(t.live || {});
   const loader = window.__wtTransport && window.__wtTransport.timings;
@@ -42,22 +44,24 @@ TIMES_JS = """() => { const n = performance.getEntriesByType('navigation')[0] ||
       ...Object.fromEntries(Object.entries(t).filter(([, v]) => typeof v === 'number'))}}; }"""
 
 
-def first_response(page) -> float | None:
-    """instant.first_response through the engine-neutral page: the sweep's playback slider, pressed at once."""
+def first_response(page) -> tuple[float, float]:
+    """instant.first_response through the engine-neutral page: the sweep's playback slider, pressed at once:
+    (keydown, repainted) ms. The keydown's time is the harness's (its round trips to the engine), the rest the page's."""
     page.wait("() => !!document.querySelector('#live-sweep .wt-player input[type=range]')", timeout=120, every=0.02)
     page.js(instant.ARM_JS, "sweep")
     page.js("() => document.querySelector('#live-sweep .wt-player input[type=range]').focus()")
     page.press("ArrowRight")
-    return page.js("() => window.__benchAnswer")[1]
+    return tuple(page.js("() => window.__benchAnswer"))
 
 
 def one(engine, url: str, timeout_s: float) -> dict:
     page = engine.open(url)
     try:
-        response = first_response(page)
+        keydown, response = first_response(page)
         page.wait("() => window.__wt && window.__wt.status !== 'booting'", timeout=timeout_s, every=0.1)
         page.wait("() => performance.getEntriesByType('navigation')[0].loadEventStart > 0", timeout=timeout_s)
-        r = page.js(TIMES_JS) | {"first_response_ms": response, "status": page.js("() => window.__wt.status")}
+        r = page.js(TIMES_JS) | {"first_response_ms": response, "first_keydown_ms": keydown,
+                                 "status": page.js("() => window.__wt.status")}
         r["off_origin"] = page.refused()
         return r
     finally:
@@ -122,7 +126,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "engines.json")
     a = ap.parse_args(argv)
     classroom = a.dist.resolve() / "weighttying.html"
-    with harness.serve(a.dist.resolve()) as srv:
+    with harness.serve(a.dist.resolve(), log_dir=Path(tempfile.gettempdir())) as srv:
         report = measure(srv.url, classroom if classroom.is_file() else None, a.runs, a.engines.split(","))
     report["when"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     a.out.parent.mkdir(parents=True, exist_ok=True)
