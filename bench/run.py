@@ -19,7 +19,10 @@ the others the same way; `peer.ratio` = its interactive_ms / ours.
 The classroom file (unless --no-classroom): dist/weighttying.html copied alone into an empty folder and opened
 from file:// in a fresh profile, interleaved with the others: its size, time to readable, to every section
 live (the worker's ready comes after the last section is embedded) and to first response (the first slider
-change repainted), and its ratios to the served "main" of the same runs. See bench/README.md for the JSON.
+change repainted), and its ratios to the served "main" of the same runs.
+The engines (unless --engines ''): readable, first response, first live and all live of "main" served and of the
+classroom file in Chromium, Firefox ESR and WebKitGTK (bench/engines.py), with where the time goes in each and
+the ratios over Chromium of the same run. See bench/README.md for the JSON.
 """
 from __future__ import annotations
 
@@ -41,6 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 import harness  # noqa: E402  (tests/harness.py: serve(), Chromium, request origins, page helpers)
+import engines as bench_engines  # noqa: E402  (bench/engines.py)
 import instant  # noqa: E402
 import peer as peer_site  # noqa: E402
 from weighttying.state import SECTIONS  # noqa: E402
@@ -470,6 +474,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-numerics", action="store_true")
     ap.add_argument("--no-peer", action="store_true", help="leave out the panel-convert peer (bench/peer.py)")
     ap.add_argument("--no-classroom", action="store_true", help="leave out the classroom file (dist/weighttying.html)")
+    ap.add_argument("--engines", default="chromium,firefox,webkit", help="engines to time main and the classroom "
+                    "file in (bench/engines.py); '' for none")
+    ap.add_argument("--engine-runs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "run.json")
     ap.add_argument("--summarise", type=Path, metavar="RUNS_JSON", help="measure nothing: summarise the runs a "
@@ -481,27 +488,34 @@ def main(argv=None) -> int:
         kept = json.loads(raw.read_text())
         variants, code = {n: Path(d) for n, d in kept["variants"].items()}, kept["code"]
         runs, classroom_runs, classroom = kept["runs"], kept["classroom_runs"], kept["classroom"] and Path(kept["classroom"])
+        engine_report = kept.get("engines")
     else:
         tmp = Path(tempfile.mkdtemp(prefix="wt-bench-"))
         variants = variants_of(a, tmp)
         code = None if a.no_numerics else worker_numerics_code()
         classroom = None if a.no_classroom else copy_classroom(variants["main"], tmp)
         runs, classroom_runs = measure(variants, a, code, classroom, tmp)
+        engine_report = None
+        if a.engines:
+            with harness.serve(variants["main"], log_dir=tmp) as srv:
+                engine_report = bench_engines.measure(srv.url, classroom, a.engine_runs, a.engines.split(","))
         a.out.parent.mkdir(parents=True, exist_ok=True)
-        raw.write_text(json.dumps({"runs": runs, "classroom_runs": classroom_runs, "code": code,
+        raw.write_text(json.dumps({"runs": runs, "classroom_runs": classroom_runs, "code": code, "engines": engine_report,
                                    "variants": {n: str(d) for n, d in variants.items()},
                                    "classroom": classroom and str(classroom)}, indent=1) + "\n")
     report = judged(runs, variants, code)
     report["classroom"] = summarise_classroom(classroom_runs, classroom, report["summary"]["main"])
     if report["classroom"]["measured"]:
         report["met"]["classroom_bytes"] = report["classroom"]["size_bytes"] <= TARGETS["classroom_bytes"]
+    report["engines"] = engine_report or {"measured": False, "why": "--engines ''"}
     report |= {"runs": runs, "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg": os.getloadavg(),
                            "chromium": harness.chromium_path()}}
     a.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({k: report[k] for k in ("summary", "met", "levers", "numerics")}
                      | {"peer": {k: v for k, v in report["peer"].items() if k != "summary"},
-                        "classroom": {k: v for k, v in report["classroom"].items() if k != "runs_detail"}}, indent=2))
+                        "classroom": {k: v for k, v in report["classroom"].items() if k != "runs_detail"},
+                        "engines": {k: v for k, v in report["engines"].items() if k != "runs_detail"}}, indent=2))
     print(f"[bench] wrote {a.out}", file=sys.stderr)
     return 1 if report["summary"]["main"]["off_origin_requests"] else 0  # the page left its origin
 

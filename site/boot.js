@@ -432,9 +432,27 @@
     wt.ready.catch(() => {}); // a failure is shown on the page; awaiting code still sees the rejection
   }
 
+  // What the live lab needs that an old or limited browser may lack (the classroom file adds its own): the
+  // first one missing is named and Python is not started; the playback (player.js) needs none of them.
+  const NEEDS = [
+    ["WebAssembly", () => typeof WebAssembly === "object" && typeof WebAssembly.instantiate === "function"],
+    ["BigInt64Array (WebAssembly's 64-bit integers)", () => typeof BigInt64Array === "function"],
+    ["Web Workers", () => typeof Worker === "function"],
+    ...(transport.needs || []),
+  ];
+
   function start() {
     if (wt.status !== "paused") promiseReady(); // a paused page keeps the promise it handed out
     Object.assign(wt, { error: null, timings: { live: {} }, query: location.search.slice(1) });
+    const lacking = NEEDS.find(([, has]) => !has());
+    if (lacking) {
+      const [name, , also = "The figures and controls answer from tables this page's build precomputed."] = lacking;
+      wt.missing = name;
+      wt.error = `This browser lacks ${name}, which the live lab needs. ${also}`;
+      say("unsupported", "The live lab cannot run in this browser.", wt.error, false);
+      setStatus("failed", "Not available in this browser", 0);
+      return settle.reject(new Error(wt.error));
+    }
     setStatus("booting", "Starting…", 0);
     const worker = transport.worker();
     const now = performance.now();

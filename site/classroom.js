@@ -1,5 +1,5 @@
 // The classroom file (dist/weighttying.html, opened from disk with no server and no network): the page's side.
-// Everything the served site fetches is in this page's #wt-payload block (tools/single_file.py). Once the
+// Everything the served site fetches is in this page's .wt-payload blocks (tools/single_file.py). Once the
 // page is parsed, this script checks and unpacks the page's own files (BokehJS, Panel's JS and CSS, the
 // worker's script) into blob: URLs and hands boot.js a transport (window.__wtTransport) that
 //   - starts the worker from a small bootstrap at once, and posts it its script and the runtime's bytes when
@@ -20,8 +20,11 @@
 const early = [];
 self.onmessage = (event) => {
   if (event.data.type !== "wt-source") return void early.push(event);
+  // heard from: the page's silence watch starts now, not while it was still reading this file (a minute in
+  // WebKit on a busy machine); ms: how long this worker waited for its bytes
+  self.postMessage({ type: "timing", name: "bytes_received", ms: performance.now() });
   self.wtPosted = event.data.files;
-  importScripts(URL.createObjectURL(new Blob([event.data.source], { type: "text/javascript" })));
+  (0, eval)(event.data.source); // not importScripts of a blob: URL, which WebKit refuses a file:// page's worker
   early.forEach((e) => self.onmessage(e));
 };`;
 
@@ -45,10 +48,10 @@ self.onmessage = (event) => {
 
   async function decode() {
     if (refused) throw new Error(refused);
-    const block = document.getElementById("wt-payload");
-    if (!block) throw new Error("this file is incomplete: its data block is missing (was it cut short while copying?)");
-    payload = wtPayload.decodeText(block.textContent, escape);
-    block.remove(); // 12 MB of text the page no longer needs
+    const blocks = [...document.querySelectorAll("script.wt-payload")];
+    if (!blocks.length) throw new Error("this file is incomplete: its data block is missing (was it cut short while copying?)");
+    payload = wtPayload.decodeText(blocks.map((b) => b.textContent), escape);
+    blocks.forEach((b) => b.remove()); // 13 MB of text the page no longer needs
     if (payload.length !== bytes) {
       throw new Error(`this file is damaged or was edited: it holds ${payload.length} bytes of data where it was built with ${bytes}`);
     }
@@ -106,5 +109,14 @@ self.onmessage = (event) => {
     return value;
   }
 
-  window.__wtTransport = { ready, worker, url, localize, timings };
+  // What unpacking this file needs beyond what boot.js checks. Without it the page's own files stay packed,
+  // the playback tables too: the text and its precomputed figures still read.
+  const packed = "The text and its precomputed figures read; in this single-file copy the controls need it too.";
+  const needs = [
+    ["DecompressionStream", () => typeof DecompressionStream === "function", packed],
+    ["Web Crypto (crypto.subtle)", () => !!(window.crypto && crypto.subtle), packed],
+    ["blob: URLs", () => typeof URL.createObjectURL === "function", packed],
+  ];
+
+  window.__wtTransport = { ready, worker, url, localize, timings, needs };
 })();

@@ -61,8 +61,8 @@ const sendPatch = (patch, buffers, sid) => post({ type: "patch", patch, buffers,
 // build.py wrote into the page's config (Subresource Integrity); a file that is missing or was modified
 // is named, and nothing of it runs. Pyodide then gets those same checked bytes from memory (fetch and
 // importScripts below), so nothing is downloaded twice and nothing unchecked can slip in between.
-const checked = new Map(); // absolute URL -> Blob whose sha256 matched
-const lent = []; // blob: URLs handed to importScripts, revoked with the bytes once Python runs
+// Bytes, never Blobs: WebKit's worker of a file:// page cannot read any Blob, nor load a blob: URL.
+const checked = new Map(); // absolute URL -> {body: Uint8Array whose sha256 matched, type: its MIME type}
 
 async function fetchChecked(path, integrity, base = self.location) {
   // One file of this site whose body must have the sha256 the build recorded (the browser checks it).
@@ -82,7 +82,9 @@ async function fetchChecked(path, integrity, base = self.location) {
 async function verifyRuntime(config) {
   const want = config.integrity || {};
   await Promise.all(Object.keys(want).filter((p) => p.startsWith(config.runtime)).map(async (path) => {
-    checked.set(new URL(path, self.location).href, await (await fetchChecked(path, want[path])).blob());
+    const res = await fetchChecked(path, want[path]);
+    checked.set(new URL(path, self.location).href,
+      { body: new Uint8Array(await res.arrayBuffer()), type: res.headers.get("Content-Type") || "" });
   }));
 }
 
@@ -100,17 +102,16 @@ const netImportScripts = self.importScripts.bind(self);
 const urlOf = (input) => new URL(input instanceof Request ? input.url : String(input), self.location).href;
 
 self.fetch = (input, init) => {
-  const blob = checked.get(urlOf(input));
-  // new Response(blob) keeps the blob's type, so pyodide.asm.wasm still streams as application/wasm
-  return blob ? Promise.resolve(new Response(blob)) : netFetch(input, init);
+  const hit = checked.get(urlOf(input));
+  // the type kept, so pyodide.asm.wasm still streams as application/wasm
+  return hit ? Promise.resolve(new Response(hit.body, { headers: { "Content-Type": hit.type } })) : netFetch(input, init);
 };
-self.importScripts = (...urls) => netImportScripts(...urls.map((u) => {
-  const blob = checked.get(urlOf(u));
-  if (!blob) return u;
-  const url = URL.createObjectURL(blob);
-  lent.push(url);
-  return url;
-}));
+// A checked script runs from its bytes (indirect eval: global scope, as importScripts would run it).
+self.importScripts = (...urls) => urls.forEach((u) => {
+  const url = urlOf(u), hit = checked.get(url);
+  if (!hit) return netImportScripts(u);
+  (0, eval)(`${new TextDecoder().decode(hit.body)}\n//# sourceURL=${url}`);
+});
 
 // Pyodide names the package that failed ("...while loading numpy: Failed to fetch"); name its file and
 // say whether it is missing or was modified (its sha256 is not the one in the lock).
@@ -159,9 +160,8 @@ async function boot({ config, query, scheme, address }) {
         errorCallback: (m) => errors.push(m),
       });
       if (errors.length) throw new Error(await whichWheels(config, runtime, errors.join(" ")));
-      // Python runs and its packages are installed: the checked bytes (runtime, posted wheels) are not needed
+      // Python runs and its packages are installed: the checked bytes (runtime, wheels) are not needed
       checked.clear();
-      lent.splice(0).forEach((u) => URL.revokeObjectURL(u));
     });
     await step(2, () => {
       py.runPython(PRELUDE(config.panel_cdn_root));

@@ -222,9 +222,10 @@ def manifest(data: bytes) -> list[dict]:
 
 def flip_byte_of(data: bytes, member: dict) -> bytes:
     """DATA with one byte in the middle of MEMBER's stored bytes changed, the encoding kept valid."""
-    start = data.index(single_file.PAYLOAD_OPEN) + len(single_file.PAYLOAD_OPEN)
     esc, unsafe = single_file.ESC, {0x00, 0x0D, 0x3C, single_file.ESC}
-    target = member["offset"] + member["length"] // 2  # a decoded position inside the member
+    middle = member["offset"] + member["length"] // 2  # a decoded position inside the member
+    start = single_file.spans(data)[middle // single_file.CHUNK][0]  # the block holding it
+    target = middle % single_file.CHUNK
     p = start + target
     while (n := p - start - data.count(bytes([esc]), start, p)) < target:
         p += target - n

@@ -24,12 +24,12 @@ MAX_BYTES = 16e6  # issue 12: "compressed (<= 16 MB)"
 @pytest.fixture(scope="module")
 def built(dist_dir):
     data = (dist_dir / single_file.NAME).read_bytes()
-    start = data.index(single_file.PAYLOAD_OPEN) + len(single_file.PAYLOAD_OPEN)
-    end = data.index(b"</script>", start)
+    spans = single_file.spans(data)
+    start, end = spans[0][0] - len(single_file.PAYLOAD_OPEN), spans[-1][1] + len(single_file.PAYLOAD_CLOSE)
     head = data[:start]
     config = json.loads(re.search(rb'<script id="wt-build" type="application/json">(.*?)</script>', head, re.S)[1])
-    return {"data": data, "head": head, "tail": data[end:], "payload": single_file.decode(data[start:end]),
-            "config": config, "dist": dist_dir}
+    return {"data": data, "head": head, "tail": data[end:], "payload": single_file.payload_of(data),
+            "config": config, "dist": dist_dir, "blocks": data[start:end], "spans": spans}
 
 
 def test_encoding_round_trips_every_byte_and_leaves_nothing_the_parser_changes():
@@ -47,6 +47,15 @@ def test_ascii_page_keeps_meaning_in_each_context():
     assert out.isascii()
     assert '<p title="&#963;">a&#183;b</p>' in out
     assert r'const s = "\u2192";' in out and r'content: "\2026 ";' in out
+
+
+def test_payload_blocks_are_short_and_nothing_but_payload_between_them(built):
+    """WebKit parses one long <script> text quadratically: every block stays under 64 K characters."""
+    spans = built["spans"]
+    assert len(spans) == -(-built["config"]["classroom"]["bytes"] // single_file.CHUNK), len(spans)
+    assert max(b - a for a, b in spans) < 65_536
+    between = [built["data"][b:a2] for (_, b), (a2, _) in zip(spans, spans[1:])]
+    assert set(between) <= {single_file.PAYLOAD_CLOSE + single_file.PAYLOAD_OPEN}
 
 
 def test_size_and_sha256_file(built, dist_dir):

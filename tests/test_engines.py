@@ -1,0 +1,188 @@
+"""The engine matrix: Chromium, Firefox ESR and WebKitGTK (tests/engines.py), each on the served site and
+on the classroom file opened from disk, each booted once and shared by the read-only checks:
+
+  - readable at once (prose and prerendered figure before Python) and a playback slider answers before
+    Python with CPython's numbers;
+  - every section goes live, a live slider answers with CPython's value, an export downloads;
+  - a sample of hostile links reads safely (the boot's own query carries them): the notes are CPython's
+    parser's, nothing is injected;
+  - nothing is requested off the origin or the file (refused and recorded if tried, workers included);
+  - a classroom file with one flipped byte names the damaged member and keeps the text.
+
+One engine alone: `pytest tests/test_engines.py -k webkit` (or firefox, chromium).
+"""
+from __future__ import annotations
+
+import shutil
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+import engines
+from conftest import in_ci
+from harness import BOOT_TIMEOUT_S, FOCUS_SLIDER_JS, MOVE_JS, sweep_readout
+from test_browser_classroom import flip_byte_of, manifest
+from test_browser_player import SLOTS_JS, VALUES_JS, cpython_values, mismatches
+from weighttying import state as S
+from weighttying import sweep
+from tools import single_file
+
+pytestmark = pytest.mark.browser
+
+REL_TOL = 1e-9
+# Hostile values on keys the sweep does not read: each becomes a note, nothing else changes.
+HOSTILE = [("theme", "<img src=x onerror=window.__wtPwned=1>"), ("savings.preset", '"><svg onload=window.__wtPwned=1>'),
+           ("<script>window.__wtPwned=1</script>", "1"), ("paper.scale", "javascript:alert(1)")]
+QUERY = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in HOSTILE)
+
+EARLY_JS = """() => ({status: window.__wt && window.__wt.status,
+  prose: (document.querySelector('#sweep p') || {}).textContent || '',
+  figure: !!document.querySelector('#live-sweep .wt-prerender svg')})"""
+BOOT_END_JS = "() => window.__wt && window.__wt.status !== 'booting' && {status: window.__wt.status, error: window.__wt.error}"
+INJECTED_JS = """() => { const bad = [];
+  (function walk(root) {
+    for (const e of root.querySelectorAll('img[src="x"], svg[onload], iframe, object, embed')) bad.push(e.outerHTML.slice(0, 120));
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+  })(document);
+  return {bad, pwned: window.__wtPwned === 1}; }"""
+RESOURCES_JS = "() => performance.getEntriesByType('resource').map((e) => e.name)"
+
+
+def engine_or_skip(name: str):
+    """engines.launched(NAME), or a skip saying what is missing (a failure under CI=true)."""
+    why = engines.missing(name)
+    if why:
+        if in_ci():
+            pytest.fail(f"{name}: {why}: the engine matrix must run in CI", pytrace=False)
+        pytest.skip(why)
+    return engines.launched(name)
+
+
+@pytest.fixture(scope="module", params=engines.ENGINES)
+def engine(request):
+    with engine_or_skip(request.param) as e:
+        yield e
+
+
+@pytest.fixture(scope="module")
+def classroom(dist_dir, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("usb-stick")
+    shutil.copyfile(dist_dir / single_file.NAME, folder / single_file.NAME)
+    return folder / single_file.NAME
+
+
+def boot(engine, url):
+    """Open URL, check what a reader has before Python (readable, a playback slider answers), wait for the
+    boot's end: {page, early, played, end}."""
+    page = engine.open(url)
+    early = page.js(EARLY_JS)
+    played = play_before_python(page)
+    end = page.wait(BOOT_END_JS, timeout=BOOT_TIMEOUT_S * 2, every=0.25)
+    return {"page": page, "early": early, "played": played, "end": end, "url": url}
+
+
+def play_before_python(page) -> dict:
+    """Press ArrowRight on the sweep's playback slider while Python still boots: what changed, and whether
+    the values shown are CPython's for the URL the player wrote."""
+    page.wait("() => !!(window.__wtPlayer && window.__wtPlayer.tables.sweep)", timeout=60)
+    before = page.js(SLOTS_JS, "sweep")
+    status = page.js("() => window.__wt.status")
+    page.js("() => document.querySelector('#live-sweep .wt-player input[type=range]').focus()")
+    page.press("ArrowRight")
+    after = page.js(SLOTS_JS, "sweep")
+    query = page.js("() => location.search.slice(1)")
+    return {"status": status, "changed": after != before, "query": query,
+            "bad": mismatches(page.js(VALUES_JS, "sweep"), cpython_values("sweep", query))}
+
+
+@pytest.fixture(scope="module", params=["served", "file"])
+def booted(request, engine, server, classroom):
+    """One boot per engine and place, shared by the read-only checks."""
+    where = server.url if request.param == "served" else classroom.as_uri()
+    b = boot(engine, f"{where}?{QUERY}")
+    yield b
+    b["page"].close()
+
+
+def test_readable_and_playback_answers_before_python(booted):
+    early, played = booted["early"], booted["played"]
+    assert len(early["prose"]) > 100 and early["figure"], early
+    assert played["status"] == "booting", f"Python was ready before the playback check: {played}"
+    assert played["changed"], "the playback slider's press changed nothing"
+    assert "sweep." in played["query"] and not played["bad"], played
+
+
+def test_every_section_goes_live(booted):
+    page = booted["page"]
+    assert booted["end"]["status"] == "ready", booted["end"]
+    sections = page.js("() => [...document.querySelectorAll('section.wt-section[id]')].map((s) => s.id)")
+    live = page.js("() => [...document.querySelectorAll('[data-live=true]')].map((e) => e.id)")
+    assert sections and sorted(live) == sorted(f"live-{s}" for s in sections), (sections, live)
+    assert page.js("() => document.getElementById('wt-error').hidden"), page.js("() => window.__wt.error")
+
+
+def test_hostile_links_read_safely(booted):
+    page = booted["page"]
+    # Each note is one CPython's parser gives for the link or for the query the playback press wrote from it
+    # (which drops what it plays: the savings preset); the theme, which nothing plays, is always named.
+    want = set(S.parse_query(booted["url"].split("?", 1)[1])[1]) | set(S.parse_query(booted["played"]["query"])[1])
+    shown = page.js("() => [...document.querySelectorAll('#wt-notes-list li')].map((li) => li.textContent)")
+    assert shown and set(shown) <= want, (shown, want)
+    assert any(n.startswith("theme=") for n in shown), shown
+    assert page.js(INJECTED_JS) == {"bad": [], "pwned": False}
+
+
+def test_live_slider_equals_cpython(booted):
+    page = booted["page"]
+    assert booted["end"]["status"] == "ready", booted["end"]
+    before = sweep_readout(page)
+    assert page.js(FOCUS_SLIDER_JS, ["sigma (log scale)", "sweep"]) is None
+    page.js(MOVE_JS, ["live-sweep", "sweep-readout"])
+    page.press("ArrowRight")
+    page.js("() => window.__wtMove")
+    page.wait("(q) => window.__wt.query !== q && window.__wt.query", booted["played"]["query"], timeout=30)
+    st = S.parse_query(page.js("() => window.__wt.query"))[0]
+    want = sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
+    got = sweep_readout(page)
+    assert got["resid"] != before["resid"], (before, got)
+    for k in ("resid", "logit"):
+        assert abs(got[k] - float(want[k])) <= REL_TOL * abs(float(want[k])), (k, got[k], want[k])
+
+
+def test_an_export_downloads(booted):
+    page = booted["page"]
+    assert booted["end"]["status"] == "ready", booted["end"]
+    name, data = page.download("""() => { const find = (root) => {
+        for (const e of root.querySelectorAll('button')) if (e.textContent.includes('Download CSV')) return e;
+        for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
+        return null; }; return find(document.getElementById('live-sweep')); }""")
+    first = data.decode().splitlines()[0]
+    here = page.js("() => location.href.split('#')[0]")
+    assert name.endswith(".csv") and first == f"# reproduce: {here}#sweep", (name, first)
+
+
+def test_nothing_leaves_the_origin_or_file(booted):
+    page = booted["page"]
+    assert page.refused() == [], page.refused()
+    u = urlsplit(booted["url"])
+    home = f"{u.scheme}://{u.netloc}/" if u.scheme != "file" else None
+    off = [r for r in page.js(RESOURCES_JS) if not r.startswith(("blob:", "data:")) and not (home and r.startswith(home))]
+    assert off == [], off
+    assert page.js("() => window.__wt.cspViolations") == []
+
+
+def test_a_tampered_classroom_file_names_the_damaged_member(engine, classroom, tmp_path):
+    data = classroom.read_bytes()
+    member = next(m for m in manifest(data) if m["path"].startswith("pyodide/numpy-"))
+    damaged = tmp_path / single_file.NAME
+    damaged.write_bytes(flip_byte_of(data, member))
+    page = engine.open(damaged.as_uri())
+    try:
+        end = page.wait(BOOT_END_JS, timeout=BOOT_TIMEOUT_S * 2, every=0.25)
+        assert end["status"] == "failed", end
+        msg = page.js("() => document.getElementById('wt-error-msg').textContent")
+        assert member["path"] in msg and "modified" in msg, msg
+        assert page.js("() => !!document.querySelector('#live-sweep .wt-prerender svg')")
+        assert page.refused() == [], page.refused()
+    finally:
+        page.close()
