@@ -1,10 +1,10 @@
 """The aligned/misaligned tasks section's output: the excess-loss table beside the page's numbers, the
 parameter saving quoted both ways, the per-seed ratios (plot and table) and where the run stands. No Panel.
 
-`results(st)` is every (seed, task) run, a Run's work of seconds: runs arrive one pair at a time from
-tasks.iter_runs, `collect` files them by task, and `slots` draws whatever has arrived, so the live
-section (streaming) and the build (everything at once) share every line of HTML. Any change of seeds,
-steps or lr (RUN_KEYS) leaves the tables saying so until the reader runs them again.
+`results(st)` is every (seed, task) run, a Run's work of seconds: runs arrive pair by pair at the end of
+tasks.iter_runs (all models train as one stack), `collect` files them by task, and `slots` draws whatever
+has arrived, so the live section (streaming) and the build (everything at once) share every line of HTML.
+Any change of seeds, steps or lr (RUN_KEYS) leaves the tables saying so until the reader runs them again.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .. import state as S
 from .. import measure, tasks
 from .kit import TOY, Num, at_defaults, grid, judged, log, note, source, table
 
-CHUNK = 10  # training steps per streamed chunk: ~3 ms in CPython, ~10-20 ms in Pyodide (measured), far below 100 ms
+CHUNK = 1  # stack steps per streamed chunk, each stepping every model of the table (20 at the defaults): ~15-30 ms in an idle worker
 COLUMNS = ("quantity", "ours", "page says", "verdict")
 SEED_COLUMNS = ("seed", "task", "tied excess", "untied excess", "ratio")
 SLOTS = ("status", "table", "plot", "seeds")
@@ -108,7 +108,7 @@ def seed_table(rows: list[list[object]]) -> str:
 
 
 def iter_runs(st: S.Tasks, chunk: int = CHUNK):
-    """tasks.iter_runs for st: progress dicts every chunk of steps, "run" on the chunk that ends a pair."""
+    """tasks.iter_runs for st: progress dicts every chunk of stack steps, then one carrying "run" per pair."""
     return tasks.iter_runs(range(st.seeds), st.steps, st.lr, TOY.V, TOY.d, chunk=chunk)
 
 
