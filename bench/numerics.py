@@ -43,8 +43,9 @@ def _drained(make) -> float:
 
 def tasks_loop(st: state.Tasks) -> list:
     """The tasks table as it was trained before stacking: every (seed, task, tied) model alone."""
-    return [train.train(model.init_params(cfg), cfg, P, steps=st.steps, lr=st.lr, seed=s, chunk=st.steps)
-            for s in range(st.seeds) for P in (data.markov_task(aligned=a) for a in tasks.TASKS.values())
+    return [train.train(model.init_params(cfg), cfg, P, steps=st.steps, lr=st.lr, batch=tasks.BATCH, seed=s,
+                        chunk=st.steps)
+            for s in range(st.seeds) for P in (data.markov_task(aligned=a, **tasks.TASK) for a in tasks.TASKS.values())
             for cfg in (model.Config(tied=t, seed=s) for t in (True, False))]
 
 

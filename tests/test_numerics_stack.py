@@ -72,9 +72,10 @@ def test_tasks_stream_equals_the_loop():
     want = []
     for seed in (0, 1):
         for aligned in (True, False):
-            P = data.markov_task(aligned=aligned)
+            P = data.markov_task(aligned=aligned, **tasks.TASK)
             tied, untied = (train.train(model.init_params(model.Config(tied=t, seed=seed)), model.Config(tied=t, seed=seed),
-                                        P, steps=50, seed=seed, chunk=50)["history"][-1]["eval"] - data.entropy(P)
+                                        P, steps=50, seed=seed, chunk=50, lr=tasks.LR, batch=tasks.BATCH)["history"][-1]["eval"]
+                            - data.entropy(P)
                             for t in (True, False))
             want.append((seed, tied, untied))
     got = [(p["run"]["seed"], p["run"]["tied"], p["run"]["untied"]) for p in tasks.iter_runs(range(2), 50, chunk=25)
