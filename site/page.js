@@ -40,7 +40,10 @@
 
   // live=click: the live lab (Python) loads only when the reader presses its button (boot.js).
   const live = get("live") === "click" ? "click" : "auto";
-  const state = (window.__wtPage = { theme, scheme: root.dataset.wtScheme, embed, hide, live, copied: null });
+  // projector=1: large type, thick lines, big controls (style.css, html.wt-projector); on/off as state.py reads it.
+  const projector = ["1", "true", "yes", "on"].includes(get("projector"));
+  if (projector) root.classList.add("wt-projector");
+  const state = (window.__wtPage = { theme, scheme: root.dataset.wtScheme, embed, hide, live, projector, copied: null });
 
   // The link to share: this page (http or file://) with the current query (boot.js keeps wt.query and,
   // where the browser lets it, location.search current), without embed=, optionally pointing at one section.
@@ -102,6 +105,21 @@
     }
   }
 
+  // Under each section, for print only (style.css): the link that reproduces its settings, kept current
+  // whenever the page is printed or saved as PDF.
+  function reproLinks() {
+    for (const section of document.querySelectorAll("section.wt-section[id]")) {
+      let p = section.querySelector(":scope > .wt-repro");
+      if (!p) {
+        p = Object.assign(document.createElement("p"), { className: "wt-repro" });
+        p.append("These settings: ", document.createElement("a"));
+        section.append(p);
+      }
+      const a = p.querySelector("a");
+      a.href = a.textContent = shareUrl(section.id);
+    }
+  }
+
   function postHeight() {
     // Embedded: tell the host page how tall the content is (embed.js sizes the iframe from it).
     const height = Math.ceil(document.body.getBoundingClientRect().height);
@@ -119,6 +137,9 @@
       state.embed = "";
     }
     sectionLinks();
+    reproLinks();
+    window.addEventListener("beforeprint", reproLinks);
+    if (window.matchMedia) matchMedia("print").addEventListener("change", (e) => { if (e.matches) reproLinks(); });
     const button = document.getElementById("wt-copy");
     if (button) button.addEventListener("click", () => copy(shareUrl(""), button));
     const box = document.getElementById("wt-share-box");

@@ -73,7 +73,7 @@ def described(found: dict[str, list[dict]]) -> str:
 
 
 PAGES = [("full page, light", "theme=light", 1280), ("full page, dark", "theme=dark", 1280),
-         ("full page, 360 px", "", 360)]
+         ("full page, 360 px", "", 360), ("full page, projector", "projector=1", 1280)]
 EMBEDS = [sid for sid in SECTIONS if (ROOT / "site" / "sections" / f"{sid}.html").exists()]
 
 
