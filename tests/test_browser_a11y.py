@@ -17,7 +17,7 @@ import json
 import pytest
 
 from conftest import live_page
-from harness import ROOT, Recorder, wait_booted
+from harness import ROOT, Recorder, recorded, wait_booted
 from robust import settle
 from weighttying import state as S
 from weighttying.state import SECTIONS
@@ -80,11 +80,8 @@ EMBEDS = [sid for sid in SECTIONS if (ROOT / "site" / "sections" / f"{sid}.html"
 def check(browser, server, axe_source, query: str, width: int) -> dict[str, list]:
     """{"<state>": violations} for the page at ?QUERY, WIDTH px wide: before Python and live."""
     found = {}
-    ctx = browser.new_context(viewport={"width": width, "height": 900})
-    ctx.set_default_timeout(30_000)
-    Recorder().attach(ctx)  # nothing leaves the origin, as in every browser test
+    ctx, page = recorded(browser, Recorder(), viewport={"width": width, "height": 900})
     try:
-        page = ctx.new_page()
         page.goto(server.url + (f"?{query}" if query else ""), wait_until="domcontentloaded")
         found["before Python"] = audit(page, axe_source)
         wait_booted(page)
@@ -136,16 +133,14 @@ def test_the_audit_fails_on_a_page_with_a_violation(browser, axe_source):
 # [control class, what, aria-label] for every slider handle, spinner button and checkbox in Bokeh's shadow roots
 # (the page's own inputs, such as the player's, are named by their <label>).
 BOKEH_NAMES_JS = """() => {
-  const parentOf = (el) => el.parentElement || (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
-  const control = (el) => { for (let a = el; a; a = parentOf(a))
+  const control = (el) => { for (let a = el; a; a = __wtTest.parentOf(a))
     for (const c of a.classList || []) if (c.startsWith('wt-ctl-')) return c; return null; };
   const out = [];
-  const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+  __wtTest.walk(document, (el) => {
     const what = el.matches('[role=slider]') ? 'handle' : el.matches('.bk-spin-btn-up') ? 'up'
       : el.matches('.bk-spin-btn-down') ? 'down' : el.matches('input[type=checkbox]') ? 'checkbox' : null;
-    if (what && root !== document) out.push([control(el), what, el.getAttribute('aria-label')]);
-    if (el.shadowRoot) walk(el.shadowRoot); } };
-  walk(document);
+    if (what && el.getRootNode() !== document) out.push([control(el), what, el.getAttribute('aria-label')]);
+  });
   return out;
 }"""
 

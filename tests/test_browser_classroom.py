@@ -303,12 +303,9 @@ def test_a_browser_that_refuses_locks_and_the_address_change_degrades_quietly(br
     """Some browsers refuse a file:// page Web Locks and a new query: the lab still works (the heartbeat alone
     watches the worker) and copied links carry the current settings."""
     rec = FileRecorder()
-    ctx = browser.new_context()
-    rec.attach(ctx)
-    ctx.add_init_script("history.replaceState = () => { throw new DOMException('refused', 'SecurityError'); };"
-                        "navigator.locks.request = () => Promise.reject(new DOMException('refused', 'SecurityError'));")
-    page = ctx.new_page()
-    rec.attach_page(page)
+    ctx, page = recorded(browser, rec, init_js=(
+        "history.replaceState = () => { throw new DOMException('refused', 'SecurityError'); };"
+        "navigator.locks.request = () => Promise.reject(new DOMException('refused', 'SecurityError'));",))
     try:
         page.goto(classroom.as_uri())
         assert wait_boot_end(page)["status"] == "ready"

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import live_page
-from harness import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, move_and_wait_repaint, serve,
+from harness import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, move_and_wait_repaint, recorded, serve,
                      sweep_readout, wait_boot_end)
 from weighttying import state as S
 from weighttying import sweep
@@ -122,11 +122,8 @@ def test_missing_wheel_shows_readable_error(browser, dist_dir, tmp_path):
     assert len(wheels) == 1, wheels
     wheels[0].unlink()
     rec = Recorder()
-    ctx = browser.new_context()
+    ctx, page = recorded(browser, rec)
     try:
-        rec.attach(ctx)
-        page = ctx.new_page()
-        rec.attach_page(page)
         with serve(copy, log_dir=tmp_path) as srv:
             page.goto(srv.url)
             info = wait_boot_end(page, BOOT_TIMEOUT_S)

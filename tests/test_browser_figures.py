@@ -11,13 +11,10 @@ pytestmark = pytest.mark.browser
 
 # Bounding boxes of the figure slot's SVG and of its overlay's, inside #live-sweep (shadow roots walked).
 BOXES_JS = """([base, over]) => { const out = {};
-  (function walk(root) {
-    for (const name of [base, over]) {
-      const svg = root.querySelector(`.wt-slot[data-slot="${name}"] svg`);
-      if (svg && !out[name]) { const r = svg.getBoundingClientRect(); out[name] = [r.x, r.y, r.width, r.height]; }
-    }
-    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-  })(document.getElementById('live-sweep'));
+  for (const name of [base, over]) {
+    const svg = __wtTest.deep(document.getElementById('live-sweep'), `.wt-slot[data-slot="${name}"] svg`);
+    if (svg) { const r = svg.getBoundingClientRect(); out[name] = [r.x, r.y, r.width, r.height]; }
+  }
   return out; }"""
 
 

@@ -59,15 +59,10 @@ def test_ticking_tied_rechecks(live):
 # Clicks Cancel the moment it is enabled: polled in the page, not through Playwright round trips.
 CLICK_CANCEL_WHEN_ENABLED_JS = """
 async () => {
-  const find = (root) => {
-    for (const b of root.querySelectorAll('button')) if (b.textContent.trim() === 'Cancel') return b;
-    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
-    return null;
-  };
   const live = document.getElementById('live-gradcheck');
   const deadline = performance.now() + 60000;
   while (performance.now() < deadline) {
-    const b = find(live);
+    const b = __wtTest.all(live, 'button').find((b) => b.textContent.trim() === 'Cancel');
     if (b && !b.disabled) { b.click(); return true; }
     await new Promise((r) => setTimeout(r, 5));
   }

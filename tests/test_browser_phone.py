@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from harness import wait_booted
+from harness import Recorder, new_context, wait_booted
 from weighttying import state as S
 from weighttying import sweep
 from weighttying.app.sections import SECTIONS
@@ -35,8 +35,7 @@ MIN_FONT_PX = 11
 SETTLE_S = 150  # sections that train on load (paper, pathdrop) finish well within this on 2 busy cores
 
 WALK_JS = """
-const parentOf = (el) => el.parentElement || (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
-function walk(root, fn) { for (const el of root.querySelectorAll('*')) { fn(el); if (el.shadowRoot) walk(el.shadowRoot, fn); } }
+const { parentOf, walk } = __wtTest;
 const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true}); };
 const where = (el) => { for (let a = el; a; a = parentOf(a)) if (a.classList && a.classList.contains('wt-section')) return a.id; return 'page'; };
 const label = (el) => `${where(el)}: <${el.tagName.toLowerCase()} class="${String(el.getAttribute('class') || '').slice(0, 50)}">`
@@ -195,8 +194,7 @@ def check_fits(page, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def phone(browser):
-    ctx = browser.new_context(**PHONE)
-    ctx.set_default_timeout(30_000)
+    ctx = new_context(browser, Recorder(), **PHONE)  # nothing leaves the origin, as in every browser test
     try:
         yield ctx
     finally:

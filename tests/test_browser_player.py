@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from harness import BOOT_TIMEOUT_S, DEEP_JS
+from harness import BOOT_TIMEOUT_S
 from robust import session
 from weighttying import state as S
 from weighttying.prerender import view
@@ -38,13 +38,11 @@ REL = 1e-12
 NOISE_REL = {"gradcheck-worst": 1e-2}
 HOOK = re.compile(r'data-testid="([^"]+)" data-value="([^"]*)"')
 
-VALUES_JS = "(sid) => {" + DEEP_JS + """
+VALUES_JS = """(sid) => {
   // {testid: data-value} of every hook in #live-SID, shadow roots included (the first of each id counts).
   const out = {};
-  (function walk(r) {
-    for (const e of r.querySelectorAll('[data-testid][data-value]')) if (!(e.dataset.testid in out)) out[e.dataset.testid] = e.dataset.value;
-    for (const e of r.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-  })(document.getElementById(`live-${sid}`));
+  for (const e of __wtTest.all(document.getElementById(`live-${sid}`), '[data-testid][data-value]'))
+    if (!(e.dataset.testid in out)) out[e.dataset.testid] = e.dataset.value;
   return out; }"""
 SLOTS_JS = """(sid) => Object.fromEntries([...document.querySelectorAll(`#live-${sid} .wt-slot[data-slot]`)]
   .map((e) => [e.dataset.slot, e.innerHTML]))"""

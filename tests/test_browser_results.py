@@ -19,15 +19,10 @@ RUN_SECTIONS = prebuilt.RUN_SECTIONS
 # walking shadow roots (the live panes); `sel` picks the prerendered or the live copy.
 SHOWN_JS = """([sids, sel]) => { const out = {};
   for (const sid of sids) {
-    const hooks = [], sources = [];
     const top = document.querySelector(sel.replace('ID', sid));
     if (!top) { out[sid] = null; continue; }
-    (function walk(root) {
-      for (const e of root.querySelectorAll('[data-testid][data-value]')) hooks.push([e.dataset.testid, e.dataset.value]);
-      for (const e of root.querySelectorAll('[data-source]')) sources.push(e.dataset.source);
-      for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-    })(top);
-    out[sid] = {hooks, sources};
+    out[sid] = {hooks: __wtTest.all(top, '[data-testid][data-value]').map((e) => [e.dataset.testid, e.dataset.value]),
+                sources: __wtTest.all(top, '[data-source]').map((e) => e.dataset.source)};
   } return out; }"""
 
 
