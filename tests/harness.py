@@ -311,6 +311,39 @@ def wait_booted(page, timeout_s: float = BOOT_TIMEOUT_S) -> dict:
     return info
 
 
+def until(check, timeout_s: float = 20.0, every_s: float = 0.05):
+    """Poll check() until it returns something truthy, at most timeout_s; its last value (falsy on a timeout),
+    for the caller's assert to say what it saw."""
+    deadline = time.monotonic() + timeout_s
+    while not (got := check()) and time.monotonic() < deadline:
+        time.sleep(every_s)
+    return got
+
+
+STABLE_LAYOUT_JS = """async (width) => {
+  // True once the viewport is WIDTH px and the page's layout (its size and every live section's box) is
+  // the same over two looks 50 ms and two frames apart; false after ~10 s.
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const look = () => [innerWidth, document.documentElement.scrollWidth, document.documentElement.scrollHeight,
+    ...[...document.querySelectorAll('[id^="live-"]')].map((e) => { const r = e.getBoundingClientRect(); return `${r.width}x${r.height}`; })].join();
+  let last = null;
+  for (let i = 0; i < 100; i++) {
+    await frame();
+    const now = look();
+    if (innerWidth === width && now === last) return true;
+    last = now;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}"""
+
+
+def resize(page, width: int, height: int) -> None:
+    """Set the viewport and wait until the page's layout has followed (media queries, Panel's own sizing)."""
+    page.set_viewport_size({"width": width, "height": height})
+    assert page.evaluate(STABLE_LAYOUT_JS, width), f"the layout did not settle at {width} px"
+
+
 def prerendered_present(page) -> bool:
     """The sweep section's readable default content is in the DOM (prerendered or already live)."""
     return page.evaluate(

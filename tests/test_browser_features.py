@@ -10,13 +10,12 @@ import csv
 import io
 import math
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 import pytest
 
-from harness import move_and_wait_repaint, recorded, sweep_readout, wait_booted
+from harness import move_and_wait_repaint, recorded, sweep_readout, until, wait_booted
 from weighttying import state as S
 from weighttying import sweep
 
@@ -32,16 +31,6 @@ DEEP_VISIBLE_JS = """(sel) => {
   const r = el.getBoundingClientRect();
   return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden';
 }"""
-
-
-def wait_until(check, timeout_s: float = 20.0) -> bool:
-    """Poll check() until it is true (the live panes update a patch after the URL)."""
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def overflow(page) -> int:
@@ -132,7 +121,7 @@ def test_copy_link_presets_and_an_export_that_reproduces_itself(context, page, s
     assert S.parse_query(urlsplit(page.url).query)[0].sweep == S.from_values(
         {f"sweep.{k}": v for k, v in S.preset_values("sweep", "both near 1").items()}).sweep
     want = float(sweep.init_scales(0.227, 4.5)["resid"])
-    assert wait_until(lambda: math.isclose(sweep_readout(page)["resid"] or 0, want, rel_tol=1e-12))
+    assert until(lambda: math.isclose(sweep_readout(page)["resid"] or 0, want, rel_tol=1e-12))
 
     # Copy link (header): the clipboard holds this page's URL with the current state.
     page.locator("#wt-copy").click()
@@ -235,9 +224,10 @@ def check_embed(page, server):
 
     # embed.js sized the iframe to the content: no inner scrollbar, no big gap.
     page.wait_for_function("() => document.getElementById('f').dataset.wtHeight !== undefined")
-    page.wait_for_timeout(500)
-    content = inner.evaluate("() => Math.ceil(document.body.getBoundingClientRect().height)")
-    frame_h = page.evaluate("() => document.getElementById('f').getBoundingClientRect().height")
+    sizes = lambda: (page.evaluate("() => document.getElementById('f').getBoundingClientRect().height"),  # noqa: E731
+                     inner.evaluate("() => Math.ceil(document.body.getBoundingClientRect().height)"))
+    # the content's last reflow reaches the host a message later
+    frame_h, content = until(lambda: (s := sizes())[1] > 300 and abs(s[0] - s[1]) <= 2 and s, 10) or sizes()
     assert content > 300 and abs(frame_h - content) <= 2, (frame_h, content)
     # A height message from another origin is ignored; from the iframe's own origin it is used.
     forged = """([origin, h]) => { const f = document.getElementById('f');

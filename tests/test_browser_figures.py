@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import wait_booted
+from harness import until, wait_booted
 from robust import session
 
 pytestmark = pytest.mark.browser
@@ -34,8 +34,7 @@ def test_ring_over_the_heatmap_before_and_after_python_and_the_figure_downloads(
         assert same_place(boxes(page)), boxes(page)
         wait_booted(page)
         page.locator("#live-sweep[data-live=true] [data-slot=resid_at] circle").wait_for()
-        page.wait_for_timeout(500)  # layout settles after the hand-over
-        assert same_place(boxes(page)), boxes(page)
+        assert until(lambda: same_place(boxes(page)), 10), boxes(page)  # once layout settles after the hand-over
         with page.expect_download() as info:
             page.locator("#live-sweep").get_by_role("button", name="Download figure (SVG)").first.click()
         svg = open(info.value.path()).read()

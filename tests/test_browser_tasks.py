@@ -59,7 +59,7 @@ def test_cancel_stops_the_seeds(live):
     live.locator(LIVE).get_by_role("button", name="Cancel").click()
     status(live, LIVE, "Cancelled.")
     now = live.locator(f"{LIVE} [data-testid=tasks-now]").text_content()
-    time.sleep(1.0)
+    time.sleep(1.0)  # fixed: a run that kept going would stream further steps within this
     assert live.locator(f"{LIVE} [data-testid=tasks-now]").text_content() == now
     assert live.locator(f"{LIVE} [data-testid=tasks-aligned-tied]").count() == 0
     assert live.locator(LIVE).get_by_role("button", name="Run the seeds").is_enabled()
