@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from harness import Recorder, new_context, wait_booted
+import robust
+from harness import Recorder, new_context, resize, until, wait_booted
 from weighttying import state as S
 from weighttying import sweep
 from weighttying.app.sections import SECTIONS
@@ -85,16 +86,18 @@ SVG_TEXT_JS = "() => {" + WALK_JS + """
 # Controls under the gradient-check badge, scrolling through the page half a screen at a time.
 BADGE_JS = "() => {" + WALK_JS + """
   const CONTROL = 'input, select, button, textarea, summary, [role=slider], .noUi-target, a[href]';
-  const badge = () => { let b = null; walk(document, (el) => { if (!b && el.matches('[data-testid=gradcheck-badge]') && shown(el)) b = el; }); return b; };
+  // Scrolling adds or removes no element: the badges and controls are found in one walk, not one per position.
+  const badges = [], controls = [];
+  walk(document, (el) => { if (el.matches('[data-testid=gradcheck-badge]')) badges.push(el); else if (el.matches(CONTROL)) controls.push(el); });
   const out = [], seen = new Set();
   let positions = 0;
   for (let y = 0; y <= document.documentElement.scrollHeight; y += innerHeight / 2) {
     window.scrollTo(0, y);
-    const b = badge(); if (!b) continue;
+    const b = badges.find(shown); if (!b) continue;
     positions += 1;
     const br = b.getBoundingClientRect();
-    walk(document, (el) => {
-      if (!el.matches(CONTROL) || b.contains(el) || el === b || !shown(el)) return;
+    controls.forEach((el) => {
+      if (b.contains(el) || !shown(el)) return;
       const r = el.getBoundingClientRect();
       if (r.right <= br.left || r.left >= br.right || r.bottom <= br.top || r.top >= br.bottom) return;
       const what = label(el); if (!seen.has(what)) { seen.add(what); out.push(`${what} at scroll ${Math.round(y)}`); }
@@ -162,16 +165,14 @@ SETTLED_JS = "() => {" + WALK_JS + """
 
 
 def settle(page) -> None:
-    """Wait (up to SETTLE_S) until no section is still training or checking, so its final tables are in."""
-    deadline = time.monotonic() + SETTLE_S
-    while not page.evaluate(SETTLED_JS) and time.monotonic() < deadline:
-        page.wait_for_timeout(500)
-    page.wait_for_timeout(500)
+    """Wait (up to SETTLE_S) until no section is still training or checking and the worker is quiet, so its final
+    tables are in."""
+    until(lambda: page.evaluate(SETTLED_JS), SETTLE_S, every_s=0.2)
+    robust.settle(page, timeout_s=SETTLE_S, strict=False)
 
 
 def at_width(page, width: int) -> None:
-    page.set_viewport_size({"width": width, "height": HEIGHT})
-    page.wait_for_timeout(500)  # Panel and the browser settle the new layout
+    resize(page, width, HEIGHT)
 
 
 def check_fits(page, name: str) -> None:
@@ -239,7 +240,7 @@ def touch_drag(page, x0: float, y0: float, x1: float, y1: float, steps: int = 8)
         for i in range(1, steps + 1):
             x, y = x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps
             cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
-            page.wait_for_timeout(30)
+            page.wait_for_timeout(30)  # a finger's pace: a drag's moves are apart in time
         cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     finally:
         cdp.detach()
