@@ -35,6 +35,7 @@ def test_ring_over_the_heatmap_before_and_after_python_and_the_figure_downloads(
         wait_booted(page)
         page.locator("#live-sweep[data-live=true] [data-slot=resid_at] circle").wait_for()
         assert until(lambda: same_place(boxes(page)), 10), boxes(page)  # once layout settles after the hand-over
+        page.locator("#live-sweep .wt-data .card-header").first.click()  # downloads live in "Data and downloads"
         with page.expect_download() as info:
             page.locator("#live-sweep").get_by_role("button", name="Download figure (SVG)").first.click()
         svg = open(info.value.path()).read()
