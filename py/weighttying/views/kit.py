@@ -276,8 +276,9 @@ def _built(view, st):
 # ---- where a result comes from ------------------------------------------------------------------------
 
 BUILT = "build"  # results["origin"] of results computed at build (absent: computed live in the browser)
-SOURCE_TEXT = {BUILT: "Computed at build by this page's own code (the weighttying package, in CPython), not in "
-                      "your browser: running it again here recomputes it live.",
+# one line under a block's figures and tables (the package's name is the side column's status line's)
+SOURCE_TEXT = {BUILT: "Computed at build by this page's own code, in CPython, not in your browser: running it "
+                      "again here recomputes it live.",
                "live": "Computed live in your browser."}
 
 

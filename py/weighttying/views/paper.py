@@ -32,7 +32,8 @@ DEPENDS = {name: RUN_KEYS for name in SLOTS}
 OVERLAYS: dict[str, str] = {}
 CLAIM = "claim"
 PAIRS = ()
-DATA = ("align", "lens", "layers")  # the two-block study's tables (the claims table carries their verdicts), the tuned lens per layer
+DATA = ("tuned", "align", "lens", "layers")  # the tuned lens (its share is the claim line), the two-block study's tables
+# (the claims table carries their verdicts), the tuned lens per layer
 FILLS: dict = {}
 
 

@@ -39,7 +39,7 @@ DEPENDS = {"claim": ("sigma", "seed"), "readout": ("tied", "res", "sigma", "seed
 OVERLAYS: dict[str, str] = {}
 CLAIM = "claim"
 PAIRS = (("hist", "curves"),)
-DATA = ()
+DATA = ("trained",)  # the ranks after training, judged: the curves above show them
 FILLS: dict = {}
 
 
