@@ -18,7 +18,7 @@ from .kit import claim, grid, hook, judged, no_results, table
 FIELDS = ("V", "d", "layers", "d_ff", "context")
 CUSTOM = "custom"
 CURVE_V = np.unique(np.round(np.logspace(1, 7, 61)).astype(int))  # 10 .. 10 million tokens, log-spaced
-SLOTS = ("claim", "readout", "presets", "curve", "curve_at", "curve_text")
+SLOTS = ("claim", "readout", "curve", "curve_at", "curve_text", "presets")
 RUN_KEYS = ()
 results = no_results
 
@@ -43,7 +43,7 @@ DEPENDS = {"claim": (), "readout": ("preset", *FIELDS), "presets": (), "curve": 
 OVERLAYS = {"curve_at": "curve"}  # the current V's point, drawn over the curve (which does not depend on V)
 CLAIM = "claim"
 PAIRS = ()
-DATA = ()
+DATA = ("presets",)  # the three models beside the page: the claim line and the readout say the current one
 
 
 def reconcile(values: dict, changed: str = "") -> dict:
@@ -156,5 +156,5 @@ def current_point(values: dict) -> str:
 def slots(st: S.Savings, results: None = None) -> dict[str, str]:
     """The savings section's output for st (reconciled): readout, preset table, curve and its summary."""
     values = settled(st)
-    return {"claim": claim_html(), "readout": readout(values), "presets": presets_table(), "curve": figure(values),
-            "curve_at": current_point(values), "curve_text": curve_summary(values)}
+    return {"claim": claim_html(), "readout": readout(values), "curve": figure(values),
+            "curve_at": current_point(values), "curve_text": curve_summary(values), "presets": presets_table()}
