@@ -62,7 +62,7 @@ def bars_case() -> dict:
     svg = repeat.hist_html(st, ranks, [])
     bars = [attrs(t) for t in re.findall(r'<rect class="wt-s0"[^>]*/>', svg)]
     names = repeat.bin_names(h["edges"])
-    points = [{"at": [b["x"] + b["width"] / 2, 215.0], "cur": {"i": k, "j": 0},
+    points = [{"at": [b["x"] + b["width"] / 2, R.BOX[3] - 5], "cur": {"i": k, "j": 0},
                "texts": [f"ranks {names[k]}:", f"{R.shown(h['counts'][k])} tokens"]} for k, b in enumerate(bars)]
     return {"fig": fig_of(svg), "points": points}
 
