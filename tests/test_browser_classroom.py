@@ -138,6 +138,7 @@ def test_slider_answers_with_cpython_values_and_the_link_points_at_the_file(live
 def test_an_export_is_stamped_with_the_file_and_its_query(live, classroom, tmp_path):
     page = live["page"]
     assert live["info"]["status"] == "ready", "page did not boot"
+    page.locator("#live-sweep .wt-data .card-header").first.click()  # the downloads' card, closed by default
     with page.expect_download(timeout=60_000) as dl:
         page.locator("#live-sweep").get_by_text("Download CSV").click()
     path = tmp_path / "sweep.csv"

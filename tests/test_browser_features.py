@@ -144,6 +144,7 @@ def test_copy_link_presets_and_an_export_that_reproduces_itself(context, page, s
                          " document.activeElement.selectionEnd]") == [len(copied), 0, len(copied)]
 
     # Export: the CSV is stamped with a URL that, opened fresh, shows the same numbers.
+    page.locator("#live-sweep .wt-data .card-header").first.click()  # the downloads' card, closed by default
     with page.expect_download(timeout=60_000) as dl:
         page.locator("#live-sweep").get_by_text("Download CSV").click()
     path = tmp_path / "sweep.csv"

@@ -149,13 +149,26 @@ def test_live_slider_equals_cpython(booted):
         assert abs(got[k] - float(want[k])) <= REL_TOL * abs(float(want[k])), (k, got[k], want[k])
 
 
+# The element under #live-sweep, through Panel's shadow roots, matching a selector and holding a text.
+FIND_JS = """(sel, text) => { const find = (root) => {
+        for (const e of root.querySelectorAll(sel)) if (e.textContent.includes(text)) return e;
+        for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
+        return null; }; return find(document.getElementById('live-sweep')); }"""
+
+# The header of the section's "Data and downloads" card (a Panel Card whose host carries .wt-data).
+OPEN_JS = """() => { const find = (root) => {
+        for (const e of root.querySelectorAll('.wt-data')) { const h = (e.shadowRoot || e).querySelector('.card-header'); if (h) return h; }
+        for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
+        return null; }; return find(document.getElementById('live-sweep')); }"""
+
+
 def test_an_export_downloads(booted):
     page = booted["page"]
     assert booted["end"]["status"] == "ready", booted["end"]
-    name, data = page.download("""() => { const find = (root) => {
-        for (const e of root.querySelectorAll('button')) if (e.textContent.includes('Download CSV')) return e;
-        for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
-        return null; }; return find(document.getElementById('live-sweep')); }""")
+    # The downloads sit in the section's closed "Data and downloads" card: open it first, as a reader would.
+    page.click(OPEN_JS)
+    page.wait(f"() => !!({FIND_JS})('button', 'Download CSV')", timeout=30)
+    name, data = page.download(FIND_JS, "button", "Download CSV")
     first = data.decode().splitlines()[0]
     here = page.js("() => location.href.split('#')[0]")
     assert name.endswith(".csv") and first == f"# reproduce: {here}#sweep", (name, first)
