@@ -7,7 +7,7 @@
 // for the prerender in one frame, holding the section's height; the other sections keep answering from
 // playback meanwhile. The page relays Panel's pyodide-worker protocol per section (render / patch / idle)
 // plus ours (progress, timing, sections, build, linked, url, notes, state, error).
-// Everything a test or a later feature needs is on window.__wt (see docs/DESIGN.md, "Page and worker").
+// Everything a test or a later feature needs is on the hook, window.__wt (see docs/DESIGN.md, "Page and worker").
 //
 // Robustness: the worker holds a Web Lock (its "lifeline") that the page waits on, so its end is seen
 // at once. Once booted, the page also pings it every PING_MS: a ping unanswered for HUNG_MS is a worker
@@ -15,14 +15,27 @@
 // Python call may run longer). A dead, hung, crashed or fatally failed worker is replaced without a
 // reload: a new one boots from the state in the URL, and the page says what happened. Repeated crashes
 // (MAX_CRASHES within CRASH_WINDOW_MS) stop at a Retry button instead of looping.
-"use strict";
-(() => {
-  const config = JSON.parse(document.getElementById("wt-build").textContent);
-  // Where the worker and the page's files come from: this site over http, or, in the classroom file
-  // opened from disk, the page itself (site/classroom.js sets window.__wtTransport before this runs).
-  const transport = window.__wtTransport || {
-    ready: Promise.resolve(), worker: () => new Worker("worker.js"), url: (path) => path, localize: (value) => value,
-  };
+
+// Where the worker and the page's files come from: this site over http (this), or, in the classroom file
+// opened from disk, the page itself (site/classroom.js's classroomTransport).
+export const httpTransport = {
+  ready: Promise.resolve(), worker: () => new Worker("worker.js"), url: (path) => path, localize: (value) => value,
+};
+
+export function nextBuild({ unbuilt, near, distance, seen, quietMs, idleMs }) {
+  // Which section Python builds next: {wait: ms} while the reader is active (quietMs since the last input, less
+  // than idleMs), else {sid}: the unbuilt section nearest the viewport if one is near (of two in view, the one
+  // filling more of it: the reader is reading that one, not the tail of the other), else the first in page order;
+  // {} when all are built. distance(sid): px from the viewport (0: in view); seen(sid): px of the viewport it fills.
+  if (!unbuilt.length) return {};
+  if (quietMs < idleMs) return { wait: idleMs - quietMs };
+  const close = unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b) || seen(b) - seen(a));
+  return { sid: close[0] || unbuilt[0] };
+}
+
+export function startLab(config, transport, wt) {
+  // config: the build's (#wt-build); transport: httpTransport or the classroom file's; wt: the hook, which this
+  // fills in (status, ready, restart, ...) and whose page (page.js) and player (player.js) it reads.
   // A worker's death is seen at once through a Web Lock it holds (the "lifeline"; secure contexts such as
   // 127.0.0.1). The heartbeat catches a worker stuck in one call: with a lifeline a silence is only a hang,
   // so it may last HUNG_MS (a long synchronous Python call is slow, not dead); without one (plain http on a
@@ -36,7 +49,7 @@
   const MAX_CRASHES = 3, CRASH_WINDOW_MS = 60_000;
   const loaded = new Set(); // scripts that have run; a retry loads only the rest
   const prerendered = new Map(); // live-ID -> its prerendered content, put back on restart
-  const wt = (window.__wt = {
+  Object.assign(wt, {
     config, status: "booting", progress: 0, label: "", error: null, notes: [], timings: {},
     query: location.search.slice(1), worker: null, ready: null, restart, follow, patchesSent: 0, patchesReceived: 0,
     lastPatchAt: 0, // performance.now() when the latest worker patch was applied (repaint latency)
@@ -67,7 +80,7 @@
     wt.cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI });
   });
   // Data saver (?live=click, or the browser asks to save data): no Python until the reader asks.
-  const onClick = (window.__wtPage && window.__wtPage.live === "click") || !!(navigator.connection && navigator.connection.saveData);
+  const onClick = wt.page.live === "click" || !!(navigator.connection && navigator.connection.saveData);
   let settle = null;
   let patching = 0; // >0 while a worker patch is applied, so it is not echoed back
   let scripts = null;
@@ -201,18 +214,14 @@
   }
 
   function nextToBuild(worker) {
-    // Once the reader is idle: the unbuilt section nearest the viewport if one is near (of two in view, the one
-    // filling more of it: the reader is reading that one, not the tail of the other), else the first in page order.
+    // Once the reader is idle (nextBuild): the section to build now, or undefined (then pump runs again later).
     const unbuilt = worker.sections.filter((sid) => !(sid in worker.docs));
-    if (!unbuilt.length) return undefined;
-    const quiet = performance.now() - lastInputAt;
-    if (quiet < IDLE_MS) {
+    const { sid, wait } = nextBuild({ unbuilt, near, distance, seen, quietMs: performance.now() - lastInputAt, idleMs: IDLE_MS });
+    if (wait) {
       clearTimeout(worker.idleTimer);
-      worker.idleTimer = setTimeout(() => pump(worker), IDLE_MS - quiet);
-      return undefined;
+      worker.idleTimer = setTimeout(() => pump(worker), wait);
     }
-    return unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b) || seen(b) - seen(a))[0]
-      || unbuilt[0];
+    return sid;
   }
 
   function pump(worker) {
@@ -340,7 +349,7 @@
     try {
       put(worker.pyQuery);
       wt.query = worker.pyQuery;
-      if (worker.live.size < worker.sections.length && window.__wtPlayer) put(wt.query = window.__wtPlayer.query());
+      if (worker.live.size < worker.sections.length) put(wt.query = wt.player.query());
     } catch (err) { // a browser may refuse a file:// page its own query: links still carry wt.query (page.js)
       wt.query = worker.pyQuery;
       console.info(`weighttying: the address bar keeps its old settings here (${err.message}); copied links have the current ones`);
@@ -531,7 +540,7 @@
       $(id).style.minHeight = "";
       delete $(id).dataset.live;
     }
-    if (window.__wtPlayer) window.__wtPlayer.sync(); // the controls and slots of the URL's state
+    wt.player.sync(); // the controls and slots of the URL's state
     $("wt-error").hidden = true;
     failedAssets.clear();
     showNotes([]);
@@ -562,4 +571,4 @@
 
   if (onClick) pause();
   else start();
-})();
+}

@@ -56,7 +56,7 @@ def readable(page, live_ok: bool = False) -> None:
     ?embed=ID, that section's)."""
     sids = page.evaluate("() => [...document.querySelectorAll('main section[id]')].map((e) => e.id)")
     assert sids, "no sections on the page"
-    embed = page.evaluate("() => window.__wtPage && window.__wtPage.embed")
+    embed = page.evaluate("() => window.__wt.page && window.__wt.page.embed")
     if embed:
         sids = [embed]
     for sid in sids:
@@ -177,10 +177,10 @@ def test_each_asset_blocked_in_turn(browser, server):
             print(f"[assets]   {', '.join(files)}: {msg}")
 
 
-def test_without_boot_js_the_page_still_reads(browser, server):
+def test_without_the_page_script_the_page_still_reads(browser, server):
     with session(browser) as s:
         s.ctx.unroute("**/*")
-        s.ctx.route("**/boot.js", lambda r: r.abort("failed"))
+        s.ctx.route("**/wt.js", lambda r: r.abort("failed"))
         s.page.goto(server.url)
         s.page.wait_for_load_state("load")
         readable(s.page)
