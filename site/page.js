@@ -65,7 +65,7 @@ export function startPage(rules, wt) {
       await navigator.clipboard.writeText(url);
       box.dataset.mode = "copied";
       say(box, "Link copied to the clipboard.");
-    } catch (err) {
+    } catch {
       box.dataset.mode = "select";
       say(box, "Copying was not allowed here: the link is selected below, press Ctrl+C (⌘C on a Mac).");
       field.focus();

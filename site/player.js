@@ -61,7 +61,7 @@ async function load(file, integrity, url) {
   } catch (err) { // a mismatch and a network failure look alike: ask again without the check
     const plain = await fetch(url(file), { cache: "no-store" }).catch(() => null);
     throw new Error(plain && plain.ok ? `${file} was modified: its sha256 is not the one this build recorded`
-      : `could not load ${file} from this site`);
+      : `could not load ${file} from this site`, { cause: err });
   }
   if (!res.ok) throw new Error(`could not load ${file} from this site (HTTP ${res.status})`);
   return res;

@@ -39,10 +39,10 @@ const gunzip = async (data) =>
 export async function member(payload, m, brotli) {
   // One file, decompressed and checked. Damaged bytes may not even decompress: the same verdict.
   const packed = payload.subarray(m.offset, m.offset + m.length);
-  let data = null;
+  let data;
   try {
     data = m.codec === "br" ? brotli(packed) : await gunzip(packed);
-  } catch (err) {
+  } catch {
     data = null;
   }
   if (!data || data.length !== m.size || (await sha256(data)) !== m.sha256) {

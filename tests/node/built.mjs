@@ -6,8 +6,10 @@ import { fileURLToPath } from "node:url";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
+export const dist = () => process.env.WT_DIST || resolve(root, "dist");
+
 export function builtConfig() {
-  const index = resolve(process.env.WT_DIST || resolve(root, "dist"), "index.html");
+  const index = resolve(dist(), "index.html");
   const html = readFileSync(index, "utf8");
   const m = html.match(/<script id="wt-build" type="application\/json">(.*?)<\/script>/s);
   if (!m) throw new Error(`${index} has no #wt-build config: build the site first (.venv/bin/python build.py)`);
