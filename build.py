@@ -81,6 +81,8 @@ SLIM = {"panel": ("panel/dist/", "panel/tests/"), "bokeh": ("bokeh/server/static
 SDIST_SOURCES = {"markupsafe": ("src", ("markupsafe",)), "pyyaml": ("lib", ("yaml",))}
 SITE_FILES = ("embed.js", "style.css", "live.css", "serve.py")
 ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"  # npm esbuild, pinned (with its platform binary) by package-lock
+# The stylesheets (page; Panel's shadow roots) that end with site/shared.css, the rules the two DOMs share.
+SHARING_CSS = ("style.css", "live.css")
 # The page's script: site/main.js and the ES modules it imports, as one classic script for <head> (bundle()).
 PAGE_SCRIPT = "wt.js"
 COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map", ".whl", ".zip")
@@ -506,6 +508,8 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
     static, scripts = static_files(inputs.pypi)
     files |= static
     files |= {name: (SITE / name).read_bytes() for name in SITE_FILES}
+    for sheet in SHARING_CSS:  # the page's and the live sections' rules in common, written once
+        files[sheet] += b"\n" + (SITE / "shared.css").read_bytes()
     files[PAGE_SCRIPT] = bundle("main.js", "the page's script")
     # The worker stays a classic script (Pyodide loads with importScripts); the classroom file's worker needs
     # unpack.js, which is a module: its classic build (global wtPayload) goes first, served or not.
@@ -780,7 +784,7 @@ def classroom(inputs: Inputs, files: dict[str, bytes], config: dict, html: str) 
     sys.path.insert(0, str(ROOT))
     from tools import single_file
 
-    sources = {"style.css": (SITE / "style.css").read_text(), PAGE_SCRIPT: files[PAGE_SCRIPT].decode(),
+    sources = {"style.css": files["style.css"].decode(), PAGE_SCRIPT: files[PAGE_SCRIPT].decode(),
                single_file.GUARD: bundle(single_file.GUARD, "the classroom file's guard").decode()}
     decoder = {name: path.read_bytes() for name, path in inputs.decoder.items()}
     try:
