@@ -59,3 +59,13 @@ def test_the_page_carries_the_rules(dist_dir):
     html = (dist_dir / "index.html").read_text()
     config = json.loads(re.search(r'<script id="wt-build" type="application/json">(.*?)</script>', html, re.S)[1])
     assert config["state"] == json.loads(json.dumps(prerender.rules()))
+
+
+def test_no_state_rule_is_typed_in_the_site_js():
+    """site/state.js applies the rules it is given: no page script spells out an on/off word or a digit pattern
+    of its own ("true"/"false" are also the page's data attribute values, e.g. data-live="true")."""
+    words = [w for w in (*S.TRUE_WORDS, *S.FALSE_WORDS) if not w.isdigit() and w not in ("true", "false")]
+    for js in sorted((Path(__file__).resolve().parent.parent / "site").glob("*.js")):
+        text = js.read_text()
+        assert not [w for w in words if re.search(rf"[\"'`]{w}[\"'`]", text)], f"{js.name} types an on/off word"
+        assert not re.search(r"\\d|\[0-9\]", text), f"{js.name} types a digit pattern"
