@@ -115,7 +115,7 @@ def test_each_asset_blocked_in_turn(browser, server):
         wait_status(page, "ready")
         assets = sorted({urlsplit(u).path for _, u, _ in s.rec.requests if urlsplit(u).path not in NOT_ASSETS},
                         key=lambda p: (not page_level(p), not page_script(p), p))  # files of the document first
-        assets.remove("/boot.js")  # without boot.js nothing can speak: tested below
+        assets.remove("/wt.js")  # without the page's script nothing can speak: tested below
         assets.remove("/results.json")  # a failed results file is named and computed live: test_browser_results.py
         # A playback table that fails is named in its section and the page goes on live: test_browser_player.py
         assets = [a for a in assets if not a.startswith("/playback/")]
