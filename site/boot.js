@@ -545,7 +545,7 @@ export function startLab(config, transport, wt) {
     } else if (!lab.pingAt && now - lab.sentAt >= PING_MS) {
       lab.pingN += 1;
       lab.pingAt = lab.sentAt = now;
-      lab.lab.postMessage({ type: "ping", n: lab.pingN });
+      lab.worker.postMessage({ type: "ping", n: lab.pingN });
     }
   }
 
