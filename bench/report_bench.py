@@ -1,22 +1,29 @@
-"""Time the full report (median of runs) against a fixed NumPy matmul loop timed in the same process.
+"""Time the full report (median of runs) against a fixed NumPy matmul loop timed in the same process, and
+optionally against the report of another commit (--against REF, e.g. main), runs interleaved.
 
-Writes bench/out/report.json. The ratio report/baseline is what to compare across machines; the process
-CPU seconds and the load average beside them say how much of the wall-clock the shared cores' load took.
-    .venv/bin/python bench/report_bench.py [--runs N]
+Writes bench/out/report.json. Each report is `python -m weighttying report --json` in its own child process
+(so two versions of the package never share an interpreter), timed by its wall-clock and CPU seconds; the load average beside
+them says how much of the wall-clock the shared cores' load took. The ratio report/baseline is what to
+compare across machines; ours/against (medians of the same run) is the speed-up.
+    .venv/bin/python bench/report_bench.py [--runs N] [--against main]
 """
 import argparse
 import json
 import os
 import pathlib
 import platform
+import resource
 import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
 
 import numpy as np
 
-from weighttying import report
-
-OUT = pathlib.Path(__file__).parent / "out" / "report.json"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "out" / "report.json"
 
 
 def baseline() -> None:
@@ -34,21 +41,54 @@ def timed(fn) -> tuple[float, float]:
     return time.perf_counter() - start, time.process_time() - cpu
 
 
+def report_in_child(py_dir: pathlib.Path) -> dict:
+    """{wall, cpu, rows} of `python -m weighttying report --json` in a child importing weighttying from py_dir
+    (interpreter start and imports included: what a reader running it waits for)."""
+    env = {**os.environ, "PYTHONPATH": str(py_dir)}
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "weighttying", "report", "--json"], env=env, capture_output=True,
+                         text=True, check=True)
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    rows = sum(len(v) for v in json.loads(out.stdout).values())
+    return {"wall": wall, "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, "rows": rows}
+
+
+def checkout_py(ref: str, into: pathlib.Path) -> pathlib.Path:
+    """The py/ folder of git REF unpacked into INTO (git archive: no checkout, no worktree)."""
+    tar = into / "src.tar"
+    subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(tar), ref, "py"], check=True)
+    with tarfile.open(tar) as t:
+        t.extractall(into, filter="data")
+    return into / "py"
+
+
+def med(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
 def main() -> None:
-    """Interleave baseline and report runs so both see the same machine load; write medians and ratio."""
+    """Interleave baseline, our report and --against's so all see the same machine load; write medians, ratios."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
-    runs = parser.parse_args().runs
-    base, full, cpu = [], [], []
-    for _ in range(runs):
-        base.append(timed(baseline)[0])
-        wall, used = timed(report.build)
-        full.append(wall)
-        cpu.append(used)
-    result = {"runs": runs, "report_s": statistics.median(full), "baseline_s": statistics.median(base),
-              "ratio": statistics.median(full) / statistics.median(base), "report_cpu_s": statistics.median(cpu),
-              "report_all_s": full, "baseline_all_s": base, "report_cpu_all_s": cpu, "load_avg_1m": os.getloadavg()[0],
+    parser.add_argument("--against", help="a git ref whose report is timed in the same run (e.g. main)")
+    a = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="wt-report-bench-") as tmp:
+        other = checkout_py(a.against, pathlib.Path(tmp)) if a.against else None
+        base, ours, theirs, loads = [], [], [], []
+        for _ in range(a.runs):
+            base.append(timed(baseline)[0])
+            ours.append(report_in_child(ROOT / "py"))
+            if other:
+                theirs.append(report_in_child(other))
+            loads.append(os.getloadavg()[0])
+    result = {"runs": a.runs, "report_s": med(ours, "wall"), "report_cpu_s": med(ours, "cpu"),
+              "baseline_s": statistics.median(base), "ratio": med(ours, "wall") / statistics.median(base),
+              "report_all": ours, "baseline_all_s": base, "load_avg_1m": loads,
               "python": platform.python_version(), "numpy": np.__version__}
+    if other:
+        result["against"] = {"ref": a.against, "report_s": med(theirs, "wall"), "report_cpu_s": med(theirs, "cpu"),
+                             "all": theirs, "speedup_wall": med(theirs, "wall") / med(ours, "wall"),
+                             "speedup_cpu": med(theirs, "cpu") / med(ours, "cpu")}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))

@@ -54,7 +54,8 @@ TARGETS = {"readable_ms": 500, "interactive_ms": 3000, "interactive_max_ms": 500
            "bytes": 12e6, "repaint_p95_ms": 50, "gradcheck_worker_ms": 100, "train600_worker_ms": 1000,
            "peer_ratio": 3.0, "classroom_bytes": 16e6, "first_response_ms": 1000, "first_response_peer_ratio": 10.0,
            "first_live_over_baseline_interactive": 0.6, "repeat_first_live_over_cold": 0.6, "cls": 0.05,
-           "renderer_peak_rss_bytes": 450e6}
+           "renderer_peak_rss_bytes": 450e6, "run_worker_over_cpython": 1.5, "tasks_worker_s": 1.5}
+RUN_SECTIONS = ("tasks", "repeat", "pathdrop", "paper", "lens")  # bench/numerics.py's timed default Runs
 
 # Runs in the page before any of its scripts: marks 'readable' (the first frame after DOMContentLoaded).
 INIT_JS = """
@@ -457,6 +458,9 @@ def judged(runs: dict[str, list], variants: dict[str, Path], code: str | None) -
     if numerics and numerics["worker_s"]:
         met["gradcheck_worker_ms"] = numerics["worker_s"]["gradcheck_s"] * 1000 <= TARGETS["gradcheck_worker_ms"]
         met["train600_worker_ms"] = numerics["worker_s"]["train600_s"] * 1000 <= TARGETS["train600_worker_ms"]
+        met["tasks_worker_s"] = numerics["worker_s"]["tasks_s"] <= TARGETS["tasks_worker_s"]
+        met |= {f"{name}_worker_over_cpython": numerics["pyodide_over_native"][f"{name}_s"] <= TARGETS["run_worker_over_cpython"]
+                for name in RUN_SECTIONS}
     if peer["measured"]:
         met["peer_ratio"] = peer["ratio"] >= TARGETS["peer_ratio"]
     met |= instant_met(m, summary)

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""Regenerate docs/screenshot.png (the README's picture) and docs/screenshot-phone.png from the real build.
+"""Screenshots of the real build: any section at 1280 or 360 px, in projector mode, or printed.
 
-    .venv/bin/python build.py && .venv/bin/python docs/screenshot.py [--dist dist] [--query ...] [--phone]
+    .venv/bin/python build.py && .venv/bin/python docs/screenshot.py [--dist dist] [--query ...] [--section ID]
+        [--phone | --projector | --print [--pdf-page N]] [--out FILE]
 
 Serves DIST with its own serve.py, opens it in headless Chromium ($WT_CHROMIUM or /usr/bin/chromium),
-waits until the live lab is ready, scrolls to a section's heading (--section, default the sweep:
-prose, live widgets and plots in one view; --section "" for the top of the page), and saves a
-1000 px wide PNG, palette-reduced with Pillow to stay well under 200 kB. --phone shoots the same on a
-360 px touch screen (Chromium's mobile emulation, 2 device pixels per CSS px): the live section
-stacked in one column, the help behind its "?", from its heading down two screens.
+waits until the live lab is ready, scrolls to a section's heading (--section, default the sweep; "" for the
+top of the page) and saves a PNG, palette-reduced with Pillow to stay under 200 kB:
+- default: 1280 px wide, the README's picture (docs/screenshot.png);
+- --phone: a 360 px touch screen (Chromium's mobile emulation, 2 device pixels per CSS px), the section
+  stacked in one column, from its heading down two screens (docs/screenshot-phone.png);
+- --projector: the same page with ?projector=1 at 1280 px (docs/screenshot-projector.png);
+- --print: the page printed to PDF (A4, as a reader's "Save as PDF"), page N (default: the one where the
+  section starts) rendered to PNG by pdftoppm (poppler-utils) (docs/screenshot-print.png).
+Regenerate the four whenever the look changes; docs/ keeps them.
 """
 from __future__ import annotations
 
@@ -18,12 +23,13 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WIDTH, HEIGHT = 1000, 1180
+WIDTH, HEIGHT = 1280, 1100
 # A phone: its screen in CSS px, as Chromium's mobile emulation takes it, and how much of the page to keep.
 PHONE = {"viewport": {"width": 360, "height": 760}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 PHONE_HEIGHT = 1500
@@ -36,6 +42,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def booted(p, url: str, screen: dict):
+    """(browser, page) of the live page at url, ready and settled."""
+    browser = p.chromium.launch(executable_path=os.environ.get("WT_CHROMIUM", "/usr/bin/chromium"),
+                                args=["--no-sandbox", "--disable-gpu"], headless=True)
+    page = browser.new_context(**screen, color_scheme="light").new_page()
+    page.goto(url)
+    page.wait_for_selector("html[data-wt-status=ready]", state="attached", timeout=180_000)
+    page.wait_for_timeout(1500)  # the live panes settle a frame or two after the embed
+    return browser, page
+
+
+def top_of(page, section: str) -> float:
+    """The document y of a section's top (0 for the page's)."""
+    return page.evaluate("(id) => { const el = id && document.getElementById(id);"
+                         " return el ? el.getBoundingClientRect().top + scrollY - 8 : 0; }", section)
+
+
 def shoot(url: str, query: str, section: str, phone: bool = False) -> bytes:
     """PNG bytes of the live page at URL?QUERY, from SECTION's top (or the page's), on a desktop or a phone."""
     from playwright.sync_api import sync_playwright
@@ -43,19 +66,32 @@ def shoot(url: str, query: str, section: str, phone: bool = False) -> bytes:
     screen = PHONE if phone else {"viewport": {"width": WIDTH, "height": HEIGHT}}
     width, height = screen["viewport"]["width"], PHONE_HEIGHT if phone else HEIGHT
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=os.environ.get("WT_CHROMIUM", "/usr/bin/chromium"),
-                                    args=["--no-sandbox", "--disable-gpu"], headless=True)
-        page = browser.new_context(**screen, color_scheme="light").new_page()
-        page.goto(url + (f"?{query}" if query else ""))
-        page.wait_for_selector("html[data-wt-status=ready]", state="attached", timeout=180_000)
-        page.wait_for_timeout(1000)  # the live panes settle a frame or two after the embed
-        y = page.evaluate("(id) => { const el = id && document.getElementById(id);"
-                          " return el ? el.getBoundingClientRect().top + scrollY - 8 : 0; }", section)
+        browser, page = booted(p, url + (f"?{query}" if query else ""), screen)
+        y = top_of(page, section)
         page.set_viewport_size({"width": width, "height": int(y) + height})
         page.wait_for_timeout(500)
         png = page.screenshot(clip={"x": 0, "y": y, "width": width, "height": height})
         browser.close()
     return png
+
+
+def printed(url: str, query: str, section: str, pdf_page: int | None) -> bytes:
+    """PNG bytes of one A4 page of the live page printed to PDF: pdf_page, or the one SECTION starts on."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser, page = booted(p, url + (f"?{query}" if query else ""), {"viewport": {"width": WIDTH, "height": HEIGHT}})
+        page.emulate_media(media="print")
+        # which printed page the section starts on, from its place in the print layout (A4 at 96 dpi, 1 cm margins)
+        guess = 1 + int(top_of(page, section) // (29.7 / 2.54 * 96 - 2 * 38)) if section else 1
+        pdf = page.pdf(format="A4", margin={"top": "1cm", "bottom": "1cm", "left": "1cm", "right": "1cm"})
+        browser.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "page.pdf").write_bytes(pdf)
+        n = pdf_page or guess
+        subprocess.run(["pdftoppm", "-png", "-r", "110", "-f", str(n), "-l", str(n), "-singlefile",
+                        "page.pdf", "out"], cwd=tmp, check=True)
+        return (Path(tmp) / "out.png").read_bytes()
 
 
 def shrink(png: bytes) -> bytes:
@@ -74,10 +110,17 @@ def main() -> int:
     ap.add_argument("--query", default="sweep.sigma=0.227&sweep.in_scale=4.5&sweep.grid=fine",
                     help="URL query of the state to show (default: the sweep's 'both near 1' preset)")
     ap.add_argument("--section", default="sweep", help="id of the section to show at the top ('' = page top)")
-    ap.add_argument("--phone", action="store_true", help="a 360 px touch screen (default --out docs/screenshot-phone.png)")
+    kind = ap.add_mutually_exclusive_group()
+    kind.add_argument("--phone", action="store_true", help="a 360 px touch screen (default --out docs/screenshot-phone.png)")
+    kind.add_argument("--projector", action="store_true", help="?projector=1 at 1280 px (docs/screenshot-projector.png)")
+    kind.add_argument("--print", action="store_true", help="a printed A4 page (docs/screenshot-print.png; needs pdftoppm)")
+    ap.add_argument("--pdf-page", type=int, help="with --print: this page of the PDF (default: where the section starts)")
     ap.add_argument("--out", type=Path, help="where to write (default docs/screenshot.png)")
     args = ap.parse_args()
-    args.out = args.out or ROOT / "docs" / ("screenshot-phone.png" if args.phone else "screenshot.png")
+    name = "phone" if args.phone else "projector" if args.projector else "print" if args.print else ""
+    args.out = args.out or ROOT / "docs" / (f"screenshot-{name}.png" if name else "screenshot.png")
+    if args.projector:
+        args.query = "&".join(q for q in (args.query, "projector=1") if q)
     if not (args.dist / "index.html").is_file():
         sys.exit(f"{args.dist} has no index.html: run build.py first")
     port = free_port()
@@ -91,7 +134,8 @@ def main() -> int:
                 break
             except OSError:
                 time.sleep(0.1)
-        png = shrink(shoot(url, args.query, args.section, args.phone))
+        png = shrink(printed(url, args.query, args.section, args.pdf_page) if args.print
+                     else shoot(url, args.query, args.section, args.phone))
     finally:
         server.terminate()
         server.wait(5)

@@ -1,6 +1,6 @@
 // Page-level reader features that need no Python: theme, embed, live=click and teacher-mode layout (applied
 // before the page is painted: the page's script runs in <head>), copy-link controls, dismissible notes,
-// and the embed's height messages to the host page. The Page fields (theme, embed, hide, live) are read by the
+// and the embed's height messages to the host page. The Page fields (theme, embed, hide, live, projector) are read by the
 // page's state rules (site/state.js over weighttying.state's data), as Python reads them; Python reports bad
 // values in #wt-notes. URL text is never parsed as markup: only a value the rules accept (a section id or
 // control key the build named) ever reaches a CSS selector, a data attribute or a text field's value.
@@ -37,7 +37,9 @@ export function startPage(rules, wt) {
     ...hiddenKeys.map((key) => `.wt-player .wt-ctl-${key.replace(".", "-")} { display: none !important; }`)]);
 
   // live=click: the live lab (Python) loads only when the reader presses its button (boot.js).
-  const state = { theme, scheme: root.dataset.wtScheme, embed, hide, live: values.live, copied: null };
+  // projector=1: large type, thick lines, big controls (style.css, html.wt-projector).
+  if (values.projector) root.classList.add("wt-projector");
+  const state = { theme, scheme: root.dataset.wtScheme, embed, hide, live: values.live, projector: values.projector, copied: null };
 
   // The link to share: this page (http or file://) with the current query (boot.js keeps wt.query and,
   // where the browser lets it, location.search current), without embed=, optionally pointing at one section.
@@ -99,6 +101,21 @@ export function startPage(rules, wt) {
     }
   }
 
+  // Under each section, for print only (style.css): the link that reproduces its settings, kept current
+  // whenever the page is printed or saved as PDF.
+  function reproLinks() {
+    for (const section of document.querySelectorAll("section.wt-section[id]")) {
+      let p = section.querySelector(":scope > .wt-repro");
+      if (!p) {
+        p = Object.assign(document.createElement("p"), { className: "wt-repro" });
+        p.append("Reproduce this section: ", document.createElement("a"));
+        section.append(p);
+      }
+      const a = p.querySelector("a");
+      a.href = a.textContent = shareUrl(section.id);
+    }
+  }
+
   function postHeight() {
     // Embedded: tell the host page how tall the content is (embed.js sizes the iframe from it).
     const height = Math.ceil(document.body.getBoundingClientRect().height);
@@ -116,6 +133,9 @@ export function startPage(rules, wt) {
       state.embed = "";
     }
     sectionLinks();
+    reproLinks();
+    window.addEventListener("beforeprint", reproLinks);
+    if (window.matchMedia) matchMedia("print").addEventListener("change", (e) => { if (e.matches) reproLinks(); });
     const button = document.getElementById("wt-copy");
     if (button) button.addEventListener("click", () => copy(shareUrl(""), button));
     const box = document.getElementById("wt-share-box");

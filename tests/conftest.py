@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import (CHROMIUM_ARGS, DEFAULT_CHROMIUM, ROOT, Recorder, chromium_path, dist_is_stale, recorded,
-                     serve, wait_boot_end, wait_booted)
+from harness import (CHROMIUM_ARGS, DEFAULT_CHROMIUM, ROOT, Recorder, chromium_path, dist_is_stale, new_context,
+                     recorded, serve, wait_boot_end, wait_booted)
 
 
 def in_ci() -> bool:
@@ -123,9 +123,7 @@ def recorder() -> Recorder:
 @pytest.fixture
 def context(browser, recorder):
     """A fresh browser context (fresh profile, cold cache) per test, with the recorder attached."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(30_000)
-    recorder.attach(ctx)
+    ctx = new_context(browser, recorder)
     try:
         yield ctx
     finally:
@@ -133,10 +131,8 @@ def context(browser, recorder):
 
 
 @pytest.fixture
-def page(context, recorder):
-    p = context.new_page()
-    recorder.attach_page(p)
-    return p
+def page(context):
+    return context.new_page()
 
 
 @dataclass

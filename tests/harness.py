@@ -203,14 +203,63 @@ class Recorder:
         return [u for _, u, _ in self.requests] + self.routed
 
 
-def recorded(browser, rec: Recorder):
-    """(context, page): a fresh context (fresh profile, cold cache) with REC attached, and its first page."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+# The tests' helpers over the page's DOM with shadow roots pierced (Panel renders each widget in its own),
+# installed in every page and frame of a test context (new_context) before the page's scripts, so each
+# test's JS says what it looks for instead of copying a walker. Idempotent: harness helpers that bench/ also
+# drives on its own contexts prepend it. DevTools injects it, so the page's CSP does not govern it.
+HELPERS_JS = """
+window.__wtTest = window.__wtTest || (() => {
+  const parentOf = (el) => el.parentElement || (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
+  // fn(el) for every element under root, each shadow root right after its host.
+  function walk(root, fn) { for (const el of root.querySelectorAll('*')) { fn(el); if (el.shadowRoot) walk(el.shadowRoot, fn); } }
+  // The first match of sel: root's own first, then each shadow root's in document order.
+  function deep(root, sel) {
+    const el = root.querySelector(sel); if (el) return el;
+    for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const f = deep(h.shadowRoot, sel); if (f) return f; }
+    return null;
+  }
+  // Every match of sel, in deep()'s order.
+  function all(root, sel, out = []) {
+    out.push(...root.querySelectorAll(sel));
+    for (const h of root.querySelectorAll('*')) if (h.shadowRoot) all(h.shadowRoot, sel, out);
+    return out;
+  }
+  // The text a reader sees under root (styles and scripts left out), whitespace collapsed.
+  function text(root) {
+    const parts = [];
+    (function visit(n) {
+      if (n.nodeType === 3) { parts.push(n.textContent); return; }
+      if (n.nodeType !== 1 && n.nodeType !== 11) return;
+      if (n.nodeType === 1 && ['STYLE', 'SCRIPT'].includes(n.tagName)) return;
+      if (n.shadowRoot) visit(n.shadowRoot);
+      for (const c of n.childNodes) visit(c);
+    })(root);
+    return parts.join(' ').replace(/\\s+/g, ' ').trim();
+  }
+  return { parentOf, walk, deep, all, text };
+})();
+"""
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+def new_context(browser, rec: "Recorder | None" = None, init_js: tuple[str, ...] = (), **options):
+    """The one factory of the tests' browser contexts: a fresh profile (cold cache), the 30 s default timeout,
+    HELPERS_JS then INIT_JS in every page, and REC (if any) recording every request and every page's errors.
+    OPTIONS go to browser.new_context (viewport 1280x900 unless given)."""
+    ctx = browser.new_context(**{"viewport": VIEWPORT, **options})
     ctx.set_default_timeout(30_000)
-    rec.attach(ctx)
-    page = ctx.new_page()
-    rec.attach_page(page)
-    return ctx, page
+    for js in (HELPERS_JS, *init_js):
+        ctx.add_init_script(js)
+    if rec is not None:
+        rec.attach(ctx)
+        ctx.on("page", rec.attach_page)
+    return ctx
+
+
+def recorded(browser, rec: Recorder, **options):
+    """(context, page): a fresh new_context with REC attached, and its first page."""
+    ctx = new_context(browser, rec, **options)
+    return ctx, ctx.new_page()
 
 
 def assert_same_origin(requests, origin: str) -> None:
@@ -262,6 +311,39 @@ def wait_booted(page, timeout_s: float = BOOT_TIMEOUT_S) -> dict:
     return info
 
 
+def until(check, timeout_s: float = 20.0, every_s: float = 0.05):
+    """Poll check() until it returns something truthy, at most timeout_s; its last value (falsy on a timeout),
+    for the caller's assert to say what it saw."""
+    deadline = time.monotonic() + timeout_s
+    while not (got := check()) and time.monotonic() < deadline:
+        time.sleep(every_s)
+    return got
+
+
+STABLE_LAYOUT_JS = """async (width) => {
+  // True once the viewport is WIDTH px and the page's layout (its size and every live section's box) is
+  // the same over two looks 50 ms and two frames apart; false after ~10 s.
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const look = () => [innerWidth, document.documentElement.scrollWidth, document.documentElement.scrollHeight,
+    ...[...document.querySelectorAll('[id^="live-"]')].map((e) => { const r = e.getBoundingClientRect(); return `${r.width}x${r.height}`; })].join();
+  let last = null;
+  for (let i = 0; i < 100; i++) {
+    await frame();
+    const now = look();
+    if (innerWidth === width && now === last) return true;
+    last = now;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}"""
+
+
+def resize(page, width: int, height: int) -> None:
+    """Set the viewport and wait until the page's layout has followed (media queries, Panel's own sizing)."""
+    page.set_viewport_size({"width": width, "height": height})
+    assert page.evaluate(STABLE_LAYOUT_JS, width), f"the layout did not settle at {width} px"
+
+
 def prerendered_present(page) -> bool:
     """The sweep section's readable default content is in the DOM (prerendered or already live)."""
     return page.evaluate(
@@ -270,18 +352,11 @@ def prerendered_present(page) -> bool:
 
 
 FOCUS_SLIDER_JS = """
-([title, section]) => {
+([title, section]) => {""" + HELPERS_JS + """
   // The noUiSlider handle sharing a (shadow) root with the Bokeh slider title TITLE in #live-SECTION; focus it.
-  const found = [];
-  (function walk(root) {
-    for (const t of root.querySelectorAll('.bk-slider-title')) {
-      if (t.textContent.trim().startsWith(title)) {
-        const h = t.getRootNode().querySelector('.noUi-handle');
-        if (h) found.push(h);
-      }
-    }
-    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-  })(document.getElementById(`live-${section}`));
+  const found = __wtTest.all(document.getElementById(`live-${section}`), '.bk-slider-title')
+    .filter((t) => t.textContent.trim().startsWith(title))
+    .map((t) => t.getRootNode().querySelector('.noUi-handle')).filter((h) => h);
   if (found.length !== 1) return `expected one slider titled ${title}, found ${found.length}`;
   found[0].focus();
   return (found[0].getRootNode().activeElement === found[0]) ? null : 'the slider handle did not take focus';
@@ -296,33 +371,20 @@ def focus_slider(page, key: str) -> None:
     assert err is None, f"slider {key}: {err}"
 
 
-DEEP_JS = """
-function wtDeep(root, sel) {
-  const el = root.querySelector(sel); if (el) return el;
-  for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const f = wtDeep(h.shadowRoot, sel); if (f) return f; }
-  return null;
-}
-"""
-
-
 def sweep_readout(page) -> dict:
     """The live readout: {"resid": float, "logit": float, "text": str} (values are data-value, full precision)."""
-    return page.evaluate("() => {" + DEEP_JS + """
-        const live = document.getElementById('live-sweep');
-        const r = wtDeep(live, '[data-testid="sweep-resid"]'), l = wtDeep(live, '[data-testid="sweep-logit"]');
-        const t = wtDeep(live, '[data-testid="sweep-readout"]');
+    return page.evaluate("() => {" + HELPERS_JS + """
+        const live = document.getElementById('live-sweep'), deep = (sel) => __wtTest.deep(live, sel);
+        const r = deep('[data-testid="sweep-resid"]'), l = deep('[data-testid="sweep-logit"]');
+        const t = deep('[data-testid="sweep-readout"]');
         return {resid: r && Number(r.dataset.value), logit: l && Number(l.dataset.value), text: t && t.textContent}; }""")
 
 
 MOVE_JS = """
-([root, readout]) => { window.__wtMove = new Promise((resolve, reject) => {
+([root, readout]) => {""" + HELPERS_JS + """ window.__wtMove = new Promise((resolve, reject) => {
   // Resolve at the first animation frame after the readout's text changed; stamp the keydown.
   // root: the element id holding the readout (or '' for the whole body); readout: its data-testid.
-  function deep(root) {
-    const el = root.querySelector(`[data-testid="${readout}"]`); if (el) return el;
-    for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const f = deep(h.shadowRoot); if (f) return f; }
-    return null;
-  }
+  const deep = (root) => __wtTest.deep(root, `[data-testid="${readout}"]`);
   const scope = () => (root ? document.getElementById(root) : document.body);
   const el = deep(scope());
   if (!el) return reject(new Error(`no ${readout} in #${root || 'body'}`));

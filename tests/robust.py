@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import BOOT_TIMEOUT_S, Recorder
+from harness import BOOT_TIMEOUT_S, Recorder, recorded
 
 # Installed before any page script: what the page itself would otherwise swallow.
 WATCH_JS = """
@@ -65,12 +65,7 @@ class Session:
 @contextlib.contextmanager
 def session(browser, viewport=(1280, 900)):
     rec = Recorder()
-    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-    ctx.set_default_timeout(30_000)
-    ctx.add_init_script(WATCH_JS)
-    rec.attach(ctx)
-    page = ctx.new_page()
-    rec.attach_page(page)
+    ctx, page = recorded(browser, rec, init_js=(WATCH_JS,), viewport={"width": viewport[0], "height": viewport[1]})
     s = Session(ctx, page, rec)
     page.on("dialog", lambda d: (s.dialogs.append(d.message), d.dismiss()))
     page.on("console", lambda m: s.console.append((m.type, m.text)))
@@ -139,37 +134,17 @@ def settle(page, quiet_s: float = 0.3, timeout_s: float = 60, strict: bool = Tru
             raise AssertionError("the page never settled")
 
 
-DEEP_TEXT_JS = """(id) => {
-  // The visible text of #live-ID including every shadow root under it.
-  const parts = [];
-  (function walk(n) {
-    if (n.nodeType === 3) { parts.push(n.textContent); return; }
-    if (n.nodeType !== 1 && n.nodeType !== 11) return;
-    if (n.nodeType === 1 && ['STYLE', 'SCRIPT'].includes(n.tagName)) return;
-    if (n.shadowRoot) walk(n.shadowRoot);
-    for (const c of n.childNodes) walk(c);
-  })(document.getElementById('live-' + id));
-  return parts.join(' ').replace(/\\s+/g, ' ').trim();
-}"""
-
-
 def section_text(page, sid: str) -> str:
-    return page.evaluate(DEEP_TEXT_JS, sid)
+    """The visible text of #live-SID including every shadow root under it."""
+    return page.evaluate("(id) => __wtTest.text(document.getElementById('live-' + id))", sid)
 
 
 # Elements that only a successful injection would create, searched in the document and every shadow root.
-INJECTED_JS = """() => {
-  const bad = [];
-  (function walk(root) {
-    for (const e of root.querySelectorAll('[data-wt-injected], img[src="x"], iframe, object, embed, svg[onload], marquee, script:not([src])')) {
-      if (e.id === 'wt-build') continue;  // the page's own JSON config
-      if (e.tagName === 'SCRIPT' && e.type === 'application/json') continue;
-      bad.push(e.outerHTML.slice(0, 120));
-    }
-    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-  })(document);
-  return bad;
-}"""
+INJECTED_JS = """() => __wtTest.all(document,
+    '[data-wt-injected], img[src="x"], iframe, object, embed, svg[onload], marquee, script:not([src])')
+  // the page's own JSON config and data blocks
+  .filter((e) => e.id !== 'wt-build' && !(e.tagName === 'SCRIPT' && e.type === 'application/json'))
+  .map((e) => e.outerHTML.slice(0, 120))"""
 
 
 def injected(page) -> list[str]:

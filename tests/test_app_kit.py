@@ -95,7 +95,8 @@ def test_a_figure_downloads_as_svg_with_its_overlay_and_the_reproducing_link():
     [stack] = [c for c in fig.select(pn.Column) if "wt-stack" in c.css_classes]
     assert stack.styles["display"] == "grid" and list(stack.objects) == [slots["resid"], slots["resid_at"]]
     assert all(p.styles["grid-area"] == "1 / 1" for p in stack.objects)
-    [download] = fig.select(pn.widgets.FileDownload)
+    assert not fig.select(pn.widgets.FileDownload)  # the download is in the section's "Data and downloads"
+    [download] = slots.downloads
     assert download.label == "Download figure (SVG)" and download.filename == "sweep-resid.svg"
     svg = download.callback().getvalue()
     root = ET.fromstring(svg)  # a well-formed SVG file
@@ -124,3 +125,28 @@ def test_each_live_section_is_mostly_declarations():
     counts = {p.stem: code_lines(p.read_text()) for p in SECTIONS_DIR.glob("*.py") if p.stem != "__init__"}
     assert set(counts) == set(sections.SECTIONS) and max(counts.values()) <= 50, counts
     assert code_lines('"""doc"""\n# note\n\ndef f():\n    """doc\n    more"""\n    return 1  # why\n') == 2
+
+
+@pytest.mark.parametrize("sid", S.SECTIONS)
+def test_live_layout_is_the_prerenders(sid):
+    """kit.layout places a section's pieces as views.kit.compose does before Python: the claim slot, the control
+    column beside the slots in the view's order (pairs side by side), then one closed "Data and downloads" card holding
+    the view's DATA slots and every download of the section."""
+    store = Store(S.State(), base_url="http://x/")
+    root = importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
+    view = importlib.import_module(f"weighttying.views.{sid}")
+    names = {id(p): n for n, p in kit.SECTION_SLOTS[store][sid].panes.items()}
+    order = [names[id(p)] for p in kit.parts(root) if id(p) in names]
+    assert order == list(view.SLOTS)
+    top = list(root.objects)
+    [block] = [o for o in top if "wt-block" in o.css_classes]  # the controls beside everything else
+    assert "wt-controls" in block.objects[0].css_classes and len(block.objects) == 2
+    assert top.index(block) == (1 if view.CLAIM else 0) and (not view.CLAIM or names.get(id(top[0])) == view.CLAIM)
+    [card] = [o for o in top if isinstance(o, pn.Card)]
+    assert card is top[-1] and card.collapsed and card.title == views_kit.DATA_SUMMARY
+    inside = [names[id(p)] for p in kit.parts(card) if id(p) in names]
+    assert inside == list(view.DATA)
+    downloads = root.select(pn.widgets.FileDownload)
+    assert downloads and all(any(d is x for x in card.select(pn.widgets.FileDownload)) for d in downloads)
+    for a, b in view.PAIRS:  # side by side: one row holds both
+        assert any(isinstance(r, pn.Row) and {a, b} <= {names.get(id(p)) for p in kit.parts(r)} for r in kit.parts(root))

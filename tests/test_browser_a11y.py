@@ -16,8 +16,7 @@ import json
 
 import pytest
 
-from conftest import live_page
-from harness import ROOT, Recorder, wait_booted
+from harness import ROOT, Recorder, recorded, resize, wait_booted
 from robust import settle
 from weighttying import state as S
 from weighttying.state import SECTIONS
@@ -73,42 +72,55 @@ def described(found: dict[str, list[dict]]) -> str:
 
 
 PAGES = [("full page, light", "theme=light", 1280), ("full page, dark", "theme=dark", 1280),
-         ("full page, 360 px", "", 360)]
+         ("full page, 360 px", "", 360), ("full page, projector", "projector=1", 1280)]
+# Live, a page named here is audited on the other page it names, narrowed to its width after that page's own live
+# audit: the narrow layout is media queries, which a resize re-applies as a fresh load would (test_browser_phone.py
+# checks its widths the same way), and headless Chromium prefers the light scheme. A boot less; before Python it
+# is a load of its own.
+LIVE_ON = {"full page, 360 px": "full page, light"}
 EMBEDS = [sid for sid in SECTIONS if (ROOT / "site" / "sections" / f"{sid}.html").exists()]
+KEPT = "gradcheck"  # its embed stays open, live, for test_bokeh_controls_are_named_from_their_titles_and_stay_named
 
 
-def check(browser, server, axe_source, query: str, width: int) -> dict[str, list]:
-    """{"<state>": violations} for the page at ?QUERY, WIDTH px wide: before Python and live."""
-    found = {}
-    ctx = browser.new_context(viewport={"width": width, "height": 900})
-    ctx.set_default_timeout(30_000)
-    Recorder().attach(ctx)  # nothing leaves the origin, as in every browser test
-    try:
-        page = ctx.new_page()
-        page.goto(server.url + (f"?{query}" if query else ""), wait_until="domcontentloaded")
-        found["before Python"] = audit(page, axe_source)
-        wait_booted(page)
-        settle(page, strict=False)
-        found["live"] = audit(page, axe_source)
-    finally:
-        ctx.close()
-    return found
+def audit_live(page, axe_source: str) -> list[dict]:
+    wait_booted(page)
+    settle(page, strict=False)
+    return audit(page, axe_source)
 
 
 @pytest.fixture(scope="module")
-def findings(browser, server, axe_source) -> dict[str, list]:
-    """{"<page>, <state>": violations} over every page this audit covers, each loaded and booted once."""
-    found = {}
-    for name, query, width in PAGES:
-        for state, v in check(browser, server, axe_source, query, width).items():
-            found[f"{name}, {state}"] = v
-    for sid in EMBEDS:
-        for state, v in check(browser, server, axe_source, f"embed={sid}", 1280).items():
-            found[f"?embed={sid}, {state}"] = v
-    out = ROOT / "test-results" / "axe.json"  # every finding, for whoever fixes them (git-ignored)
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({which: part(found, which) for which in ("page", "sections")}, indent=1) + "\n")
-    return found
+def audited(browser, server, axe_source):
+    """({"<page>, <state>": violations} over every page this audit covers, before Python and live, each
+    loaded once and booted at most once; the ?embed=KEPT page, live)."""
+    found, kept, ctxs = {}, None, []
+    widths = {name: width for name, _, width in PAGES}
+    try:
+        for name, query, width in [*PAGES, *((f"?embed={sid}", f"embed={sid}", 1280) for sid in EMBEDS)]:
+            ctx, page = recorded(browser, Recorder(), viewport={"width": width, "height": 900})
+            ctxs.append(ctx)
+            page.goto(server.url + (f"?{query}" if query else ""), wait_until="domcontentloaded")
+            found[f"{name}, before Python"] = audit(page, axe_source)
+            if name not in LIVE_ON:
+                found[f"{name}, live"] = audit_live(page, axe_source)
+                for narrow in [n for n, on in LIVE_ON.items() if on == name]:
+                    resize(page, widths[narrow], 900)
+                    found[f"{narrow}, live"] = audit(page, axe_source)
+            if name == f"?embed={KEPT}":
+                kept = page
+            else:
+                ctxs.pop().close()
+        out = ROOT / "test-results" / "axe.json"  # every finding, for whoever fixes them (git-ignored)
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps({which: part(found, which) for which in ("page", "sections")}, indent=1) + "\n")
+        yield found, kept
+    finally:
+        for ctx in ctxs:
+            ctx.close()
+
+
+@pytest.fixture(scope="module")
+def findings(audited) -> dict[str, list]:
+    return audited[0]
 
 
 def test_the_pages_own_html_has_no_serious_violations(findings):
@@ -136,20 +148,20 @@ def test_the_audit_fails_on_a_page_with_a_violation(browser, axe_source):
 # [control class, what, aria-label] for every slider handle, spinner button and checkbox in Bokeh's shadow roots
 # (the page's own inputs, such as the player's, are named by their <label>).
 BOKEH_NAMES_JS = """() => {
-  const parentOf = (el) => el.parentElement || (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
-  const control = (el) => { for (let a = el; a; a = parentOf(a))
+  const control = (el) => { for (let a = el; a; a = __wtTest.parentOf(a))
     for (const c of a.classList || []) if (c.startsWith('wt-ctl-')) return c; return null; };
   const out = [];
-  const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+  __wtTest.walk(document, (el) => {
     const what = el.matches('[role=slider]') ? 'handle' : el.matches('.bk-spin-btn-up') ? 'up'
       : el.matches('.bk-spin-btn-down') ? 'down' : el.matches('input[type=checkbox]') ? 'checkbox' : null;
-    if (what && root !== document) out.push([control(el), what, el.getAttribute('aria-label')]);
-    if (el.shadowRoot) walk(el.shadowRoot); } };
-  walk(document);
+    if (what && el.getRootNode() !== document) out.push([control(el), what, el.getAttribute('aria-label')]);
+  });
   return out;
 }"""
 
-gradcheck = live_page("embed=gradcheck")
+@pytest.fixture(scope="module")
+def gradcheck(audited):
+    return audited[1]
 
 
 def expected_name(ctl: str, what: str) -> str:
@@ -172,4 +184,4 @@ def test_bokeh_controls_are_named_from_their_titles_and_stay_named(gradcheck):
             box.click()
             assert not box.is_checked()
             assert gradcheck.evaluate("() => window.__wt.patchesSent") > 0
-            settle(gradcheck.page)  # Python's answer (the check rerun, every slot redrawn) is in
+            settle(gradcheck)  # Python's answer (the check rerun, every slot redrawn) is in

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import live_page
-from harness import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, move_and_wait_repaint, serve,
-                     sweep_readout, wait_boot_end)
+from harness import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, move_and_wait_repaint, recorded, serve,
+                     sweep_readout, until, wait_boot_end)
 from weighttying import state as S
 from weighttying import sweep
 
@@ -84,9 +84,9 @@ def test_slider_updates_readout_to_cpython_values(live, key, press):
     assert getattr(st.sweep, name) != getattr(st_before.sweep, name), (q_before, query)
     other = "in_scale" if name == "sigma" else "sigma"
     assert getattr(st.sweep, other) == getattr(st_before.sweep, other), f"moving {key} changed {other}: {query}"
-    # Let any later patch land, then compare what is shown with CPython for what the URL says.
-    page.wait_for_timeout(200)
-    got = sweep_readout(page)
+    # A later patch may still be on its way: what is shown comes to CPython's for what the URL says.
+    got = until(lambda: (g := sweep_readout(page)) and all(close(g[k], want[k]) for k in want) and g, 10) \
+        or sweep_readout(page)
     assert got["resid"] != before["resid"] or got["logit"] != before["logit"], (before, got)
     for k in ("resid", "logit"):
         assert close(got[k], want[k]), f"{k} shown {got[k]!r}, CPython {want[k]!r} for {query!r}"
@@ -122,11 +122,8 @@ def test_missing_wheel_shows_readable_error(browser, dist_dir, tmp_path):
     assert len(wheels) == 1, wheels
     wheels[0].unlink()
     rec = Recorder()
-    ctx = browser.new_context()
+    ctx, page = recorded(browser, rec)
     try:
-        rec.attach(ctx)
-        page = ctx.new_page()
-        rec.attach_page(page)
         with serve(copy, log_dir=tmp_path) as srv:
             page.goto(srv.url)
             info = wait_boot_end(page, BOOT_TIMEOUT_S)

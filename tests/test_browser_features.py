@@ -10,13 +10,12 @@ import csv
 import io
 import math
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 import pytest
 
-from harness import DEEP_JS, move_and_wait_repaint, sweep_readout, wait_booted
+from harness import move_and_wait_repaint, recorded, sweep_readout, until, wait_booted
 from weighttying import state as S
 from weighttying import sweep
 
@@ -26,22 +25,12 @@ MARKUP = "<img src=x onerror=window.__pwned=1>"
 BAD_QUERY = ("sweep.sigma=abc&sweep.in_scale=1e999&sweep.band=7&bogus=1&sweep.grid=" + "x" * 10_000
              + "&hide=" + MARKUP + "&" + MARKUP + "=1&sweep.sigma=%3Cscript%3Ealert(1)%3C/script%3E")
 
-DEEP_VISIBLE_JS = "(sel) => {" + DEEP_JS + """
-  const el = wtDeep(document, sel);
+DEEP_VISIBLE_JS = """(sel) => {
+  const el = __wtTest.deep(document, sel);
   if (!el) return null;
   const r = el.getBoundingClientRect();
   return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden';
 }"""
-
-
-def wait_until(check, timeout_s: float = 20.0) -> bool:
-    """Poll check() until it is true (the live panes update a patch after the URL)."""
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def overflow(page) -> int:
@@ -50,11 +39,8 @@ def overflow(page) -> int:
 
 
 def test_bad_link_notes_are_text_the_page_works_dark_at_360px(browser, server, recorder):
-    ctx = browser.new_context(viewport={"width": 360, "height": 800}, color_scheme="dark")
+    ctx, page = recorded(browser, recorder, viewport={"width": 360, "height": 800}, color_scheme="dark")
     try:
-        recorder.attach(ctx)
-        page = ctx.new_page()
-        recorder.attach_page(page)
         page.goto(server.url + "?" + BAD_QUERY, wait_until="domcontentloaded")
         # Before Python: the dark scheme is applied and nothing scrolls sideways.
         assert page.evaluate("() => document.documentElement.dataset.wtScheme") == "dark"
@@ -135,7 +121,7 @@ def test_copy_link_presets_and_an_export_that_reproduces_itself(context, page, s
     assert S.parse_query(urlsplit(page.url).query)[0].sweep == S.from_values(
         {f"sweep.{k}": v for k, v in S.preset_values("sweep", "both near 1").items()}).sweep
     want = float(sweep.init_scales(0.227, 4.5)["resid"])
-    assert wait_until(lambda: math.isclose(sweep_readout(page)["resid"] or 0, want, rel_tol=1e-12))
+    assert until(lambda: math.isclose(sweep_readout(page)["resid"] or 0, want, rel_tol=1e-12))
 
     # Copy link (header): the clipboard holds this page's URL with the current state.
     page.locator("#wt-copy").click()
@@ -173,8 +159,8 @@ def test_copy_link_presets_and_an_export_that_reproduces_itself(context, page, s
     wait_booted(fresh)
     again = sweep_readout(fresh)
     assert again["resid"] == float(current["resid"]) and again["logit"] == float(current["logit"])
-    hits = fresh.evaluate("() => {" + DEEP_JS + " return Number(wtDeep(document.getElementById('live-sweep'),"
-                          " '[data-testid=\"sweep-hits\"]').dataset.value); }")
+    hits = fresh.evaluate("() => Number(__wtTest.deep(document.getElementById('live-sweep'),"
+                          " '[data-testid=\"sweep-hits\"]').dataset.value)")
     assert hits == sum(int(r["both_in_band"]) for r in rows[1:])
     fresh.close()
 
@@ -232,19 +218,16 @@ def check_embed(page, server):
     assert frame.locator("#sweep h2").is_visible()
     # Teacher mode inside the embed: the band control is hidden by Python, sigma stays.
     assert inner.evaluate(DEEP_VISIBLE_JS, ".wt-control") is True
-    titles = inner.evaluate("() => {" + DEEP_JS + """
-        const out = [];
-        (function walk(root) { for (const t of root.querySelectorAll('.bk-slider-title'))
-             { const r = t.getBoundingClientRect(); if (r.width > 0) out.push(t.textContent.trim()); }
-           for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot); })(document);
-        return out; }""")
+    titles = inner.evaluate("""() => __wtTest.all(document, '.bk-slider-title')
+        .filter((t) => t.getBoundingClientRect().width > 0).map((t) => t.textContent.trim())""")
     assert any(t.startswith("sigma") for t in titles) and not any(t.startswith("band") for t in titles), titles
 
     # embed.js sized the iframe to the content: no inner scrollbar, no big gap.
     page.wait_for_function("() => document.getElementById('f').dataset.wtHeight !== undefined")
-    page.wait_for_timeout(500)
-    content = inner.evaluate("() => Math.ceil(document.body.getBoundingClientRect().height)")
-    frame_h = page.evaluate("() => document.getElementById('f').getBoundingClientRect().height")
+    sizes = lambda: (page.evaluate("() => document.getElementById('f').getBoundingClientRect().height"),  # noqa: E731
+                     inner.evaluate("() => Math.ceil(document.body.getBoundingClientRect().height)"))
+    # the content's last reflow reaches the host a message later
+    frame_h, content = until(lambda: (s := sizes())[1] > 300 and abs(s[0] - s[1]) <= 2 and s, 10) or sizes()
     assert content > 300 and abs(frame_h - content) <= 2, (frame_h, content)
     # A height message from another origin is ignored; from the iframe's own origin it is used.
     forged = """([origin, h]) => { const f = document.getElementById('f');

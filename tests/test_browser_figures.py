@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from harness import wait_booted
+from harness import until, wait_booted
 from robust import session
 
 pytestmark = pytest.mark.browser
 
 # Bounding boxes of the figure slot's SVG and of its overlay's, inside #live-sweep (shadow roots walked).
 BOXES_JS = """([base, over]) => { const out = {};
-  (function walk(root) {
-    for (const name of [base, over]) {
-      const svg = root.querySelector(`.wt-slot[data-slot="${name}"] svg`);
-      if (svg && !out[name]) { const r = svg.getBoundingClientRect(); out[name] = [r.x, r.y, r.width, r.height]; }
-    }
-    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-  })(document.getElementById('live-sweep'));
+  for (const name of [base, over]) {
+    const svg = __wtTest.deep(document.getElementById('live-sweep'), `.wt-slot[data-slot="${name}"] svg`);
+    if (svg) { const r = svg.getBoundingClientRect(); out[name] = [r.x, r.y, r.width, r.height]; }
+  }
   return out; }"""
 
 
@@ -37,8 +34,8 @@ def test_ring_over_the_heatmap_before_and_after_python_and_the_figure_downloads(
         assert same_place(boxes(page)), boxes(page)
         wait_booted(page)
         page.locator("#live-sweep[data-live=true] [data-slot=resid_at] circle").wait_for()
-        page.wait_for_timeout(500)  # layout settles after the hand-over
-        assert same_place(boxes(page)), boxes(page)
+        assert until(lambda: same_place(boxes(page)), 10), boxes(page)  # once layout settles after the hand-over
+        page.locator("#live-sweep .wt-data .card-header").first.click()  # downloads live in "Data and downloads"
         with page.expect_download() as info:
             page.locator("#live-sweep").get_by_role("button", name="Download figure (SVG)").first.click()
         svg = open(info.value.path()).read()

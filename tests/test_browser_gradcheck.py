@@ -59,15 +59,10 @@ def test_ticking_tied_rechecks(live):
 # Clicks Cancel the moment it is enabled: polled in the page, not through Playwright round trips.
 CLICK_CANCEL_WHEN_ENABLED_JS = """
 async () => {
-  const find = (root) => {
-    for (const b of root.querySelectorAll('button')) if (b.textContent.trim() === 'Cancel') return b;
-    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
-    return null;
-  };
   const live = document.getElementById('live-gradcheck');
   const deadline = performance.now() + 60000;
   while (performance.now() < deadline) {
-    const b = find(live);
+    const b = __wtTest.all(live, 'button').find((b) => b.textContent.trim() === 'Cancel');
     if (b && !b.disabled) { b.click(); return true; }
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -89,6 +84,6 @@ def test_cancel_stops_a_check(live):
         status.filter(has_text="Cancelled.").wait_for(timeout=60_000)
     finally:
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
-    live.wait_for_timeout(1500)
+    live.wait_for_timeout(1500)  # fixed: a check that kept going would finish and overwrite Cancelled by now
     assert "Cancelled." in status.text_content()
     assert live.locator(f"{LIVE} [data-testid=gradcheck-badge]").get_attribute("data-value") == "cancelled"

@@ -72,6 +72,6 @@ def test_cancel_stops_training(live):
     status.wait_for(timeout=20_000)
     live.locator(f"{LIVE} button", has_text="Cancel").last.click()
     live.locator(f"{LIVE} .wt-status", has_text="Cancelled.").wait_for(timeout=10_000)
-    live.wait_for_timeout(2000)  # a run that kept going would reach its end and print its losses
+    live.wait_for_timeout(2000)  # fixed: a run that kept going would reach its end and print its losses
     assert live.locator(f"{LIVE} [data-testid=pathdrop-loss-broken]").count() == 0
     assert live.locator(f"{LIVE} .wt-status", has_text="Cancelled.").count() == 1

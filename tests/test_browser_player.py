@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from harness import BOOT_TIMEOUT_S, DEEP_JS
-from robust import session
+from harness import BOOT_TIMEOUT_S, HELPERS_JS
+from robust import session, settle
 from weighttying import state as S
 from weighttying.prerender import view
 from weighttying.views import kit
@@ -38,13 +38,12 @@ REL = 1e-12
 NOISE_REL = {"gradcheck-worst": 1e-2}
 HOOK = re.compile(r'data-testid="([^"]+)" data-value="([^"]*)"')
 
-VALUES_JS = "(sid) => {" + DEEP_JS + """
+VALUES_JS = """(sid) => {""" + HELPERS_JS + """
+  // (carries the helpers itself: test_engines.py runs it in engines whose pages have no test init script)
   // {testid: data-value} of every hook in #live-SID, shadow roots included (the first of each id counts).
   const out = {};
-  (function walk(r) {
-    for (const e of r.querySelectorAll('[data-testid][data-value]')) if (!(e.dataset.testid in out)) out[e.dataset.testid] = e.dataset.value;
-    for (const e of r.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-  })(document.getElementById(`live-${sid}`));
+  for (const e of __wtTest.all(document.getElementById(`live-${sid}`), '[data-testid][data-value]'))
+    if (!(e.dataset.testid in out)) out[e.dataset.testid] = e.dataset.value;
   return out; }"""
 SLOTS_JS = """(sid) => Object.fromEntries([...document.querySelectorAll(`#live-${sid} .wt-slot[data-slot]`)]
   .map((e) => [e.dataset.slot, e.innerHTML]))"""
@@ -208,7 +207,8 @@ def test_hand_over_moves_nothing(browser, server):
         page = s.page
         page.goto(server.url + "#sweep")
         page.wait_for_selector("html[data-wt-status=ready]", timeout=BOOT_TIMEOUT_S * 1000)
-        page.wait_for_timeout(1500)  # late layout of the live roots counts too
+        settle(page)  # late layout of the live roots counts too: every patch is in and drawn
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
         shifts = page.evaluate("() => window.__wtShifts")
         cls = sum(e["value"] for e in shifts if not e["input"])
         print(f"[player] CLS over the boot, sweep in view: {cls:.4f} ({len(shifts)} entries)")

@@ -157,7 +157,7 @@ live = live_page()
 
 
 def test_pointing_and_keys_read_the_live_figures(live):
-    for sid in ("sweep", "savings", "repeat"):
+    for sid, _ in FIGURES.values():
         live.page.wait_for_selector(f"#live-{sid}[data-live=true]")
     assert not live.page.locator("#live-sweep .wt-prerender").count()
     check_pointing(live.page)

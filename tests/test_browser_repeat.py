@@ -26,12 +26,9 @@ TOL = 1e-12
 FOCUS_JS = """
 ([section, title]) => {
   // Focus the noUiSlider handle of the Bokeh slider titled TITLE inside #live-SECTION (shadow roots pierced).
-  const found = [];
-  (function walk(root) {
-    for (const t of root.querySelectorAll('.bk-slider-title'))
-      if (t.textContent.trim().startsWith(title)) { const h = t.getRootNode().querySelector('.noUi-handle'); if (h) found.push(h); }
-    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-  })(document.getElementById('live-' + section));
+  const found = __wtTest.all(document.getElementById('live-' + section), '.bk-slider-title')
+    .filter((t) => t.textContent.trim().startsWith(title))
+    .map((t) => t.getRootNode().querySelector('.noUi-handle')).filter((h) => h);
   if (found.length !== 1) return `expected one slider titled ${title}, found ${found.length}`;
   found[0].focus();
   return null;
@@ -91,7 +88,7 @@ def test_cancel_stops_a_training_run(live):
     live.locator(LIVE).get_by_role("button", name="Cancel").click()
     status(live, LIVE, "Cancelled.")
     stopped = trained_step(live)
-    time.sleep(1.0)
+    time.sleep(1.0)  # fixed: a run that kept going would stream further steps within this
     assert trained_step(live) == stopped < 2000
     assert live.locator(LIVE).get_by_role("button", name="Train tied + untied").is_enabled()
 

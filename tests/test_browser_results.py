@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from harness import serve, wait_booted
-from robust import notes_shown, session
+from robust import notes_shown, session, settle
 from test_browser_robust_assets import tamper
 from weighttying import prebuilt
 
@@ -19,15 +19,10 @@ RUN_SECTIONS = prebuilt.RUN_SECTIONS
 # walking shadow roots (the live panes); `sel` picks the prerendered or the live copy.
 SHOWN_JS = """([sids, sel]) => { const out = {};
   for (const sid of sids) {
-    const hooks = [], sources = [];
     const top = document.querySelector(sel.replace('ID', sid));
     if (!top) { out[sid] = null; continue; }
-    (function walk(root) {
-      for (const e of root.querySelectorAll('[data-testid][data-value]')) hooks.push([e.dataset.testid, e.dataset.value]);
-      for (const e of root.querySelectorAll('[data-source]')) sources.push(e.dataset.source);
-      for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
-    })(top);
-    out[sid] = {hooks, sources};
+    out[sid] = {hooks: __wtTest.all(top, '[data-testid][data-value]').map((e) => [e.dataset.testid, e.dataset.value]),
+                sources: __wtTest.all(top, '[data-source]').map((e) => e.dataset.source)};
   } return out; }"""
 
 
@@ -48,7 +43,7 @@ def test_default_results_before_python_and_the_same_at_hand_over(browser, server
         assert "pathdrop-loss-broken" in dict(before["pathdrop"]["hooks"])
         assert "paper-cka-u" in dict(before["paper"]["hooks"])
         wait_booted(s.page)
-        s.page.wait_for_timeout(1500)  # anything that started by itself would show by now
+        settle(s.page, quiet_s=1.5)  # anything that started by itself would be streaming by now: nothing is
         after = shown(s.page, "#live-ID[data-live=true]")
         for sid in RUN_SECTIONS:
             hooks = [h for h in after[sid]["hooks"] if h[0] != "gradcheck-badge" or h[1] != "running"]

@@ -70,9 +70,7 @@ def readable(page, live_ok: bool = False) -> None:
 # Every live section's stylesheets, as the <link>s its views put in their shadow roots.
 SECTION_CSS_JS = """() => { const out = {};
   for (const live of document.querySelectorAll('[id^="live-"][data-live="true"]')) {
-    const hrefs = new Set();
-    (function walk(r) { for (const l of r.querySelectorAll('link[rel=stylesheet]')) hrefs.add(new URL(l.href).pathname);
-      for (const e of r.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot); })(live);
+    const hrefs = new Set(__wtTest.all(live, 'link[rel=stylesheet]').map((l) => new URL(l.href).pathname));
     out[live.id.slice(5)] = [...hrefs];
   } return out; }"""
 WHEEL_BATCH = 6  # wheels blocked together: Pyodide reports every package that failed, and each must be named

@@ -77,10 +77,8 @@ def expect_recovery(s, t0: float, what: str, results: list, hang: bool = False) 
 
 TERMINATE_RUNNING_JS = """(sids) => {
   // The sections whose Cancel button is showing (a run is going), then terminate the worker.
-  const running = sids.filter((sid) => { let on = false;
-    (function walk(r) { for (const b of r.querySelectorAll('button')) if (b.textContent.includes('Cancel') && b.checkVisibility()) on = true;
-      for (const e of r.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot); })(document.getElementById('live-' + sid));
-    return on; });
+  const running = sids.filter((sid) => __wtTest.all(document.getElementById('live-' + sid), 'button')
+    .some((b) => b.textContent.includes('Cancel') && b.checkVisibility()));
   window.__wt.worker.terminate();
   return [performance.now(), running]; }"""
 

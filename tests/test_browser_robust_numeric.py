@@ -108,10 +108,8 @@ def run_to_end(page, sid: str, where: str) -> str:
     # a section may have more than one Runner (pathdrop recomputes its central differences too): the one
     # that trains is named Train... or Run...
     page.locator(f"#live-{sid} .bk-btn-primary").filter(has_text=re.compile(r"^\s*(Train|Run)")).first.click()
-    text = poll(page, """(sid) => { const parts = [];
-        (function walk(r) { for (const e of r.querySelectorAll('.wt-status')) parts.push(e.textContent);
-          for (const e of r.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot); })(document.getElementById('live-' + sid));
-        const t = parts.join(' ');
+    text = poll(page, """(sid) => {
+        const t = __wtTest.all(document.getElementById('live-' + sid), '.wt-status').map((e) => e.textContent).join(' ');
         return /Diverged|Done|Stopped|Cancelled/.test(t) && t; }""", sid, timeout_s=180, every_s=0.25,
                 what=f"{sid}'s run to end ({where})")
     assert "Stopped:" not in text, f"{where}: the run failed: {text!r}"

@@ -120,7 +120,7 @@ def test_paper_cancel_stops_a_run(live):
     status.filter(has_text="Cancelled.").first.wait_for(state="attached", timeout=30_000)
     phase = section.locator('[data-testid="paper-phase"]').first
     before = phase.text_content()
-    time.sleep(2.0)
+    time.sleep(2.0)  # fixed: a study that kept going would print its next phase or Done within this
     assert "Cancelled." in status.first.text_content()  # not overwritten by a later step or "Done."
     assert phase.text_content() == before != "Now: done."  # the study stopped mid-way and stays stopped
     assert_same_origin(live.rec, live.server.origin)

@@ -85,6 +85,21 @@ for name in ("PATHDROP", "REPEAT"):
 out["judge"] = {k: v for k, v in quoted.judge("pathdrop.loss.correct", [1.57], [1.5, 1.62, 1.55, 1.6]).items()
                 if k not in ("id", "verdict", "page_is")}
 
+from weighttying import data, stack, train
+tasks_ = [data.markov_task(32, aligned=a, seed=3) for a in (True, False)]
+runs = [stack.Run(model.Config(V=32, d=8, hidden=24, tied=True, seed=1), tasks_[0], 1),
+        stack.Run(model.Config(V=32, d=8, hidden=24, tied=False, seed=1), tasks_[1], 1),
+        stack.Run(model.Config(V=32, d=8, hidden=24, tied=True, seed=2), tasks_[1], 2, paths=("output",)),
+        stack.Run(model.Config(V=32, d=8, hidden=24, tied=True, seed=2), tasks_[1], 2, input_grad_scale=4.0)]
+for net, params in ((model, [model.init_params(r.cfg) for r in runs]), (deep, [deep.init_params(r.cfg, 2) for r in runs])):
+    pts = list(stack.iter_train(runs, params, steps=15, lr=0.5, batch=16, chunk=5, net=net))
+    loops = [list(train.iter_train(p, r.cfg, r.task, steps=15, lr=0.5, batch=16, chunk=5, seed=r.seed, paths=r.paths,
+                                   input_grad_scale=r.input_grad_scale, net=net)) for r, p in zip(runs, params)]
+    out[f"stack {net.__name__}"] = {k: plain(np.array([p[k] for p in pts])) for k in ("loss", "eval")} | {
+        "params": [plain(stack.member(pts[-1]["params"], i, r)) for i, r in enumerate(runs)]}
+    out[f"loop {net.__name__}"] = {k: plain(np.array([[q[c][k] for q in loops] for c in range(3)])) for k in ("loss", "eval")} | {
+        "params": [plain(q[-1]["params"]) for q in loops]}
+
 RESULT = json.dumps(out)
 RESULT
 '''
@@ -143,6 +158,15 @@ def compare(a, b, path="") -> list[str]:
     return [] if a == b else [f"{path}: {a!r} != {b!r}"]
 
 
+def stack_vs_loop(stacked: dict, loop: dict) -> float:
+    """Largest relative difference between a stack's losses, evals and final params and its runs' loops."""
+    pairs = [(a, b) for k in ("loss", "eval") for a, b in zip(stacked[k]["values"], loop[k]["values"])]
+    for mine, alone in zip(stacked["params"], loop["params"]):
+        assert set(mine) == set(alone)
+        pairs += [(a, b) for k in alone for a, b in zip(mine[k]["values"], alone[k]["values"])]
+    return max(abs(a - b) / max(abs(b), 1e-12) for a, b in pairs)
+
+
 def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
     want = cpython_result()
     got = pyodide_result(dist_dir, tmp_path)
@@ -168,6 +192,13 @@ def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
     assert scales["resid"]["shape"] == [4, 3] and scales["nonfinite"] == 0.0
     logit = scales["logit"]["values"]  # row-major 4 sigmas x 3 in_scales
     assert all(v > 0 for v in logit) and all(logit[9 + j] > logit[j] for j in range(3)), logit
+
+    # The stack (many runs as one) gives each run's one-model loop numbers, in CPython and under Pyodide.
+    for name in ("weighttying.model", "weighttying.deep"):
+        for side, res in (("cpython", want), ("pyodide", got)):
+            worst = stack_vs_loop(res[f"stack {name}"], res[f"loop {name}"])
+            print(f"{side} {name}: stack vs one-model loop, largest relative difference {worst:.3g}")
+            assert worst <= 1e-9, (side, name, worst)
 
     assert got["numpy"] == "2.0.2", got["numpy"]
     got.pop("numpy"), want.pop("numpy")

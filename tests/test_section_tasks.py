@@ -1,5 +1,5 @@
 """The tasks section: its tables show exactly what weighttying.tasks computes, beside the page's numbers
-with report.py's verdicts, rows stream in seed by seed, and the run cancels."""
+with report.py's verdicts, rows stream in pair by pair once the stacked models are trained, and the run cancels."""
 import asyncio
 
 import panel as pn
@@ -37,8 +37,10 @@ def test_streamed_runs_give_tasks_table_exactly():
 
 def test_chunks_are_short_and_progress_counts_every_step():
     points = list(tasks.iter_runs(range(1), 30, 0.5, chunk=10))
-    assert [p["step"] for p in points] == list(range(10, 121, 10)) and points[-1]["total"] == 120
-    assert sum("run" in p for p in points) == 2  # one (seed, task) pair per task
+    # the four models train as one stack: a point per chunk of 10 steps (4 x 10 model steps), then the pairs
+    assert [p["step"] for p in points] == [40, 80, 120, 120, 120] and points[-1]["total"] == 120
+    assert [p.get("run", {}).get("seed") for p in points] == [None] * 3 + [0, 0]  # one (seed, task) pair per task
+    assert {p["models"] for p in points} == {4}
 
 
 def test_table_rows_page_numbers_verdicts_and_both_savings():
@@ -80,7 +82,7 @@ def test_live_run_fills_the_table_seed_by_seed_and_drops_it_on_change():
         run_until_done(root, "Run the seeds")
     finally:
         V.collect = orig
-    assert seen == [1, 2, 3, 4]  # rows arrive one (seed, task) pair at a time
+    assert seen == [1, 2, 3, 4]  # rows arrive one (seed, task) pair at a time, once the stack is trained
     got = values(shown(root))
     want = tasks.table(seeds=range(2), steps=20)
     assert got["tasks-aligned-tied"] == want[0]["tied"] and got["tasks-misaligned-ratio"] == mean_ratio(want[1])

@@ -11,13 +11,20 @@ from weighttying import state as S
 from weighttying.views import kit, paper, pathdrop
 
 VIEWS = {sid: prerender.view(sid) for sid in S.SECTIONS}
-HOOK = re.compile(r'data-testid="verdict-([\w.]+)(?:-seeds)?" data-value="([^"]*)">([^<]*)<')
+HOOK = re.compile(r'data-testid="verdict-([\w.]+)(?:-seeds)?" data-value="([^"]*)" data-verdict="([^"]*)">([^<]*)<'
+                  r'(?:/span></summary><span class="wt-rule">([^<]*)<)?')
 
 
 def shown_verdicts(html: str) -> list[tuple[str, str, str]]:
-    """(id, tolerance repr, verdict text) of every verdict cell in some HTML, in order."""
-    return [(qid, tol, text.replace("&lt;", "<").replace("&gt;", ">").replace("&#x27;", "'"))
-            for qid, tol, text in HOOK.findall(html)]
+    """(id, tolerance repr, chip text + " (" + the rule it opens to + ")") of every verdict chip, in order."""
+    unescape = lambda t: t.replace("&lt;", "<").replace("&gt;", ">").replace("&#x27;", "'")  # noqa: E731
+    return [(qid, tol, unescape(f"{word} ({rule})" if rule else word)) for qid, tol, _, word, rule in HOOK.findall(html)]
+
+
+def chip_of(report_row: dict) -> str:
+    """The chip's word the page shows for a report row: agrees, differs by X, not resolved, n/a."""
+    gap = abs(report_row["ours"] - report_row["page"]) if report_row["verdict"].startswith("differs") else float("nan")
+    return kit.chip(report_row["verdict"], gap)[0]
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +54,13 @@ def test_every_default_verdict_is_the_reports(default_html, report_rows):
     seen = set()
     for sid, html in default_html.items():
         for qid, tol, text in shown_verdicts(html):
-            if "our 1 run" in text:  # this seed's own run: judged with the build's spread, checked below
+            if "one run of ours" in text:  # this seed's own run: judged with the build's spread, checked below
                 continue
             want = report_rows[qid]
-            assert text == want["verdict"], (sid, qid)
+            assert text.split(" (")[0] == chip_of(want), (sid, qid)
+            assert "python -m" not in text and "docs/" not in text, (sid, qid)  # commands are the report's
             assert float(tol) == want["tol"], (sid, qid)
+            assert f"tolerance {want['tol']:.3g}" in text or qid.startswith("paper."), (sid, qid, text)
             seen.add(qid)
     on_page = {"pathdrop.wrong_rows.both", "pathdrop.wrong_rows.output_only", "pathdrop.wrong_rows.input_only",
                "pathdrop.loss.correct", "pathdrop.loss.output_only", "pathdrop.loss.gap",
@@ -66,7 +75,7 @@ def test_every_default_verdict_is_the_reports(default_html, report_rows):
 def test_a_single_run_takes_its_spread_from_the_builds_seeds(default_html):
     spread = {**measure.spread("pathdrop"), **measure.spread("repeat")}
     single = [(qid, float(tol), text) for sid in VIEWS
-              for qid, tol, text in shown_verdicts(default_html[sid]) if "our 1 run" in text]
+              for qid, tol, text in shown_verdicts(default_html[sid]) if "one run of ours" in text]
     assert {q for q, _, _ in single} == {"pathdrop.loss.correct", "pathdrop.loss.output_only", "pathdrop.loss.gap",
                                           "repeat.trained.tied", "repeat.trained.untied"}
     for qid, tol, text in single:

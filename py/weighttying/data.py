@@ -53,6 +53,23 @@ def sample_batch(P: np.ndarray, B: int, rng: np.random.Generator):
     return inputs, np.minimum(targets, len(P) - 1)
 
 
+def sample_batches(cdf: np.ndarray, B: int, rngs: list, stream: np.ndarray):
+    """Batches of S stacked runs whose tasks' row-wise cumsums are cdf (S, V, V), run i drawing from
+    rngs[stream[i]] exactly as sample_batch draws from it (runs sharing a stream share inputs and
+    uniforms; a row's cumsum is the same in a batch or alone, so the targets are sample_batch's): (S, B), (S, B)."""
+    V = cdf.shape[-1]
+    draws = [(rng.integers(0, V, B), rng.random(B)) for rng in rngs]  # one draw per stream per step
+    inputs, u = (np.stack([d[k] for d in draws])[stream] for k in (0, 1))
+    rows = cdf.reshape(-1, V)[model.stacked_rows(inputs, V)]
+    return inputs, np.minimum((u[..., None] > rows).sum(-1), V - 1)
+
+
+def expected_losses(params: dict, cfg: model.Config, P: np.ndarray, net=model) -> np.ndarray:
+    """expected_loss of S stacked models (params (S, ...)) on their tasks P (S, V, V): (S,)."""
+    logq = model.log_softmax(net.forward(params, cfg, np.arange(P.shape[-1]))["logits"])
+    return -(P * logq).sum(-1).mean(-1)
+
+
 def expected_loss(params: dict, cfg: model.Config, P: np.ndarray, net=model) -> float:
     """Exact expected cross-entropy of net on task P, every current token weighted 1/V: a float."""
     logq = model.log_softmax(net.forward(params, cfg, np.arange(len(P)))["logits"])

@@ -39,7 +39,7 @@ def init_params(cfg: model.Config, blocks: int = 2) -> dict[str, np.ndarray]:
 
 def forward(params: dict, cfg: model.Config, inputs: np.ndarray) -> dict:
     """Logits (..., B, V) and the intermediates: x, hs = [h_0 .. h_L], h (= h_L), outs (block outputs), mlps."""
-    x = cfg.in_scale * params["E"][..., inputs, :]
+    x = cfg.in_scale * model.embed(params["E"], inputs)
     hs, outs, mlps, read = [cfg.res * x], [], [], x
     for l in range(1, depth(params) + 1):
         out, cache = model.mlp(read, *(params[n] for n in names(l)))
@@ -47,14 +47,14 @@ def forward(params: dict, cfg: model.Config, inputs: np.ndarray) -> dict:
         outs.append(out)
         mlps.append(cache)
         read = hs[-1]
-    logits = hs[-1] @ np.swapaxes(model.unembedding(params, cfg), -1, -2)
+    logits = hs[-1] @ model.T(model.unembedding(params, cfg))
     return {"x": x, "hs": hs, "h": hs[-1], "outs": outs, "mlps": mlps, "logits": logits}
 
 
 def backward(params: dict, cfg: model.Config, inputs: np.ndarray, cache: dict, dlogits: np.ndarray) -> dict:
     """Gradients, with the two paths into E apart as "E_in" and "E_out" (see model.backward)."""
     U = model.unembedding(params, cfg)
-    grads = {"E_out": dlogits.T @ cache["h"]}
+    grads = {"E_out": model.T(dlogits) @ cache["h"]}
     dh = dlogits @ U                                # dloss/dh_L
     for l in range(depth(params), 0, -1):
         W_in, _, W_out, _ = names(l)

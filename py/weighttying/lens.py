@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import data, deep, model, train
+from . import data, deep, model, stack
 
 BLOCKS = 4
 EARLY = 2          # blocks 1..EARLY are the "early" ones
@@ -68,10 +68,14 @@ def split(V: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def trained(tied: bool, seed: int, blocks: int = BLOCKS, steps: int = STEPS) -> tuple[model.Config, dict]:
     """(cfg, params) of the deep toy after training on data.default_task (the package's task and batch, lr LR)."""
-    cfg = model.Config(tied=tied, seed=seed)
-    params = train.train(deep.init_params(cfg, blocks), cfg, data.default_task(cfg.V), net=deep, steps=steps,
-                         lr=LR, seed=seed, chunk=steps)["params"]
-    return cfg, params
+    return trained_stack([(tied, seed)], blocks, steps)[0]
+
+
+def trained_stack(models: list[tuple[bool, int]], blocks: int = BLOCKS, steps: int = STEPS) -> list[tuple]:
+    """trained() of every (tied, seed), all trained as one stack: [(cfg, params)]."""
+    runs = [stack.Run(model.Config(tied=tied, seed=seed), data.default_task(), seed) for tied, seed in models]
+    final = stack.train(runs, [deep.init_params(r.cfg, blocks) for r in runs], steps=steps, lr=LR, chunk=steps, net=deep)
+    return [(r.cfg, p) for r, p in zip(runs, final)]
 
 
 def measure(cfg: model.Config, params: dict, seed: int) -> dict:
@@ -111,7 +115,10 @@ def verdict(diffs: list[float]) -> tuple[float, float, str]:
 def study(seeds=SEEDS, blocks: int = BLOCKS, steps: int = STEPS) -> dict:
     """Tied vs untied over seeds: per-seed measure() and early(), per-layer means ("layers": {name: {norm,
     tuned_kl, logit_kl}: lists}), means, paired SE and verdict per measure. Plain data (lists and floats)."""
-    runs = {name: [measure(*trained(name == "tied", s, blocks, steps), s) for s in seeds] for name in ("tied", "untied")}
+    seeds = list(seeds)
+    measured = [measure(cfg, p, cfg.seed) for cfg, p in trained_stack([(t, s) for t in (True, False) for s in seeds],
+                                                                         blocks, steps)]
+    runs = {"tied": measured[:len(seeds)], "untied": measured[len(seeds):]}
     per = {name: [early(m) for m in ms] for name, ms in runs.items()}
     layers = {name: {k: np.mean([m[k] for m in ms], axis=0).tolist() for k in ms[0]} for name, ms in runs.items()}
     out = {"seeds": len(per["tied"]), "blocks": blocks, "layers": layers, "per_seed": per, "se": {}, "verdict": {}}

@@ -8,7 +8,9 @@
     loss   = mean cross-entropy(logits, next token)
 
 Every function also accepts parameters with extra leading "stack" axes (..., V, d): the gradient
-check and the init sweep evaluate many perturbed or rescaled copies in one batched pass.
+check and the init sweep evaluate many perturbed or rescaled copies in one batched pass on shared
+token ids (B,); training stacks (stack.py) give each of S models its own ids, inputs and targets (S, B).
+One model is the same code on 2-D arrays: the stack axis is never a loop.
 """
 from __future__ import annotations
 
@@ -75,23 +77,43 @@ def mlp(x, W1, b1, W2, b2):
     return z @ W2 + b2[..., None, :], (x, a, z)
 
 
+def T(A: np.ndarray) -> np.ndarray:
+    """The transpose of every matrix in a stack (..., m, n) -> (..., n, m); A.T for one matrix."""
+    return np.swapaxes(A, -1, -2)
+
+
 def mlp_backward(dout, cache, W1, W2):
-    """Backward of mlp for dout (B, d): returns (dx (B, d), grads of W1, b1, W2, b2)."""
+    """Backward of mlp for dout (..., B, d): returns (dx (..., B, d), grads of W1, b1, W2, b2)."""
     x, a, z = cache
-    dW2 = z.T @ dout
-    db2 = dout.sum(0)
-    da = (dout @ W2.T) * (1.0 - z * z)         # tanh'(a) = 1 - tanh(a)^2
-    dW1 = x.T @ da
-    db1 = da.sum(0)
-    return da @ W1.T, {"W1": dW1, "b1": db1, "W2": dW2, "b2": db2}
+    dW2 = T(z) @ dout
+    db2 = dout.sum(-2)
+    slope = z * z
+    np.subtract(1.0, slope, out=slope)         # tanh'(a) = 1 - tanh(a)^2
+    da = np.multiply(dout @ T(W2), slope, out=slope)
+    dW1 = T(x) @ da
+    db1 = da.sum(-2)
+    return da @ T(W1), {"W1": dW1, "b1": db1, "W2": dW2, "b2": db2}
+
+
+def stacked_rows(inputs: np.ndarray, V: int) -> np.ndarray:
+    """Token ids (S, B) of S stacked models as rows of their stacked (S * V, ...) tables: (S, B)."""
+    return inputs + V * np.arange(len(inputs))[:, None]
+
+
+def embed(E: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+    """The rows of E the ids read: E (..., V, d) with shared ids (B,), or E (S, V, d) with ids (S, B): (..., B, d)."""
+    inputs = np.asarray(inputs)
+    if inputs.ndim == 1:
+        return E[..., inputs, :]
+    return E.reshape(-1, E.shape[-1])[stacked_rows(inputs, E.shape[-2])]
 
 
 def forward(params: dict, cfg: Config, inputs: np.ndarray) -> dict:
-    """Logits (..., B, V) for token ids inputs (B,), with every intermediate the backward needs."""
-    x = cfg.in_scale * params["E"][..., inputs, :]
+    """Logits (..., B, V) for token ids inputs (B,) or (S, B), with every intermediate the backward needs."""
+    x = cfg.in_scale * embed(params["E"], inputs)
     out, mlp_cache = mlp(x, params["W1"], params["b1"], params["W2"], params["b2"])
     h = cfg.res * x + out
-    logits = h @ np.swapaxes(unembedding(params, cfg), -1, -2)
+    logits = h @ T(unembedding(params, cfg))
     return {"x": x, "h": h, "logits": logits, "mlp": mlp_cache}
 
 
@@ -101,33 +123,44 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
 
 
+def at_targets(targets: np.ndarray) -> tuple:
+    """Index of every target's entry in logits (..., B, V): shared targets (B,), or one row per stacked model (S, B)."""
+    rows = np.arange(targets.shape[-1])
+    return (..., rows, targets) if targets.ndim == 1 else (np.arange(len(targets))[:, None], rows, targets)
+
+
 def cross_entropy(logits: np.ndarray, targets: np.ndarray):
-    """Mean cross-entropy of logits (..., B, V) against targets (B,); returns (loss (...), dlogits)."""
+    """Mean cross-entropy of logits (..., B, V) against targets (B,) or (S, B); returns (loss (...), dlogits)."""
     # log_softmax spelled out: the softmax itself is dlogits, so exp runs once (the training hot path)
+    # in place where a temporary is not read again: a stack's (S, B, V) arrays are large enough that
+    # every fresh one costs more than the arithmetic on it
+    targets = np.asarray(targets)
+    B, at = targets.shape[-1], at_targets(targets)
     shifted = logits - logits.max(-1, keepdims=True)
-    e = np.exp(shifted)
+    picked = shifted[at]
+    e = np.exp(shifted, out=shifted)
     s = e.sum(-1, keepdims=True)
-    B, rows = len(targets), np.arange(len(targets))
-    loss = (np.log(s[..., 0]) - shifted[..., rows, targets]).sum(-1) / B
-    dlogits = e / (B * s)
-    dlogits[..., rows, targets] -= 1.0 / B
+    loss = (np.log(s[..., 0]) - picked).sum(-1) / B
+    dlogits = np.divide(e, B * s, out=e)
+    dlogits[at] -= 1.0 / B
     return loss, dlogits
 
 
 def scatter_rows(V: int, inputs: np.ndarray, dx: np.ndarray) -> np.ndarray:
-    """dE (V, d) from per-token dx (B, d): a token read twice gets both contributions."""
+    """dE (V, d) from per-token dx (B, d), or (S, V, d) from (S, B, d): a token read twice gets both contributions."""
     # np.add.at(dE, inputs, dx) as one bincount over flat (row, column) bins: the same additions in
     # the same order, a few times faster (intp: bincount's index type, 32-bit in Pyodide)
-    d = dx.shape[-1]
-    bins = (np.asarray(inputs, dtype=np.intp)[:, None] * d + np.arange(d)).ravel()
-    return np.bincount(bins, dx.ravel(), V * d).reshape(V, d)
+    d, stack = dx.shape[-1], inputs.shape[:-1]  # stack: () for one model, (S,) for S
+    rows = stacked_rows(inputs, V) if stack else inputs
+    bins = (np.asarray(rows, dtype=np.intp)[..., None] * d + np.arange(d)).ravel()
+    return np.bincount(bins, dx.ravel(), int(np.prod(stack)) * V * d).reshape(*stack, V, d)
 
 
 def backward(params: dict, cfg: Config, inputs: np.ndarray, cache: dict, dlogits: np.ndarray,
              scatter=scatter_rows) -> dict:
     """Gradients of the loss with the two paths into E kept apart: "E_out" (V, d) and "E_in" (V, d)."""
     U = unembedding(params, cfg)
-    dU = dlogits.T @ cache["h"]                 # logits = h @ U.T: dense, every row of U
+    dU = T(dlogits) @ cache["h"]                # logits = h @ U.T: dense, every row of U
     dh = dlogits @ U
     dx_mlp, grads = mlp_backward(dh, cache["mlp"], params["W1"], params["W2"])
     dx = cfg.res * dh + dx_mlp                  # x feeds h directly and through the MLP

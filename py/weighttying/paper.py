@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import data, deep, model, train
+from . import data, deep, model, stack, train
 
 
 def linear_cka(X: np.ndarray, Y: np.ndarray) -> float:
@@ -46,11 +46,16 @@ def trained(cfg: model.Config, steps: int, lr: float, input_grad_scale: float = 
 
 
 def alignment(scales=(1.0, 4.0, 16.0), seeds=range(3), steps: int = 300, lr: float = 0.5) -> list[dict]:
-    """Per input_grad_scale: mean CKA of tied E with the untied model's U and with its E, same seeds and data."""
-    untied = [trained(model.Config(tied=False, seed=s), steps, lr) for s in seeds]
+    """Per input_grad_scale: mean CKA of tied E with the untied model's U and with its E, same seeds and data
+    (every run of the table trained as one stack)."""
+    task, seeds = data.default_task(), list(seeds)
+    roles = [(False, 1.0)] + [(True, scale) for scale in scales]
+    runs = [stack.Run(model.Config(tied=tied, seed=s), task, s, input_grad_scale=g) for tied, g in roles for s in seeds]
+    final = stack.train(runs, steps=steps, lr=lr, chunk=steps)
+    untied = final[:len(seeds)]
     rows = []
-    for scale in scales:
-        tied = [trained(model.Config(seed=s), steps, lr, scale)["E"] for s in seeds]
+    for k, scale in enumerate(scales, start=1):
+        tied = [p["E"] for p in final[k * len(seeds):(k + 1) * len(seeds)]]
         rows.append({"input_grad_scale": scale,
                      "cka_with_U": float(np.mean([linear_cka(E, u["U"]) for E, u in zip(tied, untied)])),
                      "cka_with_E": float(np.mean([linear_cka(E, u["E"]) for E, u in zip(tied, untied)]))})
@@ -100,45 +105,50 @@ def _mean_rows(rows: list[dict]) -> dict:
 
 
 def iter_study(scale: float = 1.0, steps: int = 300, seed: int = 0, seeds: int = 3, lr: float = 0.5,
-               probe: int = 256, chunk: int = 10, measure_chunk: int = 1):
+               probe: int = 256, chunk: int = 1, measure_chunk: int = 1):
     """Yield {step, total, phase, loss[, norms]} every chunk, then a last dict with "result" (see study).
 
-    Seeds seed..seed+seeds-1. On the first seed's tied run the output- and input-path gradient norms
-    into E are measured on a fixed probe batch every max(1, steps // 300) steps ("norms").
+    Seeds seed..seed+seeds-1. The one-block runs of every seed train as one stack, then the two-block
+    runs as another; "loss" is the stack's worst. On the first seed's tied run the output- and
+    input-path gradient norms into E are measured on a fixed probe batch every max(1, steps // 300)
+    steps ("norms"), which is also that stack's chunk; the two-block stack yields every `chunk` steps.
     """
     task = data.default_task()
     inputs, targets = data.sample_batch(task, probe, np.random.default_rng([seed, 1]))
     every = max(1, steps // 300)
-    runs = study_runs(scale, seeds)
     total, done = study_total(scale, steps, seeds), 0
     norms = {"step": [], "output": [], "input": []}
     final = {}
-    for i, (role, tied, s_in, net) in enumerate(runs):
-        s = seed + i // (len(runs) // seeds)
-        cfg = model.Config(tied=tied, seed=s)
-        measuring = i == 0
-        params = net.init_params(cfg)
+    for net in (model, deep):
+        roles = [(role, tied, s_in) for role, tied, s_in, n in study_runs(scale, 1) if n is net]
+        keys = [(role, s) for s in range(seed, seed + seeds) for role, _, _ in roles]
+        runs = [stack.Run(model.Config(tied=tied, seed=s), task, s, input_grad_scale=s_in)
+                for s in range(seed, seed + seeds) for _, tied, s_in in roles]
+        params = [net.init_params(r.cfg) for r in runs]
+        measuring = net is model  # runs[0]: the first seed's tied run at this scale
         if measuring:
-            for k, v in zip(("output", "input"), path_norms(params, cfg, inputs, targets)):
-                norms[k].append(v)
-            norms["step"].append(0)
-        phase = f"seed {s}: {PHASES[role].format(scale=f'{s_in:g}')}"
-        n_chunk = every if measuring else chunk
-        for p in train.iter_train(params, cfg, task, steps, lr, seed=s, chunk=n_chunk, input_grad_scale=s_in, net=net):
-            params = p["params"]
-            out = {"step": done + p["step"], "total": total, "phase": phase, "loss": p["loss"]}
+            _measure(norms, 0, params[0], runs[0].cfg, inputs, targets)
+        phase = f"{seeds} seed{'s' if seeds > 1 else ''} at once: " + "; ".join(
+            PHASES[role].format(scale=f"{s_in:g}") for role, _, s_in in roles)
+        for p in stack.iter_train(runs, params, steps, lr, chunk=every if measuring else chunk, net=net, every=steps):
+            out = {"step": done + len(runs) * p["step"], "total": total, "phase": phase, "loss": float(np.max(p["loss"]))}
             if measuring:
-                for k, v in zip(("output", "input"), path_norms(params, cfg, inputs, targets)):
-                    norms[k].append(v)
-                norms["step"].append(p["step"])
+                _measure(norms, p["step"], stack.member(p["params"], 0, runs[0]), runs[0].cfg, inputs, targets)
                 if len(norms["step"]) % measure_chunk and p["step"] != steps:
                     continue
                 out["norms"] = _norms(norms, scale)
             yield out
-        done += steps
-        final[(role, s)] = params
+        done += len(runs) * steps
+        final.update({key: stack.member(p["params"], i, r) for i, (key, r) in enumerate(zip(keys, runs))})
     yield {"step": total, "total": total, "phase": "done", "loss": 0.0,
            "result": _study_result(final, _norms(norms, scale), scale, range(seed, seed + seeds), task)}
+
+
+def _measure(norms: dict, step: int, params: dict, cfg: model.Config, inputs, targets) -> None:
+    """Append the output- and input-path gradient norms into E at this step to norms (in place)."""
+    for k, v in zip(("output", "input"), path_norms(params, cfg, inputs, targets)):
+        norms[k].append(v)
+    norms["step"].append(step)
 
 
 PHASES = {"tied": "tied, input-gradient scale {scale}", "untied": "untied",

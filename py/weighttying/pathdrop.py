@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from . import data, gradcheck, model, train
+from . import data, gradcheck, model, stack, train
 
 TOL = 1e-4  # a row is wrong when its max relative error against central differences exceeds this
 
@@ -68,34 +68,33 @@ def miss_simulated(k: int, wrong: int, entries: int, trials: int = 100_000, seed
     return float((hits == 0).mean())
 
 
+CURVES = {"both paths": model.PATHS, "output path only": ("output",)}  # the two runs of the loss curves
+
+
 def training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 600, lr: float = train.LR,
                     seed: int = 0, chunk: int = 50, batch: int = train.BATCH) -> dict:
     """Exact expected loss over training (data.default_task if None), correct vs output-path only: {setting: history}."""
-    task = data.default_task(cfg.V) if task is None else task
-    params = model.init_params(cfg)
-    return {name: train.train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk, paths=paths,
-                              batch=batch)["history"]
-            for name, paths in (("both paths", model.PATHS), ("output path only", ("output",)))}
+    points = [p["points"] for p in iter_training_curves(cfg, task, steps, lr, seed, chunk, batch)]
+    return {name: [p[name] for p in points] for name in CURVES}
 
 
 def iter_training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 600, lr: float = train.LR,
                          seed: int = 0, chunk: int = 25, batch: int = train.BATCH):
     """training_curves() as it trains: yield {"step", "loss" (worst eval), "points": {setting: {step, loss, eval}}}.
 
-    The correct and the output-path-only run advance one chunk each between yields, so a UI can draw
-    both curves live and stop them; the points equal training_curves()'s histories at those steps.
+    The correct and the output-path-only run train as one stack from the same init and batches, so a UI
+    can draw both curves live and stop them between chunks; the points are training_curves()'s histories.
     """
     task = data.default_task(cfg.V) if task is None else task
     params = model.init_params(cfg)
-    runs = {name: train.iter_train(params, cfg, task, steps=steps, lr=lr, seed=seed, chunk=chunk, paths=paths, batch=batch)
-            for name, paths in (("both paths", model.PATHS), ("output path only", ("output",)))}
+    runs = [stack.Run(cfg, task, seed, paths) for paths in CURVES.values()]
     first = data.expected_loss(params, cfg, task)
-    yield {"step": 0, "loss": first, "points": {name: {"step": 0, "loss": float("nan"), "eval": first} for name in runs}}
-    for points in zip(*runs.values()):
-        pts = {name: {k: p[k] for k in ("step", "loss", "eval")} for name, p in zip(runs, points)}
-        evals = [p["eval"] for p in pts.values()]
-        worst = max(evals) if all(math.isfinite(e) for e in evals) else float("nan")
-        yield {"step": points[0]["step"], "loss": worst, "points": pts}
+    yield {"step": 0, "loss": first, "points": {name: {"step": 0, "loss": float("nan"), "eval": first} for name in CURVES}}
+    for p in stack.iter_train(runs, [params] * len(runs), steps=steps, lr=lr, batch=batch, chunk=chunk):
+        pts = {name: {"step": p["step"], "loss": float(p["loss"][i]), "eval": float(p["eval"][i])}
+               for i, name in enumerate(CURVES)}
+        worst = float(np.max(p["eval"])) if np.isfinite(p["eval"]).all() else float("nan")
+        yield {"step": p["step"], "loss": worst, "points": pts}
 
 
 def scatter_buffered(V: int, inputs: np.ndarray, dx: np.ndarray) -> np.ndarray:

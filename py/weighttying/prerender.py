@@ -21,7 +21,8 @@ def view(sid: str):
 def section(sid: str, st) -> str:
     """One section's static HTML for its state st (with the run results that state shows)."""
     v = view(sid)
-    return controls.html_of(sid, v.PLAYBACK) + kit.compose(v.slots(st, kit.with_results(v, st)), v.OVERLAYS)
+    return kit.compose(v.slots(st, kit.with_results(v, st)), v.OVERLAYS, v.PAIRS, v.DATA, v.CLAIM,
+                       controls.html_of(sid, v.PLAYBACK))
 
 
 def sections(state: S.State = S.State()) -> dict[str, str]:

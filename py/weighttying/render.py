@@ -16,7 +16,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-W, H, PAD = 480, 260, 40  # SVG viewBox and inner margin; the page scales it to the column width
+W, H, PAD = 480, 220, 40  # SVG viewBox and inner margin; the page scales it to the column width (220: a
+# curve or a 16-row heatmap needs no more, and every unit of height is 1.25 px of page at 600 px)
 
 
 def num(x: object, digits: int = 4) -> str:

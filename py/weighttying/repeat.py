@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import data, model, train
+from . import data, model, stack, train
 
 
 def self_ranks(params: dict, cfg: model.Config) -> np.ndarray:
-    """Rank (1 = top, ties shared) of token t among the V logits after reading t, for every t: (V,)."""
+    """Rank (1 = top, ties shared) of token t among the V logits after reading t, for every t: (..., V)
+    (params stacked (S, ...) give (S, V))."""
     logits = model.forward(params, cfg, np.arange(cfg.V))["logits"]
-    own = np.diag(logits)[:, None]
-    return 1.0 + (logits > own).sum(1) + 0.5 * ((logits == own).sum(1) - 1)
+    own = np.diagonal(logits, axis1=-2, axis2=-1)[..., None]
+    return 1.0 + (logits > own).sum(-1) + 0.5 * ((logits == own).sum(-1) - 1)
 
 
 def rank_at_init(cfg: model.Config) -> float:
@@ -71,33 +72,41 @@ def ranks_over_training(cfg: model.Config, task=None, steps: int = 600, lr: floa
 
 def race(res: float = 1.0, sigma: float = 0.25, steps: int = 600, lr: float = train.LR, seed: int = 0,
          chunk: int = 5, every: int = 25, V: int = 64, d: int = 16, task=None, batch: int = train.BATCH):
-    """Train tied and untied side by side on task (data.default_task if None; same res, sigma, seed, batches);
-    yield every chunk of steps {step, loss (the worse of the two, NaN if either is)}, and at init, every
-    `every` steps and at the end also {tied, untied (mean self-rank), ranks: {"tied": (V,), "untied": (V,)}, eval: {"tied", "untied"}}.
+    """Train tied and untied side by side on task (data.default_task if None; same res, sigma, seed, batches;
+    one stack); yield every chunk of steps {step, loss (the worse of the two, NaN if either is)}, and at init,
+    every `every` steps and at the end also {tied, untied (mean self-rank), ranks: {"tied": (V,), "untied": (V,)},
+    eval: {"tied", "untied"}}.
 
     Small chunks keep each yield short (a UI can stay responsive between them); `every` sets the
     points of the rank curves. Neither changes any number.
     """
-    runs = {name: iter_ranks(model.Config(V=V, d=d, sigma=sigma, tied=name == "tied", res=res, seed=seed),
-                             task, steps=steps, lr=lr, seed=seed, chunk=chunk, every=every, batch=batch)
-            for name in ("tied", "untied")}
-    for tied, untied in zip(*runs.values()):
-        pts = {"tied": tied, "untied": untied}
-        p = {"step": tied["step"], "loss": float(np.maximum(tied["loss"], untied["loss"]))}
-        if "ranks" in tied:
-            p.update({k: float(q["ranks"].mean()) for k, q in pts.items()})
-            p.update(ranks={k: q["ranks"] for k, q in pts.items()}, eval={k: q["eval"] for k, q in pts.items()})
-        yield p
+    names = ("tied", "untied")
+    runs = [stack.Run(model.Config(V=V, d=d, sigma=sigma, tied=name == "tied", res=res, seed=seed),
+                      data.default_task(V) if task is None else task, seed) for name in names]
+    params = stack.stack([model.init_params(r.cfg) for r in runs], runs)
+    cfg, P = stack.shared_cfg(runs), np.stack([r.task for r in runs])
+
+    def ranked(step, loss, evals, params):
+        ranks = self_ranks(params, cfg)
+        return {"step": step, "loss": float(np.max(loss)), **{k: float(ranks[i].mean()) for i, k in enumerate(names)},
+                "ranks": dict(zip(names, ranks)), "eval": {k: float(e) for k, e in zip(names, evals)}}
+    evals = data.expected_losses(params, cfg, P)
+    yield ranked(0, evals, evals, params)  # no batch drawn yet: the loss is the exact expected loss
+    for p in stack.iter_train(runs, steps=steps, lr=lr, batch=batch, chunk=chunk, every=every):
+        if "eval" in p:
+            yield ranked(p["step"], p["loss"], p["eval"], p["params"])
+        else:
+            yield {"step": p["step"], "loss": float(np.max(p["loss"]))}
 
 
 def trained_table(V: int = 64, d: int = 16, sigma: float = 0.25, steps: int = 600, lr: float = train.LR,
                   seeds=range(5), task=None, batch: int = train.BATCH) -> list[dict]:
-    """Mean self-rank after `steps` of training, tied vs untied, over seeds: {model, mean_rank, min, max, per_seed}."""
-    rows = []
-    for name, tied in (("tied", True), ("untied", False)):
-        per_seed = [list(ranks_over_training(model.Config(V=V, d=d, sigma=sigma, tied=tied, seed=s), task,
-                                             steps=steps, lr=lr, seed=s, chunk=steps, batch=batch))[-1]["mean_rank"]
-                    for s in seeds]
-        rows.append({"model": name, "mean_rank": float(np.mean(per_seed)), "min": min(per_seed), "max": max(per_seed),
-                     "per_seed": per_seed})
-    return rows
+    """Mean self-rank after `steps` of training, tied vs untied, over seeds (one stack of every run):
+    {model, mean_rank, min, max, per_seed}."""
+    task = data.default_task(V) if task is None else task
+    models = (("tied", True), ("untied", False))
+    runs = [stack.Run(model.Config(V=V, d=d, sigma=sigma, tied=tied, seed=s), task, s) for _, tied in models for s in seeds]
+    final = list(stack.iter_train(runs, steps=steps, lr=lr, batch=batch, chunk=steps))[-1]["params"]
+    means = self_ranks(final, stack.shared_cfg(runs)).mean(-1).reshape(len(models), -1)
+    return [{"model": name, "mean_rank": float(np.mean(m)), "min": float(min(m)), "max": float(max(m)),
+             "per_seed": [float(x) for x in m]} for (name, _), m in zip(models, means)]

@@ -148,6 +148,8 @@ class Page:
     embed: str = _spec("", "Render one section alone, compactly, for an iframe.", choices=("", *SECTIONS))
     hide: str = _spec("", "Comma-separated things to hide: 'prose', 'controls', section ids or control keys.")
     theme: str = _spec("auto", "Colour scheme; 'auto' follows the reader's system.", choices=("auto", "light", "dark"))
+    projector: bool = _spec(False, "Projector mode: large type, thick lines and big controls, for a class reading "
+                            "from the back of a room (1 = on).")
     live: str = _spec("auto", "When the live lab (Python in the browser) loads: 'auto' at once, 'click' only when the "
                       "reader presses its button (data saver; the controls answer from precomputed tables).",
                       choices=("auto", "click"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import data, model, recipes, train
+from . import data, model, recipes, stack
 
 TASKS = {"ALIGNED": True, "MISALIGNED": False}
 R = recipes.TASKS  # the table's task, lr, batch and steps (the page gives none of them: calibrate searched them)
@@ -17,22 +17,6 @@ STEPS, LR, BATCH, TASK = R.steps, R.lr, R.batch, {"rank": R.rank, "beta": R.beta
 def param_count(cfg: model.Config) -> int:
     """Number of parameters of the model cfg describes (an int)."""
     return sum(P.size for P in model.init_params(cfg).values())
-
-
-def excess_loss(task: np.ndarray, cfg: model.Config, steps: int = STEPS, lr: float = LR, seed: int = 0,
-                batch: int = BATCH) -> float:
-    """Exact expected loss after training minus the task's entropy, for one model and seed (nats)."""
-    final = train.train(model.init_params(cfg), cfg, task, steps=steps, lr=lr, seed=seed, chunk=steps, batch=batch)
-    return final["history"][-1]["eval"] - data.entropy(task)
-
-
-def run_task(aligned: bool, seed: int, steps: int = STEPS, lr: float = LR, V: int = 64, d: int = 16,
-             batch: int = BATCH, **task_kw) -> dict:
-    """Tied and untied excess loss on one task (data.markov_task(**task_kw)) for one seed, and their ratio."""
-    task = data.markov_task(V, aligned=aligned, **{**TASK, **task_kw})
-    tied, untied = (excess_loss(task, model.Config(V=V, d=d, tied=t, seed=seed), steps, lr, seed, batch)
-                    for t in (True, False))
-    return {"seed": seed, "tied": tied, "untied": untied, "ratio": tied / untied}
 
 
 def parameter_counts(V: int = 64, d: int = 16) -> dict:
@@ -56,34 +40,38 @@ def summary(name: str, runs: list[dict], V: int = 64, d: int = 16, **task_kw) ->
 def table(seeds=range(5), steps: int = STEPS, lr: float = LR, V: int = 64, d: int = 16,
           batch: int = BATCH, **task_kw) -> list[dict]:
     """Per task: mean excess loss tied and untied over seeds, ratio of means, per-seed ratio range, saving."""
-    return [summary(name, [run_task(aligned, s, steps, lr, V, d, batch, **task_kw) for s in seeds], V, d, **task_kw)
-            for name, aligned in TASKS.items()]
+    runs = {name: [] for name in TASKS}
+    for p in iter_runs(seeds, steps, lr, V, d, steps, batch, **task_kw):
+        if "run" in p:
+            runs[p["task"]].append(p["run"])
+    return [summary(name, runs[name], V, d, **task_kw) for name in TASKS]
+
+
+def stack_runs(seeds, V: int, d: int, tasks: dict, **task_kw) -> list[stack.Run]:
+    """The stack of a table: per seed, per task, tied then untied (batches seeded by the seed)."""
+    P = {name: data.markov_task(V, aligned=aligned, **{**TASK, **task_kw}) for name, aligned in tasks.items()}
+    return [stack.Run(model.Config(V=V, d=d, tied=tied, seed=seed), P[name], seed)
+            for seed in seeds for name in tasks for tied in (True, False)]
 
 
 def iter_runs(seeds=range(5), steps: int = STEPS, lr: float = LR, V: int = 64, d: int = 16, chunk: int = 50,
-              batch: int = BATCH):
-    """The runs of `table`, streamed: yield {step (done over all runs), total, loss, seed, task, model}
-    every chunk of training; the chunk that finishes a (seed, task) pair also carries "run" = run_task's dict.
-
-    Seeds outermost, so the table fills one seed at a time; the chunk size does not change any number
-    (the batches come from the seed alone).
+              batch: int = BATCH, tasks: dict = TASKS, **task_kw):
+    """The runs of `table`, streamed: yield {step (done over all runs), total, loss (the worst run's), seed, task,
+    model, models} every chunk of training; all (seed, task, tied) runs train at once as one stack
+    (stack.iter_train), so the last chunk is followed by one point per (seed, task) pair carrying
+    "run" = {seed, tied, untied (excess losses), ratio}, in seed order. "seed", "task" and "model" name
+    the stack's first run, "models" how many train at once. The chunk size does not change any number.
     """
-    seeds = list(seeds)
-    total, done = len(seeds) * len(TASKS) * 2 * steps, 0
-    for seed in seeds:
-        for name, aligned in TASKS.items():
-            task = data.markov_task(V, aligned=aligned, **TASK)
-            entropy, excess = data.entropy(task), {}
-            for tied in (True, False):
-                cfg = model.Config(V=V, d=d, tied=tied, seed=seed)
-                which = "tied" if tied else "untied"
-                for point in train.iter_train(model.init_params(cfg), cfg, task, steps=steps, lr=lr, seed=seed,
-                                              chunk=chunk, batch=batch):
-                    p = {"step": done + point["step"], "total": total, "loss": point["loss"], "seed": seed,
-                         "task": name, "model": which}
-                    if point["step"] == steps:
-                        excess[which] = point["eval"] - entropy
-                        if len(excess) == 2:
-                            p["run"] = {"seed": seed, **excess, "ratio": excess["tied"] / excess["untied"]}
-                    yield p
-                done += steps
+    runs = stack_runs(list(seeds), V, d, tasks, **task_kw)
+    if not runs:
+        return
+    entropy = {name: data.entropy(r.task) for name, r in zip(tasks, runs[::2])}
+    total = len(runs) * steps
+    first = {"seed": runs[0].seed, "task": next(iter(tasks)), "model": "tied", "models": len(runs), "total": total}
+    for point in stack.iter_train(runs, steps=steps, lr=lr, batch=batch, chunk=chunk, every=steps):
+        yield {**first, "step": len(runs) * point["step"], "loss": float(np.max(point["loss"]))}
+    names = [name for _ in seeds for name in tasks]
+    for (i, r), name in zip(enumerate(runs[::2]), names):
+        tied, untied = (float(point["eval"][2 * i + k]) - entropy[name] for k in (0, 1))
+        yield {**first, "step": total, "loss": float(np.max(point["loss"])), "seed": r.seed, "task": name,
+               "run": {"seed": r.seed, "tied": tied, "untied": untied, "ratio": tied / untied}}

@@ -24,5 +24,10 @@ Every view module has:
   does this itself; site/player.js does it from this before Python, and reads a choice showing its own fill
   as the choice alone, as the tables (and the URL) hold it. `{}` for most sections.
 
+- Layout (`kit.compose`, and app/kit.layout live): `CLAIM`, the slot that opens the section with the page's
+  claim beside ours (placed before the controls; "" for none); `PAIRS`, adjacent slots that compare, side
+  by side on a wide screen; `DATA`, the last slots, in the section's closed "Data and downloads" disclosure
+  with every download.
+
 Shared HTML pieces live in `views/kit.py`; no view imports another.
 """

@@ -17,7 +17,7 @@ from .. import render as R
 from .. import state as S
 from .kit import TOL, TOY, Differences, error_heatmap, grid, hook, last, lin, source
 
-SLOTS = ("badge", "readout", "table", "heatmap")
+SLOTS = ("badge", "readout", "heatmap", "table")
 # No RUN_KEYS: every slot needs the check, so it follows every control and reruns on any change (app.kit.RunSection).
 RUN_KEYS = ()
 # Both toggles; res and batch at a few slider positions (each point is a full check: ~0.1 s in CPython).
@@ -26,6 +26,9 @@ PLAYBACK = {"tied": grid("gradcheck", "tied"), "repeats": grid("gradcheck", "rep
             "batch": grid("gradcheck", "batch", (1, 8, 32, 128, 256))}
 DEPENDS = {name: ("tied", "res", "batch", "repeats", "seed") for name in SLOTS}
 OVERLAYS: dict[str, str] = {}
+CLAIM = "badge"  # all entries agree (or how many do not): the section's claim
+PAIRS = ()
+DATA = ("table",)  # per parameter: the readout and the badge say the total
 FILLS: dict = {}
 
 
@@ -126,5 +129,5 @@ def table(s: dict) -> str:
 def slots(st: S.Gradcheck, results: dict | None = None) -> dict[str, str]:
     """The section's output for st from its check's summary (the check is run here when not given)."""
     s = summary(check(st)) if results is None else results
-    return {"badge": badge(s), "readout": readout(st, s) + source(results, "gradcheck-source"), "table": table(s),
-            "heatmap": error_heatmap(s["E_err"], batch(st)[0], "Relative error of every entry of dE")}
+    return {"badge": badge(s), "readout": readout(st, s) + source(results, "gradcheck-source"),
+            "heatmap": error_heatmap(s["E_err"], batch(st)[0], "Relative error of every entry of dE"), "table": table(s)}

@@ -55,12 +55,15 @@ class Num:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A verdict cell: quoted.judge's text, hooked as verdict-<id> with data-value = repr(its tolerance)
-    (nan: not judged)."""
+    """A verdict cell: quoted.judge's text (the report's, which the exports keep), hooked as verdict-<id> with
+    data-value = repr(its tolerance) (nan: not judged). On the page it is a chip (`chip`): the word and, for
+    a number that differs, by how much; the rule behind one click (`rule`, the reader's wording)."""
     qid: str
     text: str
     tol: float
     suffix: str = ""  # "-seeds" on the build's seeds' row, so it never shares a hook with this run's row
+    gap: float = math.nan  # |ours - page| of a judged number
+    rule: str = ""  # what the chip opens to; "" = the text's parenthesis
 
 
 def judged(qid: str, per_seed, noise=None) -> Verdict:
@@ -69,7 +72,50 @@ def judged(qid: str, per_seed, noise=None) -> Verdict:
     if len(per_seed) < 2 and quoted.QUOTES[qid][2] and noise is None:
         return Verdict(qid, "n/a (one run: no measured spread to judge it by; two seeds or more judge it)", math.nan)
     j = quoted.judge(qid, per_seed, noise)
-    return Verdict(qid, quoted.explained(j), j["tol"])
+    return Verdict(qid, quoted.explained(j), j["tol"], gap=abs(j["ours"] - j["page"]), rule=reader_rule(j, noise))
+
+
+def reader_rule(j: dict, noise=None) -> str:
+    """quoted.judge's rule as a reader reads it: the distance, the tolerance and where the tolerance comes from
+    (never a command or a file: those are the report's)."""
+    _, decimals, page_seeds = quoted.QUOTES[j["id"]]
+    gap, tol, n = abs(j["ours"] - j["page"]), j["tol"], j["seeds"]
+    if page_seeds:
+        ours = (f"one run of ours, with the spread of the build's {len(noise)} seeds" if n < 2 and noise is not None
+                else f"our {n} seeds")
+        why = (f"two standard errors of the difference ({ours}, against the page's "
+               f"{page_seeds} {'run' if page_seeds == 1 else 'seeds'}) plus half a unit of the page's last digit")
+    else:
+        why = "an exact quantity: only the page's rounding (half a unit of its last digit)"
+    out = (f"|ours − page| = {gap:.3g}, {'within' if gap <= tol else 'beyond'} the tolerance {tol:.3g}: {why}.")
+    if j["id"] in quoted.TRAINED and j["distance"] > 1:
+        out += (" The training recipe (task, learning rate, batch) is the one, of those searched, that reproduces "
+                "the most page numbers at once; this one it does not reach.")
+    return out
+
+
+def chip(text: str, gap: float = math.nan) -> tuple[str, str]:
+    """(word, detail) of a verdict text: 'agrees', 'differs by 0.49', 'not resolved', 'n/a'; the detail is
+    what the text says in its parenthesis (and after it)."""
+    word, _, rest = text.partition(" (")
+    if word == "differs" and math.isfinite(gap):
+        word = f"differs by {R.num(gap, 2)}"
+    depth = 0
+    for i, ch in enumerate(rest):  # drop the parenthesis that closes the one the word opened
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return word, (rest[:i] + rest[i + 1:]).strip()
+    return word, rest
+
+
+def chip_html(word: str, detail: str, hook_attrs: str = "") -> str:
+    """A verdict chip: the word on the page, the rule one click, tap or keyboard focus away (a <details>)."""
+    kind = (word.split() or ["none"])[0].replace("/", "")
+    inner = f'<span class="wt-chip-word"{hook_attrs}>{html.escape(word)}</span>'
+    if not detail:
+        return f'<span class="wt-chip wt-{html.escape(kind)}">{inner}</span>'
+    return (f'<details class="wt-chip wt-{html.escape(kind)}"><summary>{inner}</summary>'
+            f'<span class="wt-rule">{html.escape(detail)}</span></details>')
 
 
 def at_defaults(st, fields: Iterable[str]) -> bool:
@@ -102,10 +148,28 @@ def cell(v: object) -> str:
     if isinstance(v, Num):
         return hook(v.testid, v.x, tag="span")
     if isinstance(v, Verdict):
-        return hook(f"verdict-{v.qid}{v.suffix}", v.tol, v.text, tag="span")
+        return verdict_chip(v)
     if isinstance(v, tuple):
         return "–".join(cell(x) for x in v)
     return html.escape(R.num(v))
+
+
+def verdict_chip(v: Verdict, prefix: str = "verdict-") -> str:
+    """A Verdict as its chip, hooked <prefix><id> with data-value = repr(its tolerance) and data-verdict = its word."""
+    word, detail = chip(v.text, v.gap)
+    attrs = (f' data-testid="{prefix}{html.escape(v.qid)}{v.suffix}" data-value="{html.escape(repr(plain_number(v.tol)))}"'
+             f' data-verdict="{html.escape((word.split() or ["none"])[0])}"')
+    return chip_html(word, v.rule or detail, attrs)
+
+
+def claim(parts: Sequence[tuple[str, str, object, Verdict | str]], testid: str, who: str = "the page") -> str:
+    """A section's claim, the first thing in its block: per part (what, ours, the page's number, verdict), one
+    phrase and the verdict's chip (hooked claim-<id>: the tables below keep the verdict-<id> hooks)."""
+    items = "".join(
+        f'<span class="wt-claim-item">{html.escape(what)}: ours <strong>{html.escape(ours)}</strong>, {who} '
+        f'{html.escape(R.num(page))} {verdict_chip(v, "claim-") if isinstance(v, Verdict) else chip_html(*chip(v))}'
+        "</span>" for what, ours, page, v in parts)
+    return f'<div class="wt-claim" data-testid="{html.escape(testid)}">{items}</div>'  # a <p> cannot hold a <details>
 
 
 def plain(v: object) -> object:
@@ -129,7 +193,9 @@ def scroll(inner: str, label: str) -> str:
 def table(columns: Sequence[str], rows: Iterable[Sequence[object]], caption: str, testid: str) -> str:
     """render.table's layout with cells that may carry test hooks (Num), in a sideways-scrolling box."""
     head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
+    verdict = [c == "verdict" for c in columns]
+    body = "".join("<tr>" + "".join(f"<td>{chip_html(*chip(v)) if is_v and isinstance(v, str) else cell(v)}</td>"
+                                    for v, is_v in zip(r, verdict)) + "</tr>" for r in rows)
     return scroll(f'<table class="wt-table" data-testid="{html.escape(testid)}">'
                   f"<caption>{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
                   caption)
@@ -153,18 +219,36 @@ def slot(name: str, inner: str) -> str:
     return f'<div class="wt-slot" data-slot="{html.escape(name)}">{inner}</div>'
 
 
-def compose(slots: dict[str, str], overlays: dict[str, str] | None = None) -> str:
+DATA_SUMMARY = "Data and downloads"
+DATA_BEFORE = ("Downloads of every table and figure (CSV, JSON, SVG, each stamped with the link that reproduces "
+               "it) appear here once the live lab has loaded.")
+
+
+def compose(slots: dict[str, str], overlays: dict[str, str] | None = None, pairs: Sequence[Sequence[str]] = (),
+            data: Sequence[str] = (), claim: str = "", controls: str = "") -> str:
     """A section's output: its slots in display order, each in its wt-slot box; an overlay slot
     (OVERLAYS: {overlay: the slot it is drawn over}, listed right after it) shares a wt-stack box with
-    the slot below it, where CSS draws the two in the same place."""
+    the slot below it, where CSS draws the two in the same place; each of `pairs` (adjacent slots that
+    compare) side by side in a wt-pair box; the `data` slots (the last ones) in the section's closed
+    "Data and downloads" disclosure, which the live lab fills with the downloads too. The `claim` slot (the
+    first) opens it; then `controls` (the section's controls) in a column beside the rest (wt-block)."""
     below = {base: over for over, base in (overlays or {}).items()}
-    out = []
+    pieces: dict[str, str] = {}
     for name, inner in slots.items():
         if name in below:
-            out.append(f'<div class="wt-stack">{slot(name, inner)}{slot(below[name], slots[below[name]])}</div>')
+            pieces[name] = f'<div class="wt-stack">{slot(name, inner)}{slot(below[name], slots[below[name]])}</div>'
         elif name not in (overlays or {}):
-            out.append(slot(name, inner))
-    return "".join(out)
+            pieces[name] = slot(name, inner)
+    for a, b in pairs:
+        pieces[a] = f'<div class="wt-pair">{pieces[a]}{pieces.pop(b)}</div>'
+    main = "".join(p for name, p in pieces.items() if name not in data and name != claim)
+    block = f'<div class="wt-block"><div class="wt-side">{controls}</div><div class="wt-main">{main}</div></div>'
+    return pieces.get(claim, "") + block + data_box("".join(pieces[name] for name in data) + note(DATA_BEFORE, testid="data-before"))
+
+
+def data_box(inner: str) -> str:
+    """The section's "Data and downloads" disclosure, closed."""
+    return f'<details class="wt-data" data-testid="data"><summary>{DATA_SUMMARY}</summary>{inner}</details>'
 
 
 def no_results(st) -> None:
@@ -192,8 +276,9 @@ def _built(view, st):
 # ---- where a result comes from ------------------------------------------------------------------------
 
 BUILT = "build"  # results["origin"] of results computed at build (absent: computed live in the browser)
-SOURCE_TEXT = {BUILT: "Computed at build by this page's own code (the weighttying package, in CPython), not in "
-                      "your browser: running it again here recomputes it live.",
+# one line under a block's figures and tables (the package's name is the side column's status line's)
+SOURCE_TEXT = {BUILT: "Computed at build by this page's own code, in CPython, not in your browser: running it "
+                      "again here recomputes it live.",
                "live": "Computed live in your browser."}
 
 

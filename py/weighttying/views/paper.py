@@ -15,10 +15,10 @@ from .. import lens, paper
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import Verdict, grid, hook, lin, log, note, pending, source, table
+from .kit import Verdict, claim, grid, hook, lin, log, note, pending, source, table
 
 MILD = 2.0  # an output/input ratio under this is "dominates only mildly"
-SLOTS = ("norms", "figure", "align", "lens", "claims", "tuned")
+SLOTS = ("claim", "norms", "figure", "claims", "tuned", "align", "lens", "layers")
 # A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
 # app.kit.RunSection, docs/DESIGN.md "Runs"); nothing starts by itself.
 RUN_KEYS = ("scale", "seeds", "steps", "lr", "seed")
@@ -30,6 +30,10 @@ PLAYBACK = {"scale": grid("paper", "scale", (*lin(0.0, 2.0, 0.5), 4.0, 10.0, 16.
             "lr": grid("paper", "lr", log(_LR.lo, _LR.hi, 1))}
 DEPENDS = {name: RUN_KEYS for name in SLOTS}
 OVERLAYS: dict[str, str] = {}
+CLAIM = "claim"
+PAIRS = ()
+DATA = ("tuned", "align", "lens", "layers")  # the tuned lens (its share is the claim line), the two-block study's tables
+# (the claims table carries their verdicts), the tuned lens per layer
 FILLS: dict = {}
 
 
@@ -179,6 +183,17 @@ def tuned_claim_rows(t: dict) -> list[list[object]]:
              Verdict(f"paper.lens.{k}", t["verdict"][k], 2 * t["se"][k])] for k, name in lens.MEASURES.items()]
 
 
+def claim_html(t: dict | None) -> str:
+    """The paper's claim: the early blocks contribute less when tied (tuned lens, 5 seeds at toy scale)."""
+    k = "tuned_kl_share"
+    if t is None:
+        return claim([("Early blocks' share of the tuned lens's KL drop, tied minus untied", "computed at build",
+                       "< 0", "n/a")], "paper-claim", "the paper")
+    return claim([("Early blocks' share of the tuned lens's KL drop, tied minus untied",
+                   R.num(t["tied"][k] - t["untied"][k], 3), "< 0",
+                   Verdict(f"paper.lens.{k}", t["verdict"][k], 2 * t["se"][k]))], "paper-claim", "the paper")
+
+
 def tuned_html(t: dict) -> str:
     """The tuned lens beside the logit lens on the deep toy: where it comes from, per layer, and the verdicts."""
     k = "tuned_kl_share"
@@ -188,14 +203,18 @@ def tuned_html(t: dict) -> str:
             f'its KL drop is {hook("paper-tuned-tied", t["tied"][k], R.num(t["tied"][k], 3))} tied and '
             f'{hook("paper-tuned-untied", t["untied"][k], R.num(t["untied"][k], 3))} untied; verdict on the '
             f'paper\'s claim: {t["verdict"][k].split(" (")[0]} at toy scale. Computed at build by this page\'s own '
-            "code (weighttying.lens in CPython), not in your browser: it trains 10 models.</p>")
-    layers = table(LAYER_COLUMNS, tuned_layer_rows(t), "Per layer, mean over seeds: what each block adds and how "
-                   "far each lens is from the model's final prediction (KL, nats)", "paper-tuned-layers")
+            "code (the weighttying package in CPython), not in your browser: it trains 10 models.</p>")
     claims = table(("measure", "tied", "untied", "tied minus untied", "tolerance: 2 paired SE", "verdict"),
                    tuned_claim_rows(t),
                    "Do the early blocks contribute less when tied? Tuned lens, with the logit lens as the baseline",
                    "paper-tuned-claims")
-    return text + layers + claims
+    return text + claims
+
+
+def layers_html(t: dict) -> str:
+    """The tuned-lens study per layer (mean over seeds): each block's output norm share, both lenses' KL."""
+    return table(LAYER_COLUMNS, tuned_layer_rows(t), "Per layer, mean over seeds: what each block adds and how "
+                 "far each lens is from the model's final prediction (KL, nats)", "paper-tuned-layers")
 
 
 def results(st: S.Paper) -> dict:
@@ -215,6 +234,6 @@ def slots(st: S.Paper, results: dict | None = None) -> dict[str, str]:
     tuned = tuned_html(r["tuned"]) if "tuned" in r else note(
         "Tuned lens: computed at build by this page's own code for the default settings (ten models, too heavy to "
         "train here by default); a live run recomputes only the two-block study above.", testid="paper-tuned")
-    return {**out, "align": align_html(r) if done else pending("Similarity"),
-            "lens": lens_html(r) if done else pending("Lens"), "claims": claims_html(r) if done else pending("Claims"),
-            "tuned": tuned}
+    return {"claim": claim_html(r.get("tuned")), **out, "claims": claims_html(r) if done else pending("Claims"), "tuned": tuned,
+            "align": align_html(r) if done else pending("Similarity"), "lens": lens_html(r) if done else pending("Lens"),
+            "layers": layers_html(r["tuned"]) if "tuned" in r else ""}

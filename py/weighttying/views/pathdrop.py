@@ -16,7 +16,7 @@ from .. import gradcheck, measure, model, pathdrop, recipes
 from .. import render as R
 from .. import state as S
 from ..quoted import PAGE
-from .kit import (TOY, Differences, at_defaults, error_heatmap, grid, hook, judged, last, note, pending, recipe_text,
+from .kit import (TOY, Differences, at_defaults, claim, error_heatmap, grid, hook, judged, last, note, pending, recipe_text,
                   run_verdict, seeds_row, source, table as hooked_table)
 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
@@ -27,17 +27,20 @@ LOSS_IDS = {"both paths": "pathdrop.loss.correct", "output path only": "pathdrop
 PAGE_RECIPE = ("steps", "lr")  # the run judged against the page's two losses: the calibrated race's, any seed
 RECIPE = recipes.PATHDROP  # the race's task and batch (no control: the page leaves them open, calibrate chose)
 CURVE_CHUNK = 5  # SGD steps per run between yields: ~15 ms each in Pyodide, so Cancel lands at once
-SLOTS = ("readout", "table", "heatmap", "kcheck", "trap", "curves", "finals")
+SLOTS = ("claim", "readout", "table", "heatmap", "curves", "kcheck", "trap", "finals")
 # A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
 # app.kit.RunSection, docs/DESIGN.md "Runs"); nothing starts by itself.
 RUN_KEYS = ("steps", "lr", "seed")
 # Both toggles and the k slider at a few positions; seed, steps and lr need a new run (not listed).
 PLAYBACK = {"input": grid("pathdrop", "input"), "output": grid("pathdrop", "output"),
             "k": grid("pathdrop", "k", (1, 2, 5, 10, 50, 100, 200, 500, 1024))}
-DEPENDS = {"readout": ("input", "output", "seed"), "table": ("input", "output", "seed"),
+DEPENDS = {"claim": ("seed",), "readout": ("input", "output", "seed"), "table": ("input", "output", "seed"),
            "heatmap": ("input", "output", "seed"), "kcheck": ("input", "output", "k", "seed"), "trap": ("seed",),
            "curves": RUN_KEYS, "finals": RUN_KEYS}
 OVERLAYS: dict[str, str] = {}
+CLAIM = "claim"
+PAIRS = (("heatmap", "curves"),)  # the wrong rows and what they do to training, side by side
+DATA = ("finals",)  # the two losses judged against the page's: the curves above show the gap
 FILLS: dict = {}
 
 
@@ -113,6 +116,15 @@ def table_rows(st: S.Pathdrop, rs: dict) -> list[tuple]:
 def table(st: S.Pathdrop, rs: dict) -> str:
     """The wrong-rows table (HTML)."""
     return hooked_table(COLUMNS, table_rows(st, rs), "Rows of the tied dE against central differences", "pathdrop-table")
+
+
+def claim_html(rs: dict) -> str:
+    """The page's claim: with the input path dropped (the output path only), 8 of 64 rows of dE are wrong."""
+    name = "output path only"
+    r = rs[name]
+    return claim([(f"Rows of dE wrong with the {name}", f"{r['wrong_rows']} of {r['wrong_rows'] + r['right_rows']}",
+                   PAGE["wrong_rows"][name], judged(f"pathdrop.wrong_rows.{pathdrop.SLUG[name]}", [r["wrong_rows"]]))],
+                 "pathdrop-claim")
 
 
 def readout(st: S.Pathdrop, rs: dict) -> str:
@@ -219,15 +231,15 @@ def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
     num = (results or {}).get("numeric")
     rs, name = rows(st, numeric(st) if num is None else {n: np.asarray(g, float) for n, g in num.items()}), current(st)
     points = (results or {}).get("points") or []
-    out = {"readout": readout(st, rs), "table": table(st, rs),
-           "heatmap": error_heatmap(rs[name]["E_err"], batch(st)[0], f"Relative error of dE, {name}"),
-           "kcheck": kcheck_html(kcheck(st, rs)), "trap": trap_html(trap(st))}
+    out = {"claim": claim_html(rs), "readout": readout(st, rs), "table": table(st, rs),
+           "heatmap": error_heatmap(rs[name]["E_err"], batch(st)[0], f"Relative error of dE, {name}")}
+    text = {"kcheck": kcheck_html(kcheck(st, rs)), "trap": trap_html(trap(st))}
     if not points:
-        return {**out, "curves": pending("Correct vs broken training", "pathdrop-curves-pending"), "finals": ""}
+        return {**out, "curves": pending("Correct vs broken training", "pathdrop-curves-pending"), **text, "finals": ""}
     end = points[-1]
     finals = {n: end["points"][n]["eval"] for n in CURVES}
     if end["step"] < st.steps:  # still streaming: the latest losses, not yet the run's final ones
-        return {**out, "curves": curves_svg(points), "finals": note(
+        return {**out, "curves": curves_svg(points), **text, "finals": note(
             f"Step {end['step']} of {st.steps}: correct {finals[CURVES[0]]:.4f}, broken {finals[CURVES[1]]:.4f}")}
-    return {**out, "curves": curves_svg(points),
+    return {**out, "curves": curves_svg(points), **text,
             "finals": curves_html(st, finals, (results or {}).get("noise") or {}) + source(results, "pathdrop-source")}

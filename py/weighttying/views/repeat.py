@@ -17,7 +17,7 @@ from .. import measure, model, recipes, repeat
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import (TOY, Num, at_defaults, cell, grid, judged, lin, log, note, recipe_text, run_verdict, seeds_row, source,
+from .kit import (TOY, Num, at_defaults, cell, claim, grid, judged, lin, log, note, recipe_text, run_verdict, seeds_row, source,
                   table)
 
 SEEDS = 5  # the init table averages seeds seed .. seed+4, as report.repeat_table does for seed 0
@@ -25,7 +25,7 @@ EVERY = 25  # training steps between points of the rank curves
 CHUNK = 5  # steps per model between yields of a live run: ~1-2 ms a step in Pyodide, so a yield stays far below 100 ms
 BINS = 16  # histogram bins of width V/16 = 4 ranks at V = 64
 SLUG = {"tied, res = 1": "tied-res1", "untied": "untied", "chance": "chance", "tied, res = 0 (the control)": "tied-res0"}
-SLOTS = ("readout", "init", "hist", "trained", "curves")
+SLOTS = ("claim", "readout", "init", "hist", "curves", "trained")
 # A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
 # app.kit.RunSection, docs/DESIGN.md "Runs"); nothing starts by itself.
 RUN_KEYS = ("res", "sigma", "steps", "lr", "seed")
@@ -34,9 +34,12 @@ _SIGMA = S.BY_KEY["repeat.sigma"]
 # ends. steps, lr and seed are not listed: they change only the trained slots, which need a Run.
 PLAYBACK = {"tied": grid("repeat", "tied"), "res": grid("repeat", "res", lin(0.0, 1.0, 0.1)),
             "sigma": grid("repeat", "sigma", (_SIGMA.lo, *log(1e-4, 1e4, 4), _SIGMA.hi))}
-DEPENDS = {"readout": ("tied", "res", "sigma", "seed"), "init": ("sigma", "seed"), "hist": (*RUN_KEYS, "tied"),
+DEPENDS = {"claim": ("sigma", "seed"), "readout": ("tied", "res", "sigma", "seed"), "init": ("sigma", "seed"), "hist": (*RUN_KEYS, "tied"),
            "trained": RUN_KEYS, "curves": RUN_KEYS}
 OVERLAYS: dict[str, str] = {}
+CLAIM = "claim"
+PAIRS = (("hist", "curves"),)
+DATA = ("trained",)  # the ranks after training, judged: the curves above show them
 FILLS: dict = {}
 
 
@@ -78,6 +81,14 @@ def init_table(rows: list[list[object]], sigma: float, seed: int) -> str:
     return table(INIT_COLUMNS, rows, f"Mean rank (1 = top, out of {TOY.V}) of the token just read, among the {TOY.V} "
                  f"predictions for the next one, at initialisation: σ = {R.num(sigma)}, seeds {seed} to "
                  f"{seed + SEEDS - 1}", "repeat-init-table")
+
+
+def claim_html(sigma: float, seed: int) -> str:
+    """The page's claim: freshly initialised, a tied model with a residual stream ranks the token just read
+    near the top (page 1.7 of 64), an untied one near chance."""
+    rows = {r[0]: r for r in init_rows(sigma, seed)}
+    return claim([(f"Rank of the token just read, {model}, at init", R.num(rows[model][1].x, 3), rows[model][3],
+                   rows[model][4]) for model in list(rows)[:2]], "repeat-claim")
 
 
 def readout(st: S.Repeat, ranks: np.ndarray) -> str:
@@ -188,9 +199,8 @@ def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
     """The section's output for st; the trained slots from `results` (finished or streaming), else pending."""
     points, noise = (results or {}).get("points") or [], (results or {}).get("noise") or {}
     ranks = init_ranks_now(st)
-    return {"readout": readout(st, ranks), "init": init_table(init_rows(st.sigma, st.seed), st.sigma, st.seed),
-            "hist": hist_html(st, ranks, points),
+    return {"claim": claim_html(st.sigma, st.seed), "readout": readout(st, ranks), "init": init_table(init_rows(st.sigma, st.seed), st.sigma, st.seed),
+            "hist": hist_html(st, ranks, points), "curves": curves_html(points),
             "trained": trained_table(trained_rows(st, points[-1] if points else None, noise), st,
                                      points[-1]["step"] if points else 0)
-            + (source(results, "repeat-source") if points else ""),
-            "curves": curves_html(points)}
+            + (source(results, "repeat-source") if points else "")}

@@ -14,12 +14,12 @@ from .. import render as R
 from .. import quoted
 from .. import savings
 from .. import state as S
-from .kit import grid, hook, judged, no_results, table
+from .kit import claim, grid, hook, judged, no_results, table
 
 FIELDS = ("V", "d", "layers", "d_ff", "context")
 CUSTOM = "custom"
 CURVE_V = np.unique(np.round(np.logspace(1, 7, 61)).astype(int))  # 10 .. 10 million tokens, log-spaced
-SLOTS = ("readout", "presets", "curve", "curve_at", "curve_text")
+SLOTS = ("claim", "readout", "curve", "curve_at", "curve_text", "presets")
 RUN_KEYS = ()
 results = no_results
 
@@ -39,9 +39,12 @@ PLAYBACK = {"preset": grid("savings", "preset"),
             "V": grid("savings", "V", (10, 100, 1000, 10_000, 100_000, 10 ** 6, 10 ** 7, *(f["V"] for f in _FILLED))),
             "d": grid("savings", "d", (16, 64, 256, 1024, 4096, 16384, *(f["d"] for f in _FILLED))),
             "layers": grid("savings", "layers", (0, 1, 6, 24, 48, *(f["layers"] for f in _FILLED)))}
-DEPENDS = {"readout": ("preset", *FIELDS), "presets": (), "curve": ("preset", *FIELDS),
+DEPENDS = {"claim": (), "readout": ("preset", *FIELDS), "presets": (), "curve": ("preset", *FIELDS),
            "curve_at": ("preset", *FIELDS), "curve_text": ("preset", *FIELDS)}
 OVERLAYS = {"curve_at": "curve"}  # the current V's point, drawn over the curve (which does not depend on V)
+CLAIM = "claim"
+PAIRS = ()
+DATA = ("presets",)  # the three models beside the page: the claim line and the readout say the current one
 
 
 def reconcile(values: dict, changed: str = "") -> dict:
@@ -76,6 +79,14 @@ def readout(values: dict) -> str:
             f'{values["layers"]} blocks, d_ff = {values["d_ff"]:,}, context {values["context"]:,}) tying removes '
             f'V·d = {n["saved"]} of {n["untied"]} parameters, leaving {n["tied"]}: a share of {share}{beside}. '
             "Half would need every other parameter of the model to be zero.</p>")
+
+
+def claim_html() -> str:
+    """The page's claim: in GPT-2 small, tying saves a share of the parameters far from half."""
+    _, rows = preset_rows()
+    r = next(r for r in rows if r[0] == "gpt2-small")
+    return claim([("GPT-2 small: share of the parameters tying saves", f"{r[8]:.1%}", f"{r[9]:.1%}", r[10])],
+                 "savings-claim")
 
 
 def preset_rows() -> tuple[list[str], list[list[object]]]:
@@ -135,5 +146,5 @@ def current_point(values: dict) -> str:
 def slots(st: S.Savings, results: None = None) -> dict[str, str]:
     """The savings section's output for st (reconciled): readout, preset table, curve and its summary."""
     values = settled(st)
-    return {"readout": readout(values), "presets": presets_table(), "curve": figure(values),
-            "curve_at": current_point(values), "curve_text": curve_summary(values)}
+    return {"claim": claim_html(), "readout": readout(values), "curve": figure(values),
+            "curve_at": current_point(values), "curve_text": curve_summary(values), "presets": presets_table()}

@@ -10,10 +10,10 @@ import numpy as np
 
 from .. import render as R
 from .. import state as S
-from .. import sweep
-from .kit import grid, hook, log, no_results, note
+from .. import quoted, sweep
+from .kit import claim, grid, hook, judged, log, no_results, note
 
-SLOTS = ("readout", "hits", "resid", "resid_at", "logit", "logit_at", "key")
+SLOTS = ("claim", "readout", "hits", "resid", "resid_at", "logit", "logit_at", "key")
 RUN_KEYS = ()
 results = no_results
 _SIGMA, _IN = S.BY_KEY["sweep.sigma"], S.BY_KEY["sweep.in_scale"]
@@ -22,17 +22,30 @@ PLAYBACK = {"sigma": grid("sweep", "sigma", log(_SIGMA.lo, _SIGMA.hi, 2)),
             "in_scale": grid("sweep", "in_scale", log(_IN.lo, _IN.hi, 2)),
             "grid": grid("sweep", "grid"),
             "band": grid("sweep", "band", (0.05, 0.1, 0.2, 0.5))}
-DEPENDS = {"readout": ("sigma", "in_scale", "band"), "hits": ("grid", "band"), "resid": ("grid", "band"),
+DEPENDS = {"claim": (), "readout": ("sigma", "in_scale", "band"), "hits": ("grid", "band"), "resid": ("grid", "band"),
            "resid_at": ("grid", "sigma", "in_scale"), "logit": ("grid", "band"), "logit_at": ("grid", "sigma", "in_scale"),
            "key": ()}
 # The ring marking the current setting is its own small slot drawn over each heatmap, so a heatmap's
 # table does not multiply by every sigma and inScale.
 OVERLAYS = {"resid_at": "resid", "logit_at": "logit"}
+CLAIM = "claim"
+PAIRS = (("resid", "logit"),)
+DATA = ()
 FILLS: dict = {}
 SCALES = (("resid", "Residual-stream"), ("logit", "Logit"))
 KEY = ("Shade is log10 of the scale's size; outlined cells put both scales within the band of 1; the black ring "
        "is the current setting. The sliders reach further than the grid does: off the grid the ring is dashed, "
        "at the nearest edge, and the readout above gives the current setting's scales.")
+
+
+@functools.lru_cache(maxsize=1)
+def claim_html() -> str:
+    """The page's claim: doubling σ doubles the residual-stream scale and multiplies the logit scale by 3.8
+    (not 4: the tanh saturates), at the page's σ, over the report's five seeds."""
+    doubled = [sweep.doubling(seed=s) for s in range(5)]
+    return claim([(f"{what} scale × when σ doubles (5 seeds)", R.num(float(np.mean([d[k] for d in doubled])), 3),
+                   quoted.PAGE["doubling"][k], judged(f"sweep.doubling.{k}", [d[k] for d in doubled]))
+                  for k, what in (("resid", "Residual-stream"), ("logit", "Logit"))], "sweep-claim")
 
 
 def readout(sigma: float, in_scale: float, band: float) -> str:
@@ -92,6 +105,6 @@ def rows(st: S.Sweep) -> tuple[tuple[str, ...], list[tuple]]:
 def slots(st: S.Sweep, results: None = None) -> dict[str, str]:
     """The sweep section's output for st: readout, hit count, both heatmaps and how to read them."""
     at = ring(st.grid, st.sigma, st.in_scale)
-    return {"readout": readout(st.sigma, st.in_scale, st.band), "hits": hits(st.grid, st.band),
+    return {"claim": claim_html(), "readout": readout(st.sigma, st.in_scale, st.band), "hits": hits(st.grid, st.band),
             "resid": heatmap(st.grid, st.band, "resid"), "resid_at": at,
             "logit": heatmap(st.grid, st.band, "logit"), "logit_at": at, "key": note(KEY)}

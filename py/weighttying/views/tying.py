@@ -9,7 +9,7 @@ from ..savings import toy_params
 from .kit import TOY, grid, hook, judged, no_results, table
 
 HIDDEN = TOY.hidden  # the toy's MLP width: fixed, so the count depends on V and d only
-SLOTS = ("readout", "count", "page", "notation")
+SLOTS = ("page", "readout", "count", "notation")
 RUN_KEYS = ()
 results = no_results
 # V and d are number boxes (ranges far wider than a slider): powers of two and the presets' values.
@@ -17,6 +17,9 @@ PLAYBACK = {"V": grid("tying", "V", [2 ** k for k in range(1, 21)] + [10 ** 6]),
             "d": grid("tying", "d", [2 ** k for k in range(0, 17)] + [10 ** 5])}
 DEPENDS = {"readout": ("V", "d"), "count": ("V", "d"), "page": ("V", "d"), "notation": ()}
 OVERLAYS: dict[str, str] = {}
+CLAIM = "page"  # the page's 32% beside ours opens the section
+PAIRS = ()
+DATA = ("count", "notation")  # the readout says the count; the table splits it by matrix
 FILLS: dict = {}
 
 NOTATION = (
@@ -91,5 +94,5 @@ def notation() -> str:
 
 def slots(st: S.Tying, results: None = None) -> dict[str, str]:
     """The tying section's output for st: count readout, count table, the page's reading, notation."""
-    return {"readout": readout(st.V, st.d), "count": count_table(st.V, st.d), "page": page(st.V, st.d),
+    return {"page": page(st.V, st.d), "readout": readout(st.V, st.d), "count": count_table(st.V, st.d),
             "notation": notation()}

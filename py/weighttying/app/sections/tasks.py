@@ -1,9 +1,10 @@
 """Live section: tied vs untied on an aligned and a misaligned task, over several seeds.
 
-Every seed trains four models (two tasks x tied/untied) of `steps` SGD steps: seconds of work in
-the browser, so the section's run (kit.RunSection) drives views.tasks.iter_runs a chunk of CHUNK steps
-at a time (each well under 100 ms), the slots fill in as each (seed, task) pair finishes, and Cancel
-stops it. At the default settings the slots show the build's runs; a RUN_KEYS change waits for Run.
+Every seed trains four models (two tasks x tied/untied) of `steps` SGD steps, all seeds' models as one
+stack: seconds of work in the browser, so the section's run (kit.RunSection) drives views.tasks.iter_runs
+a chunk of CHUNK stack steps at a time (each well under 100 ms), the slots fill in as the (seed, task)
+pairs land at the end, and Cancel stops it. At the default settings the slots show the build's runs; a
+RUN_KEYS change waits for Run.
 """
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ def build(store: Store) -> pn.viewable.Viewable:
     said: dict = {}  # the model the status line names
 
     def collect(runs: dict, pt: dict) -> bool:
-        label = f"Training seed {pt['seed'] + 1} of {run.st().seeds}: {pt['task']} task, {pt['model']} model."
-        if label != said.get("label"):  # one patch per model, not per chunk; the status slot says it until
-            said["label"] = label     # the next (seed, task) pair lands and the slots are redrawn
+        label = f"Training all {pt['models']} models at once: {run.st().seeds} seeds, 2 tasks, tied and untied."
+        if label != said.get("label"):  # one patch per run, not per chunk; the status slot says it until
+            said["label"] = label     # the (seed, task) pairs land and the slots are redrawn
             run.slots["status"].object = slot("status", note(label, testid="tasks-now"))
         return V.collect(runs, pt)
 

@@ -1,0 +1,283 @@
+"""The page as a reader meets it (issue 18, docs/DESIGN.md "Page layout"), measured on the built site at
+1280 x 900, before Python (?live=click: the prerendered page and the player) and once live:
+- the page is at most 11,500 px tall, yet every section still has its figures, tables and its "Data and
+  downloads" box (live: opening it shows the downloads);
+- no blank stretch taller than 160 px between two blocks of content;
+- no table cell whose text runs past 4 lines;
+- no visible text naming a repository command or file (those are the README's and the report's);
+- no progress element on screen while nothing runs;
+- the gradient-check badge overlaps no text or control at 1280, 1024, 768, 390 and 360 px, at 12 scroll
+  positions each;
+- printed (Playwright's page.pdf, print media), the handout carries every section's reproducing link and
+  no control; the page count is printed for the README;
+- projector mode (?projector=1): the body's computed font size is at least 24 px (its axe audit is in
+  tests/test_browser_a11y.py's PAGES).
+Geometry, not pixels: a browser update cannot turn these red by antialiasing.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import live_page
+from harness import ROOT, recorded, Recorder
+from robust import settle
+from weighttying.state import SECTIONS
+
+pytestmark = pytest.mark.browser
+
+MAX_HEIGHT = 11_500
+MAX_GAP = 160
+MAX_LINES = 4
+WIDTHS = (1280, 1024, 768, 390, 360)
+SCROLLS = 12
+SHOWN = [sid for sid in SECTIONS if (ROOT / "site" / "sections" / f"{sid}.html").exists()]
+# What a reader must never be told to run or open: commands and repository paths.
+REPO_TEXT = re.compile(r"python -m|\bpip install|\bnpm (ci|install|run)|\./dev\b|\bdocs/|\bsite/|\btests/|"
+                       r"\b[\w-]+\.(py|js|json|md|txt)\b")
+# A control's text, which a handout must not show.
+CONTROL_TEXT = ("Reset section", "Download CSV", "Download JSON", "Download figure", "Copy link", "Check every entry",
+                "Recompute central differences", "Train tied + untied", "Run the seeds", "Run again", "Data and downloads",
+                "Preset")
+
+WALK_JS = """
+function walk(root, fn) { for (const el of root.querySelectorAll('*')) { fn(el); if (el.shadowRoot) walk(el.shadowRoot, fn); } }
+const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true, opacityProperty: true}); };
+const ownText = (el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+const content = (el) => ['svg', 'TABLE', 'INPUT', 'SELECT', 'BUTTON', 'IMG', 'CANVAS', 'PROGRESS', 'SUMMARY'].includes(el.tagName)
+  || (!el.ownerSVGElement && !['STYLE', 'SCRIPT', 'OPTION'].includes(el.tagName) && ownText(el));
+const label = (el) => `<${el.tagName.toLowerCase()} class="${String(el.getAttribute('class') || '').slice(0, 40)}"> "${(el.textContent || '').trim().slice(0, 50)}"`;
+"""
+
+# Vertical stretches of the page (document coordinates) with no content in them, between two blocks.
+GAPS_JS = "() => {" + WALK_JS + """
+  const spans = [];
+  walk(document, (el) => { if (content(el) && shown(el)) { const r = el.getBoundingClientRect();
+    spans.push([r.top + scrollY, r.bottom + scrollY, label(el)]); } });
+  spans.sort((a, b) => a[0] - b[0]);
+  const gaps = []; let reach = spans.length ? spans[0][1] : 0, before = '';
+  for (const [top, bottom, what] of spans) {
+    if (top - reach > 0) gaps.push([Math.round(top - reach), Math.round(reach), before, what]);
+    if (bottom > reach) { reach = bottom; before = what; }
+  }
+  return gaps.sort((a, b) => b[0] - a[0]).slice(0, 8);
+}"""
+
+# Table cells whose text takes more than N lines.
+CELLS_JS = "(n) => {" + WALK_JS + """
+  const out = [];
+  walk(document, (el) => {
+    if (!['TD', 'TH'].includes(el.tagName) || !shown(el)) return;
+    const s = getComputedStyle(el), line = parseFloat(s.lineHeight) || 1.2 * parseFloat(s.fontSize);
+    const lines = (el.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)) / line;
+    if (lines > n + 0.5) out.push(`${label(el)}: ${lines.toFixed(1)} lines`);
+  });
+  return out;
+}"""
+
+# Visible text (shadow roots too), one string per element with text of its own.
+TEXT_JS = "() => {" + WALK_JS + """
+  const out = [];
+  walk(document, (el) => { if (!el.ownerSVGElement && !['STYLE', 'SCRIPT'].includes(el.tagName) && ownText(el) && shown(el))
+    out.push([...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join(' ').trim()); });
+  return out;
+}"""
+
+PROGRESS_JS = "() => {" + WALK_JS + """
+  const out = [];
+  walk(document, (el) => { if ((el.tagName === 'PROGRESS' || el.getAttribute('role') === 'progressbar') && shown(el))
+    out.push(label(el)); });
+  return out;
+}"""
+
+# What the badge overlaps: text or controls drawn under it (not its own text), at the current scroll.
+BADGE_JS = "() => {" + WALK_JS + """
+  let badge = null; walk(document, (el) => { if (!badge && el.matches('[data-testid=gradcheck-badge]') && shown(el)) badge = el; });
+  if (!badge) return null;
+  const b = badge.getBoundingClientRect();
+  if (b.bottom < 0 || b.top > innerHeight) return {seen: false, hits: []};
+  const hits = [];
+  walk(document, (el) => {
+    if (!content(el) || !shown(el) || badge.contains(el) || el.contains(badge)) return;
+    const r = el.getBoundingClientRect();
+    if (Math.min(r.right, b.right) - Math.max(r.left, b.left) > 1 && Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top) > 1)
+      hits.push(label(el));
+  });
+  return {seen: true, hits};
+}"""
+
+# Per section: figures, tables, hooked numbers, and its data box (a <details> before Python, Panel's card live).
+INVENTORY_JS = "(ids) => {" + WALK_JS + """
+  const out = {};
+  for (const id of ids) {
+    const sec = document.getElementById(id), n = {svg: 0, table: 0, hooks: 0, data: 0};
+    walk(sec, (el) => { if (el.tagName === 'svg' && !el.ownerSVGElement) n.svg += 1; if (el.tagName === 'TABLE') n.table += 1;
+      if (el.hasAttribute('data-testid') && el.hasAttribute('data-value')) n.hooks += 1;
+      if (el.matches('details.wt-data, .wt-data')) n.data += 1; });
+    out[id] = n;
+  }
+  return out;
+}"""
+
+
+played = live_page("live=click", must_boot=False)
+live = live_page("")
+
+
+def reader_checks(page) -> dict:
+    """Every measure of the module's docstring that one page at 1280 px answers, as {name: findings}."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.wait_for_timeout(300)
+    text = page.evaluate(TEXT_JS)
+    return {"height": page.evaluate("document.documentElement.scrollHeight"),
+            "gaps": [g for g in page.evaluate(GAPS_JS) if g[0] > MAX_GAP],
+            "cells": page.evaluate(CELLS_JS, MAX_LINES),
+            "repo": [t for t in text if REPO_TEXT.search(t)],
+            "progress": page.evaluate(PROGRESS_JS),
+            "inventory": page.evaluate(INVENTORY_JS, SHOWN)}
+
+
+@pytest.fixture(scope="module")
+def before(played) -> dict:
+    played.wait_for_selector("html[data-wt-status=paused]", state="attached")
+    return reader_checks(played.page)
+
+
+@pytest.fixture(scope="module")
+def after(live) -> dict:
+    settle(live.page, strict=False)
+    return reader_checks(live.page)
+
+
+@pytest.fixture(params=["before Python", "live"])
+def measured(request) -> dict:
+    return request.getfixturevalue("before" if request.param == "before Python" else "after")
+
+
+def test_the_page_is_short_and_everything_is_still_there(measured):
+    print(f"[reader] page height {measured['height']} px")
+    assert measured["height"] <= MAX_HEIGHT, f"the page is {measured['height']} px tall (at most {MAX_HEIGHT})"
+    inv = measured["inventory"]
+    assert all(n["data"] == 1 for n in inv.values()), {s: n["data"] for s, n in inv.items()}
+    assert sum(n["svg"] for n in inv.values()) >= 8 and all(n["hooks"] for n in inv.values()), inv
+    assert all(n["table"] for s, n in inv.items() if s != "sweep"), inv
+
+
+def test_no_blank_stretch(measured):
+    assert not measured["gaps"], "blank stretches (px, at y, after, before):\n" + "\n".join(map(str, measured["gaps"]))
+
+
+def test_no_table_cell_runs_past_four_lines(measured):
+    assert not measured["cells"], "\n".join(measured["cells"][:12])
+
+
+def test_no_text_names_a_command_or_a_file(measured):
+    assert not measured["repo"], measured["repo"][:8]
+
+
+def test_no_progress_shows_while_nothing_runs(measured):
+    assert not measured["progress"], measured["progress"]
+
+
+def test_every_download_is_one_click_away(live):
+    """Live, each section's "Data and downloads" card opens to its CSV/JSON/SVG downloads."""
+    found = {}
+    for sid in SHOWN:
+        head = live.locator(f"#live-{sid} .wt-data .card-header").first
+        head.scroll_into_view_if_needed()
+        head.click()
+        buttons = live.locator(f"#live-{sid} .wt-data .bk-btn", has_text="Download")
+        buttons.first.wait_for(state="visible")
+        found[sid] = buttons.count()
+        head.click()
+    assert all(n >= 1 for n in found.values()), found
+
+
+def test_the_badge_covers_nothing_at_any_width_or_scroll(live):
+    page = live.page
+    try:
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 900})
+            page.wait_for_timeout(300)
+            height = page.evaluate("document.documentElement.scrollHeight")
+            seen = 0
+            for i in range(SCROLLS):
+                page.evaluate("(y) => window.scrollTo(0, y)", int(i * (height - 900) / (SCROLLS - 1)))
+                page.wait_for_timeout(50)
+                got = page.evaluate(BADGE_JS)
+                assert got is not None, f"{width} px: no gradient-check badge"
+                assert not got["hits"], f"{width} px, scroll {i}: the badge covers {got['hits'][:5]}"
+                seen += got["seen"]
+            # the badge sits in its section, so some scroll positions show it
+            page.locator("[data-testid=gradcheck-badge]").first.scroll_into_view_if_needed()
+            assert not page.evaluate(BADGE_JS)["hits"]
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def pdf_text(pdf: bytes) -> str | None:
+    """The text of a PDF by poppler's pdftotext, or None on a machine without it."""
+    if not shutil.which("pdftotext"):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "p.pdf").write_bytes(pdf)
+        return subprocess.run(["pdftotext", "-layout", "p.pdf", "-"], cwd=tmp, capture_output=True, text=True,
+                              check=True).stdout
+
+
+def test_print_is_a_clean_handout(browser, server):
+    """The live page printed to PDF: every section's reproducing link (the link text, and a link annotation:
+    Chromium makes a link to the page's own address an internal one, /Dest /<id>), no control, and the page
+    count for the README."""
+    rec = Recorder()
+    ctx, page = recorded(browser, rec)
+    try:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(server.url + "?sweep.grid=fine", wait_until="domcontentloaded")
+        page.wait_for_selector("html[data-wt-status=ready]", state="attached", timeout=240_000)
+        settle(page, strict=False)
+        pdf = page.pdf(format="A4", margin={"top": "1cm", "bottom": "1cm", "left": "1cm", "right": "1cm"})
+        pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf))
+        print(f"[reader] printed: {pages} A4 pages, {len(pdf) // 1000} kB")
+        dests = set(re.findall(rb"/Dest\s*/([\w-]+)", pdf))
+        assert {sid.encode() for sid in SHOWN} <= dests, dests
+        text = pdf_text(pdf)
+        if text is not None:  # poppler-utils installed: read the handout itself
+            flat = re.sub(r"\s+", "", text)
+            for sid in SHOWN:
+                assert f"?sweep.grid=fine#{sid}" in flat, sid
+            assert not [c for c in CONTROL_TEXT if c in text], [c for c in CONTROL_TEXT if c in text]
+        page.emulate_media(media="print")  # and as laid out for print, in the DOM
+        shown = page.evaluate(TEXT_JS)
+        assert not [t for t in shown if any(c in t for c in CONTROL_TEXT)], [t for t in shown if any(c in t for c in CONTROL_TEXT)]
+        assert not page.evaluate(PROGRESS_JS)
+        links = page.evaluate("[...document.querySelectorAll('.wt-repro a')].filter((a) => a.checkVisibility())"
+                              ".map((a) => a.href)")
+        assert sorted(links) == sorted(f"{server.url}?sweep.grid=fine#{sid}" for sid in SHOWN), links
+        assert 5 <= pages <= 60
+    finally:
+        ctx.close()
+
+
+def test_projector_mode_reads_from_the_back_of_the_room(browser, server):
+    rec = Recorder()
+    ctx, page = recorded(browser, rec)
+    try:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(server.url + "?projector=1&hide=prose&live=click", wait_until="domcontentloaded")
+        size = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+        assert size >= 24, size
+        assert page.evaluate("document.documentElement.classList.contains('wt-projector')")
+        # the copy-link carries it (and the teacher's hide=)
+        page.evaluate("document.getElementById('wt-copy').click()")
+        shared = page.locator("[data-testid=share-url]").input_value()
+        assert "projector=1" in shared and "hide=prose" in shared, shared
+        page.goto(server.url + "?projector=maybe&live=click", wait_until="domcontentloaded")
+        assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") < 24  # not a valid on/off
+    finally:
+        ctx.close()
