@@ -79,7 +79,12 @@ PANEL_STATIC = ("panel.min.js", "css/", "bundled/theme/", "images/")
 SLIM = {"panel": ("panel/dist/", "panel/tests/"), "bokeh": ("bokeh/server/static/", "bokeh/sampledata/")}
 # Where an sdist keeps its pure-Python packages; C speedups are left out (both fall back to Python).
 SDIST_SOURCES = {"markupsafe": ("src", ("markupsafe",)), "pyyaml": ("lib", ("yaml",))}
-SITE_FILES = ("boot.js", "worker.js", "page.js", "player.js", "readout.js", "embed.js", "style.css", "live.css", "serve.py")
+SITE_FILES = ("embed.js", "style.css", "live.css", "serve.py")
+ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"  # npm esbuild, pinned (with its platform binary) by package-lock
+# The stylesheets (page; Panel's shadow roots) that end with site/shared.css, the rules the two DOMs share.
+SHARING_CSS = ("style.css", "live.css")
+# The page's script: site/main.js and the ES modules it imports, as one classic script for <head> (bundle()).
+PAGE_SCRIPT = "wt.js"
 COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map", ".whl", ".zip")
 # Speed levers that `--without` can turn off one at a time, so bench/run.py measures each (bench/README.md).
 LEVERS = ("pyc", "br")
@@ -424,8 +429,9 @@ def with_pycs(archive: Path, compiled: Path, cache_tag: str | None) -> dict[str,
 # ------------------------------------------------------------------------------------------------
 def computed() -> Path:
     """What CPython computes for the page from weighttying alone, no artifact: {"sections": each section's
-    prerendered HTML, "results": results.json's text, "tables": {id: its playback table's text}}, in one
-    process so the three share each heavy run (views.kit's memo), cached by the package's sources."""
+    prerendered HTML, "results": results.json's text, "tables": {id: its playback table's text}, "rules": the
+    state rules as data (prerender.rules)}, in one process so the three share each heavy run (views.kit's
+    memo), cached by the package's sources."""
     sys.path.insert(0, str(ROOT / "py"))
     import numpy
 
@@ -434,7 +440,8 @@ def computed() -> Path:
         sections = sections_module.sections()
         results = prebuilt.dumps(prebuilt.compute()).decode()
         tables = {sid: t.decode() for sid, t in playback.tables().items()}
-        out.write_text(json.dumps({"sections": sections, "results": results, "tables": tables}))
+        out.write_text(json.dumps({"sections": sections, "results": results, "tables": tables,
+                                   "rules": sections_module.rules()}))
 
     key = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sorted(
         (ROOT / "py" / "weighttying").rglob("*.py")))]
@@ -501,6 +508,12 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
     static, scripts = static_files(inputs.pypi)
     files |= static
     files |= {name: (SITE / name).read_bytes() for name in SITE_FILES}
+    for sheet in SHARING_CSS:  # the page's and the live sections' rules in common, written once
+        files[sheet] += b"\n" + (SITE / "shared.css").read_bytes()
+    files[PAGE_SCRIPT] = bundle("main.js", "the page's script")
+    # The worker stays a classic script (Pyodide loads with importScripts); the classroom file's worker needs
+    # unpack.js, which is a module: its classic build (global wtPayload) goes first, served or not.
+    files["worker.js"] = bundle("unpack.js", "the payload unpacker", "wtPayload") + (SITE / "worker.js").read_bytes()
     if bench:
         files["worker.js"] += BENCH_HOOK.read_bytes()
     files[NOTICES] = notices(inputs)
@@ -516,11 +529,23 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
         "integrity": {rel: sri(files[rel]) for rel in sorted(files)
                       if rel.startswith(f"{RUNTIME}/") and not rel.endswith(".whl") or rel in scripts},
         "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
+        # The page's state rules as data (weighttying.state.rules): site/state.js reads the URL by them.
+        "state": page_data["rules"],
     }
     playback(files, config, page_data["tables"])
     built_results(files, config, page_data["results"])
     files["index.html"] = page(html, config, serve_module().CSP).encode()
     return files, config
+
+
+def bundle(entry: str, what: str, global_name: str = "") -> bytes:
+    """site/ENTRY and the ES modules it imports as one classic script (esbuild, IIFE; GLOBAL_NAME: a global
+    holding its exports), headed by a line naming its source."""
+    if not ESBUILD.is_file():
+        raise BuildError(f"{ESBUILD.relative_to(ROOT)} is missing: run npm ci (esbuild bundles the page's modules)")
+    banner = f"// weighttying: {what}, site/{entry} and its imports bundled by build.py (esbuild); read the sources there."
+    cmd = [str(ESBUILD), str(SITE / entry), "--bundle", "--format=iife", "--log-level=warning", f"--banner:js={banner}"]
+    return run(cmd + ([f"--global-name={global_name}"] if global_name else []), f"bundling site/{entry} (esbuild)").stdout.encode()
 
 
 def sri(data: bytes) -> str:
@@ -759,7 +784,8 @@ def classroom(inputs: Inputs, files: dict[str, bytes], config: dict, html: str) 
     sys.path.insert(0, str(ROOT))
     from tools import single_file
 
-    sources = {name: (SITE / name).read_text() for name in single_file.SOURCES}
+    sources = {"style.css": files["style.css"].decode(), PAGE_SCRIPT: files[PAGE_SCRIPT].decode(),
+               single_file.GUARD: bundle(single_file.GUARD, "the classroom file's guard").decode()}
     decoder = {name: path.read_bytes() for name, path in inputs.decoder.items()}
     try:
         out = single_file.single_file(lambda info, csp: page(html, info, csp), config, files, sources, decoder, brotlied)

@@ -34,7 +34,7 @@ import instant  # noqa: E402
 KEYS = ("readable_ms", "load_ms", "first_keydown_ms", "first_response_ms", "first_live_ms", "all_live_ms")
 TIMES_JS = """() => { const n = performance.getEntriesByType('navigation')[0] || {};
   const t = (window.__wt && window.__wt.timings) || {}, live = Object.values(t.live || {});
-  const loader = window.__wtTransport && window.__wtTransport.timings;
+  const loader = window.__wt && window.__wt.transport && window.__wt.transport.timings;
   const fcp = performance.getEntriesByName('first-contentful-paint')[0];
   return {readable_ms: n.domContentLoadedEventEnd || null, load_ms: n.loadEventStart || null,
     first_live_ms: live.length ? Math.min(...live) : null, all_live_ms: t.interactive || null,

@@ -7,7 +7,8 @@
 // for the prerender in one frame, holding the section's height; the other sections keep answering from
 // playback meanwhile. The page relays Panel's pyodide-worker protocol per section (render / patch / idle)
 // plus ours (progress, timing, sections, build, linked, url, notes, state, error).
-// Everything a test or a later feature needs is on window.__wt (see docs/DESIGN.md, "Page and worker").
+// Everything a test or a later feature needs is on the hook, window.__wt (see docs/DESIGN.md, "Page and worker");
+// the lab's phases (starting, free, busy, building, ...) are one state machine, MOVES below.
 //
 // Robustness: the worker holds a Web Lock (its "lifeline") that the page waits on, so its end is seen
 // at once. Once booted, the page also pings it every PING_MS: a ping unanswered for HUNG_MS is a worker
@@ -15,14 +16,66 @@
 // Python call may run longer). A dead, hung, crashed or fatally failed worker is replaced without a
 // reload: a new one boots from the state in the URL, and the page says what happened. Repeated crashes
 // (MAX_CRASHES within CRASH_WINDOW_MS) stop at a Retry button instead of looping.
-"use strict";
-(() => {
-  const config = JSON.parse(document.getElementById("wt-build").textContent);
-  // Where the worker and the page's files come from: this site over http, or, in the classroom file
-  // opened from disk, the page itself (site/classroom.js sets window.__wtTransport before this runs).
-  const transport = window.__wtTransport || {
-    ready: Promise.resolve(), worker: () => new Worker("worker.js"), url: (path) => path, localize: (value) => value,
+
+// Where the worker and the page's files come from: this site over http (this), or, in the classroom file
+// opened from disk, the page itself (site/classroom.js's classroomTransport).
+export const httpTransport = {
+  ready: Promise.resolve(), worker: () => new Worker("worker.js"), url: (path) => path, localize: (value) => value,
+};
+
+export function nextBuild({ unbuilt, near, distance, seen, quietMs, idleMs }) {
+  // Which section Python builds next: {wait: ms} while the reader is active (quietMs since the last input, less
+  // than idleMs), else {sid}: the unbuilt section nearest the viewport if one is near (of two in view, the one
+  // filling more of it: the reader is reading that one, not the tail of the other), else the first in page order;
+  // {} when all are built. distance(sid): px from the viewport (0: in view); seen(sid): px of the viewport it fills.
+  if (!unbuilt.length) return {};
+  if (quietMs < idleMs) return { wait: idleMs - quietMs };
+  const close = unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b) || seen(b) - seen(a));
+  return { sid: close[0] || unbuilt[0] };
+}
+
+// A lab is one worker's life, from the page's side: one record (newLab), whose phase says what Python is doing.
+// Every change of phase is go(lab, event), and this table is every move there is (a move it lacks throws, at
+// the line that tried it). A lab that is replaced (crash, Retry) is simply no longer wt.lab: its worker is
+// terminated, its timers stopped, and anything it still says is ignored.
+export const MOVES = {
+  paused: { start: "starting" }, // data saver: no worker until the reader presses the button
+  starting: { sections: "free", fail: "failed" }, // the worker sets Python up; "sections": it is set up
+  free: { patch: "busy", state: "busy", build: "building", idle: "free", fail: "failed" }, // pump() says what next
+  busy: { idle: "free", fail: "failed" }, // a patch or a state in flight, answered with "idle"
+  building: { render: "free", idle: "building", fail: "failed" }, // a build in flight, answered with "render"
+  failed: {}, // stopped, the reason shown; restart() makes a new lab
+};
+// (idle in free and building: the answer to a state posted while Python was starting, or by a test.)
+
+export function go(lab, event) {
+  const to = MOVES[lab.phase][event];
+  if (!to) throw new Error(`boot.js: a lab in phase ${lab.phase} has no move on ${event}`);
+  lab.phase = to;
+  return lab;
+}
+
+export function newLab(phase) {
+  // Everything the page keeps about one worker, in one place.
+  return {
+    phase, worker: null, // the Worker, once started
+    queue: [], // the reader's changes to live sections not yet sent: {sid, event}, the newest per attribute
+    patches: [], // the worker's patches not yet applied (applied in a task of their own)
+    sections: [], docs: {}, // the shown sections, in page order (from "sections"); sid -> its BokehJS document
+    building: null, // the section asked for and not yet linked: no other build, no hang watch meanwhile
+    linked: new Set(), live: new Set(), // built and linked; swapped in for the prerender (handOver)
+    synced: null, pyQuery: "", // the query Python was last set from; the one it last wrote (url)
+    base: 0, // the progress bar's share when Python was set up (the sections fill the rest)
+    idleTimer: 0, // pump again once the reader has been idle long enough (nextToBuild)
+    // the watch (heartbeat): last word heard, ping in flight and its number, last ping sent, last tick; the
+    // Web Lock it holds (lifeline: true once held, false if the page is denied locks)
+    heardAt: performance.now(), pingAt: 0, pingN: 0, sentAt: 0, tickAt: 0, lifeline: undefined, lockName: "", heartbeat: 0,
   };
+}
+
+export function startLab(config, transport, wt) {
+  // config: the build's (#wt-build); transport: httpTransport or the classroom file's; wt: the hook, which this
+  // fills in (status, ready, restart, ...) and whose page (page.js) and player (player.js) it reads.
   // A worker's death is seen at once through a Web Lock it holds (the "lifeline"; secure contexts such as
   // 127.0.0.1). The heartbeat catches a worker stuck in one call: with a lifeline a silence is only a hang,
   // so it may last HUNG_MS (a long synchronous Python call is slow, not dead); without one (plain http on a
@@ -36,9 +89,9 @@
   const MAX_CRASHES = 3, CRASH_WINDOW_MS = 60_000;
   const loaded = new Set(); // scripts that have run; a retry loads only the rest
   const prerendered = new Map(); // live-ID -> its prerendered content, put back on restart
-  const wt = (window.__wt = {
+  Object.assign(wt, {
     config, status: "booting", progress: 0, label: "", error: null, notes: [], timings: {},
-    query: location.search.slice(1), worker: null, ready: null, restart, follow, patchesSent: 0, patchesReceived: 0,
+    query: location.search.slice(1), worker: null, lab: null, ready: null, restart, follow, patchesSent: 0, patchesReceived: 0,
     lastPatchAt: 0, // performance.now() when the latest worker patch was applied (repaint latency)
     crashes: [], // {reason, at, noticedAfterMs}: workers replaced after booting (see crashed())
     queueHighWater: 0, // the longest the per-attribute change queue has been (bounded by the attributes)
@@ -67,7 +120,7 @@
     wt.cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI });
   });
   // Data saver (?live=click, or the browser asks to save data): no Python until the reader asks.
-  const onClick = (window.__wtPage && window.__wtPage.live === "click") || !!(navigator.connection && navigator.connection.saveData);
+  const onClick = wt.page.live === "click" || !!(navigator.connection && navigator.connection.saveData);
   let settle = null;
   let patching = 0; // >0 while a worker patch is applied, so it is not echoed back
   let scripts = null;
@@ -80,11 +133,14 @@
   // back the prose or the playback controls' first answers.
   const firstPaint = new Promise((resolve) => whenDom(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
 
-  function needScripts(worker) {
+  const current = (lab) => lab === wt.lab && lab.phase !== "failed";
+  const booted = (lab) => !!lab && !["paused", "starting"].includes(lab.phase);
+
+  function needScripts(lab) {
     // Asked for once Python has its packages (seconds before it has built the sections), not at once.
     if (!scripts) {
       scripts = firstPaint.then(() => transport.ready).then(loadScripts);
-      scripts.catch((e) => { if (worker === wt.worker) fail(e.message); });
+      scripts.catch((e) => { if (current(lab)) fail(e.message); });
     }
     return scripts;
   }
@@ -141,11 +197,12 @@
   function fail(message, fatal = true) {
     // A readable line on the page; the details (tracebacks) are in the console, logged where they arose.
     wt.error = message;
-    const booted = !!(wt.worker && wt.worker.booted);
-    say(fatal ? (booted ? "stopped" : "failed") : "change",
+    const after = booted(wt.lab);
+    say(fatal ? (after ? "stopped" : "failed") : "change",
       !fatal ? "The last change could not be applied."
-        : booted ? "The live lab stopped." : "The live lab could not start.", message, fatal);
+        : after ? "The live lab stopped." : "The live lab could not start.", message, fatal);
     if (fatal) {
+      if (wt.lab && wt.lab.phase !== "failed") go(wt.lab, "fail");
       stopWorker();
       setStatus("failed", "Failed");
       settle.reject(new Error(message));
@@ -161,27 +218,26 @@
     });
   }
 
-  function sendChange(worker, sid, event) {
+  function sendChange(lab, sid, event) {
     // Panel's handler logic: while the worker is busy, keep only the newest event per model
     // attribute, so a dragged slider sends its latest value, never a backlog.
-    if (worker !== wt.worker || (event.setter_id != null && event.setter_id === "py") || patching > 0) return;
-    if (event.model && event.attr) worker.queue = worker.queue.filter(({ event: e }) => !(e.model === event.model && e.attr === event.attr));
-    worker.queue.push({ sid, event });
-    wt.queueHighWater = Math.max(wt.queueHighWater, worker.queue.length);
-    pump(worker);
+    if (!current(lab) || (event.setter_id != null && event.setter_id === "py") || patching > 0) return;
+    if (event.model && event.attr) lab.queue = lab.queue.filter(({ event: e }) => !(e.model === event.model && e.attr === event.attr));
+    lab.queue.push({ sid, event });
+    wt.queueHighWater = Math.max(wt.queueHighWater, lab.queue.length);
+    pump(lab);
   }
 
-  function send(worker, msg) {
-    // A message Python answers with "idle" (or, for "build", "render"): one at a time.
-    worker.busy = true;
-    worker.postMessage(msg);
+  function send(lab, msg) {
+    // A message Python answers with "idle" (or, for "build", "render"): one at a time (free -> busy, building).
+    go(lab, msg.type).worker.postMessage(msg);
   }
 
   // The shown sections that come within NEAR of the viewport (kept for every worker: a restart builds them first).
   const near = (wt.near = new Set());
   const nearby = window.IntersectionObserver && new IntersectionObserver((entries) => {
     for (const e of entries) near[e.isIntersecting ? "add" : "delete"](e.target.id.slice("live-".length));
-    if (wt.worker) pump(wt.worker);
+    if (wt.lab) pump(wt.lab);
   }, { rootMargin: NEAR });
   whenDom(() => { if (nearby) document.querySelectorAll(".wt-live[id^='live-']").forEach((el) => nearby.observe(el)); });
   let lastInputAt = -Infinity;
@@ -200,45 +256,41 @@
     return Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
   }
 
-  function nextToBuild(worker) {
-    // Once the reader is idle: the unbuilt section nearest the viewport if one is near (of two in view, the one
-    // filling more of it: the reader is reading that one, not the tail of the other), else the first in page order.
-    const unbuilt = worker.sections.filter((sid) => !(sid in worker.docs));
-    if (!unbuilt.length) return undefined;
-    const quiet = performance.now() - lastInputAt;
-    if (quiet < IDLE_MS) {
-      clearTimeout(worker.idleTimer);
-      worker.idleTimer = setTimeout(() => pump(worker), IDLE_MS - quiet);
-      return undefined;
+  function nextToBuild(lab) {
+    // Once the reader is idle (nextBuild): the section to build now, or undefined (then pump runs again later).
+    const unbuilt = lab.sections.filter((sid) => !(sid in lab.docs));
+    const { sid, wait } = nextBuild({ unbuilt, near, distance, seen, quietMs: performance.now() - lastInputAt, idleMs: IDLE_MS });
+    if (wait) {
+      clearTimeout(lab.idleTimer);
+      lab.idleTimer = setTimeout(() => pump(lab), wait);
     }
-    return unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b) || seen(b) - seen(a))[0]
-      || unbuilt[0];
+    return sid;
   }
 
-  function pump(worker) {
+  function pump(lab) {
     // What Python does next, whenever it is free: the reader's changes to live sections first, then the
     // playing sections' state (catch up), then the hand-over of sections built and caught up, then a build.
-    if (worker !== wt.worker || !worker.booted || worker.busy) return;
-    if (worker.queue.length) {
-      const sid = worker.queue[0].sid; // one section's changes per patch: each has its own document
-      const events = worker.queue.filter((q) => q.sid === sid).map((q) => q.event);
-      worker.queue = worker.queue.filter((q) => q.sid !== sid);
+    if (lab !== wt.lab || lab.phase !== "free") return;
+    if (lab.queue.length) {
+      const sid = lab.queue[0].sid; // one section's changes per patch: each has its own document
+      const events = lab.queue.filter((q) => q.sid === sid).map((q) => q.event);
+      lab.queue = lab.queue.filter((q) => q.sid !== sid);
       wt.patchesSent += 1;
-      return send(worker, { type: "patch", sid, patch: worker.docs[sid].create_json_patch(events) });
+      return send(lab, { type: "patch", sid, patch: lab.docs[sid].create_json_patch(events) });
     }
-    const playing = worker.sections.filter((sid) => !worker.live.has(sid));
-    if (!playing.length) return handOver(worker); // all live (or none shown): ready
-    if (wt.query !== worker.synced) {
-      worker.synced = wt.query;
-      return send(worker, { type: "state", query: wt.query, sections: playing });
+    const playing = lab.sections.filter((sid) => !lab.live.has(sid));
+    if (!playing.length) return handOver(lab); // all live (or none shown): ready
+    if (wt.query !== lab.synced) {
+      lab.synced = wt.query;
+      return send(lab, { type: "state", query: wt.query, sections: playing });
     }
-    handOver(worker);
-    const sid = worker.building ? undefined : nextToBuild(worker);
+    handOver(lab);
+    const sid = lab.building ? undefined : nextToBuild(lab);
     if (sid) {
-      worker.building = sid;
-      worker.docs[sid] = null; // asked for
+      lab.building = sid;
+      lab.docs[sid] = null; // asked for
       wt.timings[`asked:${sid}`] = performance.now();
-      send(worker, { type: "build", sid });
+      send(lab, { type: "build", sid });
     }
   }
 
@@ -270,8 +322,8 @@
     for (const box of root.querySelectorAll("input[type=checkbox]")) set(box, text(box.parentNode.querySelector(".bk-label")));
   }
 
-  async function render(worker, msg) {
-    await needScripts(worker);
+  async function render(lab, msg) {
+    await needScripts(lab);
     const sid = msg.sid;
     const { docs_json, render_items } = transport.localize(JSON.parse(msg.data));
     const el = $(`live-${sid}`);
@@ -284,33 +336,33 @@
     }
     const t = performance.now();
     const [views] = await Bokeh.embed.embed_items(docs_json, render_items);
-    if (worker !== wt.worker) return [...views.roots.values()].forEach((view) => view.remove()); // replaced meanwhile
+    if (!current(lab)) return [...views.roots.values()].forEach((view) => view.remove()); // replaced meanwhile
     nameControls($(`live-root-${sid}`));
     wt.timings[`embed:${sid}`] = performance.now() - t;
     wt.timings.embed = (wt.timings.embed || 0) + wt.timings[`embed:${sid}`];
     const jsdoc = [...views.roots.values()][0].model.document;
-    worker.docs[sid] = jsdoc;
-    jsdoc.on_change((event) => sendChange(worker, sid, event), false);
-    worker.postMessage({ type: "rendered", sid });
+    lab.docs[sid] = jsdoc;
+    jsdoc.on_change((event) => sendChange(lab, sid, event), false);
+    lab.worker.postMessage({ type: "rendered", sid });
   }
 
   function follow(query) {
     // player.js wrote the URL: a section goes live only once Python holds that state (pump).
     wt.query = query;
-    const worker = wt.worker;
-    if (!worker) return;
-    if (!worker.booted) worker.postMessage({ type: "state", query }); // taken before Python sets up its State
-    else pump(worker);
+    const lab = wt.lab;
+    if (!lab || lab.phase === "paused") return;
+    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query }); // taken before Python sets up its State
+    else pump(lab);
   }
 
-  function handOver(worker) {
+  function handOver(lab) {
     // Python is free and holds the controls' state: every section built since is swapped in, in one frame:
     // prerender out, live root in. Each keeps at least its height until the reader's next input (a shift
     // right after input is not a layout shift), so nothing below it moves.
-    const now = performance.now(), before = worker.live.size;
-    for (const sid of worker.linked) {
-      if (worker.live.has(sid)) continue;
-      worker.live.add(sid);
+    const now = performance.now(), before = lab.live.size;
+    for (const sid of lab.linked) {
+      if (lab.live.has(sid)) continue;
+      lab.live.add(sid);
       const el = $(`live-${sid}`);
       el.style.minHeight = `${el.getBoundingClientRect().height}px`;
       el.querySelectorAll(":scope > .wt-prerender").forEach((n) => n.remove());
@@ -318,11 +370,11 @@
       el.dataset.live = "true";
       wt.timings.live[sid] = now;
     }
-    if (worker.live.size > before) address(worker); // what Python holds for them (e.g. derived values) is now the truth
-    if (worker.live.size < worker.sections.length) {
-      const share = worker.live.size / worker.sections.length;
-      if (worker.live.size) setStatus("booting", `Live: ${worker.live.size} of ${worker.sections.length} sections ` +
-        "(the others answer from precomputed tables until they are built)", worker.base + (1 - worker.base) * share);
+    if (lab.live.size > before) address(lab); // what Python holds for them (e.g. derived values) is now the truth
+    if (lab.live.size < lab.sections.length) {
+      const share = lab.live.size / lab.sections.length;
+      if (lab.live.size) setStatus("booting", `Live: ${lab.live.size} of ${lab.sections.length} sections ` +
+        "(the others answer from precomputed tables until they are built)", lab.base + (1 - lab.base) * share);
       return;
     }
     if (wt.status === "ready") return;
@@ -331,18 +383,18 @@
     settle.resolve(wt);
   }
 
-  function address(worker) {
+  function address(lab) {
     // The URL: Python's query; while some sections still play, the reader's played-back values win for those
-    // (pump brings Python to them before they go live). worker.synced stays the query Python was last set
+    // (pump brings Python to them before they go live). lab.synced stays the query Python was last set
     // from: a value Python derives for a playing section (savings: preset=custom) would otherwise differ
     // from the controls' for ever, and each state sent would be answered with the same url.
     const put = (query) => history.replaceState(history.state, "", (query ? `?${query}` : location.pathname) + location.hash);
     try {
-      put(worker.pyQuery);
-      wt.query = worker.pyQuery;
-      if (worker.live.size < worker.sections.length && window.__wtPlayer) put(wt.query = window.__wtPlayer.query());
+      put(lab.pyQuery);
+      wt.query = lab.pyQuery;
+      if (lab.live.size < lab.sections.length) put(wt.query = wt.player.query());
     } catch (err) { // a browser may refuse a file:// page its own query: links still carry wt.query (page.js)
-      wt.query = worker.pyQuery;
+      wt.query = lab.pyQuery;
       console.info(`weighttying: the address bar keeps its old settings here (${err.message}); copied links have the current ones`);
     }
   }
@@ -350,64 +402,64 @@
   const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
   ["pointerdown", "keydown"].forEach((type) => document.addEventListener(type, release, { capture: true, passive: true }));
 
-  function onMessage(worker, event) {
+  function onMessage(lab, event) {
     const msg = event.data;
-    if (worker !== wt.worker) return; // a terminated worker's last words
-    worker.heardAt = performance.now();
+    if (!current(lab)) return; // a terminated worker's last words
+    lab.heardAt = performance.now();
     switch (msg.type) {
       case "lifeline": // the worker holds its lock: wait on it; it is granted when the worker ends
-        worker.lifeline = true;
-        navigator.locks.request(worker.lockName, () => {
-          if (worker === wt.worker && worker.booted) crashed("the Python worker stopped", performance.now() - worker.heardAt);
-          else if (worker === wt.worker) fail("The Python worker stopped while starting.");
-        }).catch(() => { worker.lifeline = false; }); // a page the browser denies locks: the heartbeat alone
+        lab.lifeline = true;
+        navigator.locks.request(lab.lockName, () => {
+          if (current(lab) && booted(lab)) crashed("the Python worker stopped", performance.now() - lab.heardAt);
+          else if (current(lab)) fail("The Python worker stopped while starting.");
+        }).catch(() => { lab.lifeline = false; }); // a page the browser denies locks: the heartbeat alone
         break;
       case "pong":
-        if (msg.n === worker.pingN) worker.pingAt = 0;
+        if (msg.n === lab.pingN) lab.pingAt = 0;
         wt.heartbeat.pongs += 1;
         break;
       case "progress":
         setStatus("booting", msg.label, msg.fraction);
-        if (msg.step === "import" || msg.step === "app") needScripts(worker);
+        if (msg.step === "import" || msg.step === "app") needScripts(lab);
         break;
       case "timing":
         wt.timings[msg.name] = msg.ms;
         break;
       case "sections": // Python is set up: it builds the sections the page asks for, one at a time
-        Object.assign(worker, { booted: true, sections: msg.sections, synced: msg.query, pyQuery: msg.query, base: wt.progress });
-        pump(worker);
+        Object.assign(go(lab, "sections"), { sections: msg.sections, synced: msg.query, pyQuery: msg.query, base: wt.progress });
+        pump(lab);
         break;
       case "render":
-        worker.busy = false; // Python is free again while this thread embeds the section
-        render(worker, msg).catch((e) => { console.error(e); fail(`Showing the live section ${msg.sid} failed: ${e.message}`); });
-        pump(worker);
+        go(lab, "render"); // Python is free again while this thread embeds the section
+        render(lab, msg).catch((e) => { console.error(e); fail(`Showing the live section ${msg.sid} failed: ${e.message}`); });
+        pump(lab);
         break;
       case "linked":
-        worker.linked.add(msg.sid);
-        worker.building = null;
-        setTimeout(() => pump(worker), 0); // after the patches it sent before (applyPatches) are applied
+        lab.linked.add(msg.sid);
+        lab.building = null;
+        setTimeout(() => pump(lab), 0); // after the patches it sent before (applyPatches) are applied
         break;
       case "patch":
         // Applied in a task of its own, not here: a worker that dies with many patches sent would
         // otherwise be noticed (its lifeline granted) only after the page had applied every one of them.
         wt.patchesReceived += 1;
-        worker.patches.push(msg);
-        if (worker.patches.length === 1) setTimeout(() => applyPatches(worker), 0);
+        lab.patches.push(msg);
+        if (lab.patches.length === 1) setTimeout(() => applyPatches(lab), 0);
         break;
       case "idle":
-        worker.busy = false;
-        if (worker.queue.length) pump(worker); // the reader's next change, at once
-        else setTimeout(() => pump(worker), 0); // after the patches just received (applyPatches) are applied
+        go(lab, "idle");
+        if (lab.queue.length) pump(lab); // the reader's next change, at once
+        else setTimeout(() => pump(lab), 0); // after the patches just received (applyPatches) are applied
         break;
       case "url":
-        worker.pyQuery = msg.data;
-        address(worker);
+        lab.pyQuery = msg.data;
+        address(lab);
         break;
       case "notes":
         showNotes(msg.data);
         break;
       case "error":
-        if (msg.crashed && worker.booted) crashed(`Python failed fatally (${msg.message})`);
+        if (msg.crashed && booted(lab)) crashed(`Python failed fatally (${msg.message})`);
         else fail(msg.message, msg.fatal);
         break;
       default:
@@ -415,12 +467,12 @@
     }
   }
 
-  function applyPatches(worker) {
-    const patches = worker.patches.splice(0);
-    if (worker !== wt.worker) return; // it ended meanwhile: its replacement boots from the URL instead
+  function applyPatches(lab) {
+    const patches = lab.patches.splice(0);
+    if (!current(lab)) return; // it ended meanwhile: its replacement boots from the URL instead
     patching += 1;
     try {
-      for (const msg of patches) worker.docs[msg.sid].apply_json_patch(transport.localize(msg.patch), msg.buffers);
+      for (const msg of patches) lab.docs[msg.sid].apply_json_patch(transport.localize(msg.patch), msg.buffers);
     } finally {
       patching -= 1;
       wt.lastPatchAt = performance.now();
@@ -454,23 +506,21 @@
       return settle.reject(new Error(wt.error));
     }
     setStatus("booting", "Starting…", 0);
-    const worker = transport.worker();
-    const now = performance.now();
-    Object.assign(worker, { busy: false, queue: [], patches: [], booted: false, heardAt: now, pingAt: 0, pingN: 0,
-      sentAt: 0, sections: [], docs: {}, building: null, linked: new Set(), live: new Set(), synced: null, pyQuery: "", base: 0 });
-    wt.worker = worker;
-    worker.onmessage = (event) => onMessage(worker, event);
+    const lab = go(wt.lab && wt.lab.phase === "paused" ? wt.lab : newLab("paused"), "start");
+    const worker = (lab.worker = transport.worker());
+    Object.assign(wt, { lab, worker });
+    worker.onmessage = (event) => onMessage(lab, event);
     worker.onerror = (event) => {
       event.preventDefault();
-      if (worker !== wt.worker) return;
+      if (!current(lab)) return;
       const why = event.message || "worker.js could not be loaded";
-      if (worker.booted) crashed(`the Python worker threw an uncaught error (${why})`);
+      if (booted(lab)) crashed(`the Python worker threw an uncaught error (${why})`);
       else fail(`The Python worker stopped: ${why}`);
     };
-    worker.heartbeat = setInterval(() => heartbeat(worker), TICK_MS);
+    lab.heartbeat = setInterval(() => heartbeat(lab), TICK_MS);
     if (navigator.locks) {
-      worker.lockName = `weighttying-worker-${Math.random().toString(36).slice(2)}`;
-      worker.postMessage({ type: "lifeline", name: worker.lockName });
+      lab.lockName = `weighttying-worker-${Math.random().toString(36).slice(2)}`;
+      worker.postMessage({ type: "lifeline", name: lab.lockName });
     }
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     // address: this page without query, for the links Python writes into exports and figure stamps.
@@ -478,41 +528,42 @@
       scheme: document.documentElement.dataset.wtScheme || "light" });
     scripts = null;
     // The page's files that failed their check (the classroom file) stop the lab now, not when BokehJS is asked for.
-    transport.ready.catch((e) => { if (worker === wt.worker) fail(e.message); });
+    transport.ready.catch((e) => { if (current(lab)) fail(e.message); });
   }
 
   function stopWorker() {
-    const worker = wt.worker;
+    // The lab's worker ends (the lab stays wt.lab, failed, until restart() makes a new one).
+    const lab = wt.lab;
     wt.worker = null;
-    if (worker) {
-      clearInterval(worker.heartbeat);
-      clearTimeout(worker.idleTimer);
-      worker.terminate();
+    if (lab) {
+      clearInterval(lab.heartbeat);
+      clearTimeout(lab.idleTimer);
+      if (lab.worker) lab.worker.terminate();
     }
   }
 
-  function heartbeat(worker) {
+  function heartbeat(lab) {
     // Booted: a ping unanswered for DEAD_MS means the worker is gone or stuck in one long call.
     // Booting: Python holds the thread for seconds at a time, so only a long total silence counts.
-    if (worker !== wt.worker) return clearInterval(worker.heartbeat);
+    if (!current(lab)) return clearInterval(lab.heartbeat);
     const now = performance.now();
-    if (!worker.booted || worker.building) { // Python may be inside a long call: setting up, or building a section
-      if (now - worker.heardAt > BOOT_SILENCE_MS) fail(`The Python worker stopped responding while starting (no word for ${Math.round(BOOT_SILENCE_MS / 1000)} s).`);
+    if (lab.phase === "starting" || lab.building) { // Python may be inside a long call: setting up, or building a section
+      if (now - lab.heardAt > BOOT_SILENCE_MS) fail(`The Python worker stopped responding while starting (no word for ${Math.round(BOOT_SILENCE_MS / 1000)} s).`);
       return;
     }
-    const gap = now - (worker.tickAt || now);
-    worker.tickAt = now;
+    const gap = now - (lab.tickAt || now);
+    lab.tickAt = now;
     // This page's own thread was held up (or asleep): that time does not count against the worker, whose
     // answer may be queued behind us. The clock pauses rather than restarts, so stalls cannot postpone
     // the verdict on a hung worker for ever.
-    if (gap > 4 * TICK_MS && worker.pingAt) worker.pingAt += gap - TICK_MS;
-    if (worker.pingAt && now - worker.pingAt > (worker.lifeline ? HUNG_MS : DEAD_MS)) {
-      crashed(`the Python worker stopped responding (no answer for ${Math.round(now - worker.pingAt)} ms)`,
-        now - worker.pingAt);
-    } else if (!worker.pingAt && now - worker.sentAt >= PING_MS) {
-      worker.pingN += 1;
-      worker.pingAt = worker.sentAt = now;
-      worker.postMessage({ type: "ping", n: worker.pingN });
+    if (gap > 4 * TICK_MS && lab.pingAt) lab.pingAt += gap - TICK_MS;
+    if (lab.pingAt && now - lab.pingAt > (lab.lifeline ? HUNG_MS : DEAD_MS)) {
+      crashed(`the Python worker stopped responding (no answer for ${Math.round(now - lab.pingAt)} ms)`,
+        now - lab.pingAt);
+    } else if (!lab.pingAt && now - lab.sentAt >= PING_MS) {
+      lab.pingN += 1;
+      lab.pingAt = lab.sentAt = now;
+      lab.worker.postMessage({ type: "ping", n: lab.pingN });
     }
   }
 
@@ -549,7 +600,7 @@
       $(id).style.minHeight = "";
       delete $(id).dataset.live;
     }
-    if (window.__wtPlayer) window.__wtPlayer.sync(); // the controls and slots of the URL's state
+    wt.player.sync(); // the controls and slots of the URL's state
     $("wt-error").hidden = true;
     failedAssets.clear();
     showNotes([]);
@@ -568,6 +619,7 @@
 
   function pause() {
     // Data saver: the controls answer from the playback tables; the button says what the live lab costs.
+    wt.lab = newLab("paused");
     promiseReady();
     setStatus("paused", "Not loaded (data saver): the controls answer from precomputed tables.", 0);
     whenDom(() => {
@@ -580,4 +632,4 @@
 
   if (onClick) pause();
   else start();
-})();
+}

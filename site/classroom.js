@@ -1,22 +1,17 @@
 // The classroom file (dist/weighttying.html, opened from disk with no server and no network): the page's side.
 // Everything the served site fetches is in this page's .wt-payload blocks (tools/single_file.py). Once the
-// page is parsed, this script checks and unpacks the page's own files (BokehJS, Panel's JS and CSS, the
-// worker's script) into blob: URLs and hands boot.js a transport (window.__wtTransport) that
+// page is parsed, this module checks and unpacks the page's own files (BokehJS, Panel's JS and CSS, the
+// worker's script) into blob: URLs and gives boot.js and player.js a transport (classroomTransport) that
 //   - starts the worker from a small bootstrap at once, and posts it its script and the runtime's bytes when
 //     they are ready: on file:// a worker cannot fetch the page's blob: URLs, so bytes are posted, and the
-//     worker checks and unpacks them itself (site/unpack.js);
+//     worker checks and unpacks them itself (its script is the classic build of site/unpack.js + worker.js);
 //   - gives the blob: URL of a site path (boot.js's scripts; Panel's stylesheets, which Python names by path).
 // A file that does not match its sha256 stops the live lab with its name; the text still reads.
-"use strict";
-(() => {
-  const config = JSON.parse(document.getElementById("wt-build").textContent);
-  const { members, bytes, escape } = config.classroom;
-  const urls = new Map(); // site path -> blob: URL of its checked bytes
-  let payload = null; // the decoded payload, kept for the next worker (Retry, crash restarts)
-  let source = null; // the worker's script: unpack.js (this page's own, checked by its CSP hash) + worker.js
+import { refusals } from "./refusals.js";
+import { decodeText, member, mime } from "./unpack.js";
 
-  // Queues what boot.js posts until the real script arrives with the bytes, then runs it and replays.
-  const BOOTSTRAP = `"use strict";
+// Queues what boot.js posts until the real script arrives with the bytes, then runs it and replays.
+const BOOTSTRAP = `"use strict";
 const early = [];
 self.onmessage = (event) => {
   if (event.data.type !== "wt-source") return void early.push(event);
@@ -28,29 +23,33 @@ self.onmessage = (event) => {
   early.forEach((e) => self.onmessage(e));
 };`;
 
-  // The page's inline scripts run only if they are the ones built (the CSP lists their sha256): one that was
-  // edited is refused by the browser, reported here, and keeps the lab off. If boot.js was the one refused,
-  // nothing else can say so: this shows the error box itself.
-  let refused = null;
-  document.addEventListener("securitypolicyviolation", (e) => {
-    if (e.blockedURI !== "inline" || !e.effectiveDirective.startsWith("script-src")) return;
-    refused = `a script inside this file was modified or damaged (it begins "${e.sample}"), so the browser refused to run it`;
-  });
-
-  function sayWithoutBoot(message) {
-    if (window.__wt) return; // boot.js runs: it shows the failure of `ready`
-    document.getElementById("wt-error-msg").textContent = message;
-    document.getElementById("wt-retry").hidden = true;
-    Object.assign(document.getElementById("wt-error"), { hidden: false }).dataset.kind = "failed";
+export function localize(value, url) {
+  // Panel names its stylesheets by site path (PANEL_CDN_ROOT): here each becomes its blob: URL (url), in place.
+  if (typeof value === "string") return url(value);
+  if (Array.isArray(value)) value.forEach((v, i) => { value[i] = localize(v, url); });
+  else if (value && typeof value === "object" && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer)) {
+    for (const key of Object.keys(value)) value[key] = localize(value[key], url);
   }
+  return value;
+}
+
+export function classroomTransport(config) {
+  const { members, bytes, escape } = config.classroom;
+  const urls = new Map(); // site path -> blob: URL of its checked bytes
+  let payload = null; // the decoded payload, kept for the next worker (Retry, crash restarts)
+  let source = null; // the worker's script (checked by its sha256 like every member)
+
+  // An inline script of this file that was edited (the guard before this one) keeps the lab off; if this script
+  // was the one refused, site/guard.js says so.
+  const refused = refusals();
 
   const timings = {}; // ms since navigation: payload decoded, worker's bytes posted, page files unpacked
 
   async function decode() {
-    if (refused) throw new Error(refused);
+    if (refused()) throw new Error(refused());
     const blocks = [...document.querySelectorAll("script.wt-payload")];
     if (!blocks.length) throw new Error("this file is incomplete: its data block is missing (was it cut short while copying?)");
-    payload = wtPayload.decodeText(blocks.map((b) => b.textContent), escape);
+    payload = decodeText(blocks.map((b) => b.textContent), escape);
     blocks.forEach((b) => b.remove()); // 13 MB of text the page no longer needs
     if (payload.length !== bytes) {
       throw new Error(`this file is damaged or was edited: it holds ${payload.length} bytes of data where it was built with ${bytes}`);
@@ -60,8 +59,8 @@ self.onmessage = (event) => {
 
   async function pageFiles() {
     await Promise.all(members.filter((m) => m.for === "page" && m.path !== "worker.js").map(async (m) => {
-      const data = await wtPayload.member(payload, m);
-      urls.set(m.path, URL.createObjectURL(new Blob([data], { type: wtPayload.mime(m.path) })));
+      const data = await member(payload, m);
+      urls.set(m.path, URL.createObjectURL(new Blob([data], { type: mime(m.path) })));
     }));
     // A link to a file that sits beside index.html on a server (the third-party notices) opens its copy
     // from this file instead: a single copied file has nothing beside it.
@@ -73,8 +72,7 @@ self.onmessage = (event) => {
   }
 
   async function workerSource() {
-    const worker = new TextDecoder().decode(await wtPayload.member(payload, members.find((m) => m.path === "worker.js")));
-    source = `${document.getElementById("wt-unpack").textContent}\n${worker}`;
+    source = new TextDecoder().decode(await member(payload, members.find((m) => m.path === "worker.js")));
   }
 
   const decoded = new Promise((resolve) => {
@@ -84,7 +82,7 @@ self.onmessage = (event) => {
   // The worker's script first: it starts unpacking the runtime while the page unpacks BokehJS and Panel.
   const sourced = decoded.then(workerSource);
   const ready = Promise.all([sourced, sourced.then(pageFiles)]);
-  ready.catch((err) => sayWithoutBoot(err.message));
+  ready.catch(() => {}); // boot.js shows the failure (and player.js names it in each section)
 
   function worker() {
     const w = new Worker(URL.createObjectURL(new Blob([BOOTSTRAP], { type: "text/javascript" })));
@@ -99,16 +97,6 @@ self.onmessage = (event) => {
 
   const url = (path) => urls.get(path.split("?")[0]) || path;
 
-  function localize(value) {
-    // Panel names its stylesheets by site path (PANEL_CDN_ROOT): here each becomes its blob: URL, in place.
-    if (typeof value === "string") return url(value);
-    if (Array.isArray(value)) value.forEach((v, i) => { value[i] = localize(v); });
-    else if (value && typeof value === "object" && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer)) {
-      for (const key of Object.keys(value)) value[key] = localize(value[key]);
-    }
-    return value;
-  }
-
   // What unpacking this file needs beyond what boot.js checks. Without it the page's own files stay packed,
   // the playback tables too: the text and its precomputed figures still read.
   const packed = "The text and its precomputed figures read; in this single-file copy the controls need it too.";
@@ -118,5 +106,5 @@ self.onmessage = (event) => {
     ["blob: URLs", () => typeof URL.createObjectURL === "function", packed],
   ];
 
-  window.__wtTransport = { ready, worker, url, localize, timings, needs };
-})();
+  return { ready, worker, url, localize: (value) => localize(value, url), timings, needs };
+}

@@ -12,7 +12,7 @@
     for (const frame of document.getElementsByTagName("iframe")) {
       if (frame.contentWindow !== event.source) continue;
       let origin;
-      try { origin = new URL(frame.src, document.baseURI).origin; } catch (err) { return; }
+      try { origin = new URL(frame.src, document.baseURI).origin; } catch { return; }
       if (event.origin !== origin) return;
       frame.style.height = `${Math.min(Math.max(Math.ceil(data.height), 0), MAX)}px`;
       frame.dataset.wtHeight = String(Math.ceil(data.height));

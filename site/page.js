@@ -1,19 +1,19 @@
 // Page-level reader features that need no Python: theme, embed, live=click and teacher-mode layout (applied
-// before the page is painted: this script runs in <head>), copy-link controls, dismissible notes,
-// and the embed's height messages to the host page. Python validates the same URL keys again
-// (weighttying.state) and reports bad values in #wt-notes; here a value that does not look right is
-// simply ignored. URL text is never parsed as markup: it only ever becomes a validated token in a
-// data attribute, a CSS id selector of [a-z0-9_-] characters, or a text field's value.
-"use strict";
-(() => {
-  const root = document.documentElement;
-  const params = new URLSearchParams(location.search);
-  const TOKEN = /^[a-z][a-z0-9_-]{0,31}$/; // a section id or the word "prose"
-  const raw = (key) => (params.getAll(key).pop() || "").trim(); // the last one counts, as in Python
-  const get = (key) => raw(key).toLowerCase();
+// before the page is painted: the page's script runs in <head>), copy-link controls, dismissible notes,
+// and the embed's height messages to the host page. The Page fields (theme, embed, hide, live, projector) are read by the
+// page's state rules (site/state.js over weighttying.state's data), as Python reads them; Python reports bad
+// values in #wt-notes. URL text is never parsed as markup: only a value the rules accept (a section id or
+// control key the build named) ever reaches a CSS selector, a data attribute or a text field's value.
 
-  // Theme: theme=light|dark pins the scheme; anything else follows prefers-color-scheme, live.
-  const theme = ["light", "dark"].includes(get("theme")) ? get("theme") : "auto";
+export function startPage(rules, wt) {
+  // rules: site/state.js's codec; wt: the hook, whose query (boot.js) the shared links carry. Returns the page's
+  // state (__wt.page).
+  const root = document.documentElement;
+  const { values } = rules.parseQuery(location.search);
+  const hide = values.hide ? values.hide.split(",") : [];
+
+  // Theme: theme=light|dark pins the scheme; auto follows prefers-color-scheme, live.
+  const theme = values.theme;
   const media = window.matchMedia ? matchMedia("(prefers-color-scheme: dark)") : null;
   const scheme = () => (theme !== "auto" ? theme : media && media.matches ? "dark" : "light");
   root.dataset.wtTheme = theme;
@@ -21,34 +21,30 @@
   if (media && theme === "auto") media.addEventListener("change", () => { root.dataset.wtScheme = scheme(); });
 
   // Embed (?embed=ID) and teacher mode (?hide=prose,ID,...): hide by CSS before the first paint.
-  const embed = TOKEN.test(get("embed")) ? get("embed") : "";
-  const hide = raw("hide").split(",").map((t) => t.trim()).filter((t) => TOKEN.test(t));
-  const hiddenSections = hide.filter((t) => t !== "prose" && t !== "controls");
+  const embed = values.embed;
   if (embed) root.classList.add("wt-embed");
   if (hide.includes("prose")) root.classList.add("wt-hide-prose");
-  const addRules = (id, rules) => {
-    if (!rules.length) return null;
-    const style = Object.assign(document.createElement("style"), { id, textContent: rules.join("\n") });
+  const addRules = (id, css) => {
+    if (!css.length) return null;
+    const style = Object.assign(document.createElement("style"), { id, textContent: css.join("\n") });
     return document.head.appendChild(style);
   };
   const embedRule = addRules("wt-embed-rule", embed ? [`.wt-section:not(#${embed}) { display: none !important; }`] : []);
-  addRules("wt-hide-rules", hiddenSections.map((id) => `#${id}.wt-section { display: none !important; }`));
+  addRules("wt-hide-rules", hide.filter((t) => rules.sections.includes(t)).map((id) => `#${id}.wt-section { display: none !important; }`));
   // Locked controls: the playback controls go as the live lab's do (all of them, or single keys).
-  const hiddenKeys = raw("hide").split(",").map((t) => t.trim()).filter((t) => /^[a-z][a-z0-9_]*\.[A-Za-z][A-Za-z0-9_]*$/.test(t));
+  const hiddenKeys = hide.filter((t) => rules.byKey.has(t) && rules.byKey.get(t).section !== "page");
   addRules("wt-hide-controls", [...(hide.includes("controls") ? [".wt-player .wt-pctls { display: none !important; }"] : []),
     ...hiddenKeys.map((key) => `.wt-player .wt-ctl-${key.replace(".", "-")} { display: none !important; }`)]);
 
   // live=click: the live lab (Python) loads only when the reader presses its button (boot.js).
-  const live = get("live") === "click" ? "click" : "auto";
-  // projector=1: large type, thick lines, big controls (style.css, html.wt-projector); on/off as state.py reads it.
-  const projector = ["1", "true", "yes", "on"].includes(get("projector"));
-  if (projector) root.classList.add("wt-projector");
-  const state = (window.__wtPage = { theme, scheme: root.dataset.wtScheme, embed, hide, live, projector, copied: null });
+  // projector=1: large type, thick lines, big controls (style.css, html.wt-projector).
+  if (values.projector) root.classList.add("wt-projector");
+  const state = { theme, scheme: root.dataset.wtScheme, embed, hide, live: values.live, projector: values.projector, copied: null };
 
   // The link to share: this page (http or file://) with the current query (boot.js keeps wt.query and,
   // where the browser lets it, location.search current), without embed=, optionally pointing at one section.
   function shareUrl(section) {
-    const q = new URLSearchParams(window.__wt ? window.__wt.query : location.search);
+    const q = new URLSearchParams(wt.query === undefined ? location.search : wt.query);
     q.delete("embed");
     const query = q.toString();
     return `${location.href.split(/[?#]/)[0]}${query ? `?${query}` : ""}${section ? `#${section}` : ""}`;
@@ -71,7 +67,7 @@
       await navigator.clipboard.writeText(url);
       box.dataset.mode = "copied";
       say(box, "Link copied to the clipboard.");
-    } catch (err) {
+    } catch {
       box.dataset.mode = "select";
       say(box, "Copying was not allowed here: the link is selected below, press Ctrl+C (⌘C on a Mac).");
       field.focus();
@@ -112,7 +108,7 @@
       let p = section.querySelector(":scope > .wt-repro");
       if (!p) {
         p = Object.assign(document.createElement("p"), { className: "wt-repro" });
-        p.append("These settings: ", document.createElement("a"));
+        p.append("Reproduce this section: ", document.createElement("a"));
         section.append(p);
       }
       const a = p.querySelector("a");
@@ -157,4 +153,5 @@
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init, { once: true });
   else init();
-})();
+  return state;
+}

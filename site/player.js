@@ -1,20 +1,77 @@
 // Playback before Python. Each playable section is prerendered with native controls (weighttying.controls);
-// this script answers them from the section's playback table (weighttying.playback: the section's own
+// this module answers them from the section's playback table (weighttying.playback: the section's own
 // slots computed at build, in CPython, for every point of its grid) by swapping the HTML of its
 // [data-slot] elements, until the live lab replaces the section. A value off the grid (typed into a
 // number box, or a control the tables do not cover) shows the nearest precomputed answer, marked as
 // approximate; the live lab then boots from the URL, which every change here writes exactly as the live
-// lab does. A table that is missing or modified (its sha256 is not the one in the page's config) is named
-// in the section, which then waits for the live lab. State: window.__wtPlayer (docs/DESIGN.md).
-"use strict";
-(() => {
-  const config = JSON.parse(document.getElementById("wt-build").textContent);
+// lab does. Values are read, clamped, written and filled in by the page's state rules (site/state.js over
+// the data weighttying.state emits). A table that is missing or modified (its sha256 is not the one in the
+// page's config) is named in the section, which then waits for the live lab. State: __wt.player (docs/DESIGN.md).
+import { fill, fmt, quote } from "./state.js";
+
+export function nearest(values, v, log) {
+  // The index of the grid value nearest v (in log space for a log control).
+  const f = log ? (x) => Math.log(Math.max(Number(x), 1e-300)) : Number;
+  let best = 0;
+  values.forEach((x, i) => { if (Math.abs(f(x) - f(v)) < Math.abs(f(values[best]) - f(v))) best = i; });
+  return best;
+}
+
+export function asRead(fills, st, defaults) {
+  // The state as the tables and the URL hold it: a choice showing its own fill is the choice alone, its
+  // fields at their defaults (the live lab's reconcile fills them in again from it).
+  const out = { ...st };
+  for (const [key, { by }] of Object.entries(fills)) {
+    const want = by[st[key]];
+    if (want && Object.entries(want).every(([f, v]) => st[f] === v)) Object.keys(want).forEach((f) => { out[f] = defaults[f]; });
+  }
+  return out;
+}
+
+export function lookup(table, st, controls) {
+  // {at: {key: index into the table's values}, approx: [[key, wanted, shown]]} for section state st: exact on
+  // the grid, else the nearest grid value (a key the table does not cover shows its default).
+  const at = {}, approx = [];
+  for (const c of controls) {
+    const i = table.keys.indexOf(c.name), v = st[c.name];
+    if (i < 0) {
+      if (v !== c.default) approx.push([c.name, v, c.default]);
+      continue;
+    }
+    at[c.name] = table.values[i].indexOf(v);
+    if (at[c.name] < 0) {
+      at[c.name] = typeof v === "number" ? nearest(table.values[i], v, c.log) : table.values[i].indexOf(c.default);
+      approx.push([c.name, v, table.values[i][at[c.name]]]);
+    }
+  }
+  return { at, approx };
+}
+
+export function fragment(table, slot, at) {
+  // The id of the fragment slot shows at grid position at (the table's row-major index over the slot's keys).
+  const { keys, index } = table.at[slot];
+  return String(index[keys.reduce((flat, k) => flat * table.values[table.keys.indexOf(k)].length + at[k], 0)]);
+}
+
+async function load(file, integrity, url) {
+  // Subresource Integrity: the browser itself refuses a body whose sha256 is not the recorded one.
+  let res;
+  try {
+    res = await fetch(url(file), { integrity });
+  } catch (err) { // a mismatch and a network failure look alike: ask again without the check
+    const plain = await fetch(url(file), { cache: "no-store" }).catch(() => null);
+    throw new Error(plain && plain.ok ? `${file} was modified: its sha256 is not the one this build recorded`
+      : `could not load ${file} from this site`, { cause: err });
+  }
+  if (!res.ok) throw new Error(`could not load ${file} from this site (HTTP ${res.status})`);
+  return res;
+}
+
+export function startPlayer(config, rules, transport, wt) {
+  // rules: site/state.js's codec of the page's rules; transport: where files come from (boot.js); wt: the hook,
+  // whose lab (boot.js) says whether it is paused and follows the URL this writes.
   const files = config.playback || {};
-  const embed = (window.__wtPage && window.__wtPage.embed) || "";
-  const FLOAT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,4})?$/;
-  const INT = /^[+-]?\d{1,12}$/;
-  const TRUE = ["1", "true", "yes", "on"], FALSE = ["0", "false", "no", "off"];
-  const P = (window.__wtPlayer = {
+  const P = {
     tables: {}, // section id -> its table, once loaded and checked
     errors: {}, // section id -> why its table could not be used
     state: {}, // section id -> {key: value}, what the controls say
@@ -23,22 +80,7 @@
     lastAnswerAt: 0, // performance.now() of the latest one
     loaded: {}, // section id -> promise of its checked response (rejects with the reason it is unusable)
     sync, play, need, query,
-  });
-
-  async function load(sid, url) {
-    // Subresource Integrity: the browser itself refuses a body whose sha256 is not the recorded one.
-    const { file, integrity } = files[sid];
-    let res;
-    try {
-      res = await fetch(url(file), { integrity });
-    } catch (err) { // a mismatch and a network failure look alike: ask again without the check
-      const plain = await fetch(url(file), { cache: "no-store" }).catch(() => null);
-      throw new Error(plain && plain.ok ? `${file} was modified: its sha256 is not the one this build recorded`
-        : `could not load ${file} from this site`);
-    }
-    if (!res.ok) throw new Error(`could not load ${file} from this site (HTTP ${res.status})`);
-    return res;
-  }
+  };
 
   // Every table is downloaded (and checked) at once, but parsed only when its section needs it (a control
   // moved, or the URL's state is not the default) or when the page is idle: parsing megabytes of JSON while
@@ -55,13 +97,11 @@
     return parsing[sid];
   }
 
-  // The classroom file (file://, no server) carries the tables inside: its transport (classroom.js, which runs
-  // after this script) gives each one's blob: URL once the page is parsed.
-  const whenParsed = new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }));
-  const located = config.classroom
-    ? whenParsed.then(() => window.__wtTransport.ready).then(() => window.__wtTransport.url) : Promise.resolve((f) => f);
-  for (const sid of Object.keys(files).filter((s) => !embed || s === embed)) {
-    P.loaded[sid] = located.then((url) => load(sid, url));
+  // The classroom file (file://, no server) carries the tables inside: its transport gives each one's blob:
+  // URL once the page is parsed and unpacked.
+  const located = transport.ready.then(() => transport.url);
+  for (const sid of Object.keys(files).filter((s) => !wt.page.embed || s === wt.page.embed)) {
+    P.loaded[sid] = located.then((url) => load(files[sid].file, files[sid].integrity, url));
     P.loaded[sid].catch(() => need(sid)); // a table that cannot be used is named at once
   }
   const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));
@@ -73,84 +113,35 @@
 
   const players = () => document.querySelectorAll(".wt-player[data-section]");
   const player = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
-  const ctls = (el) => [...el.querySelectorAll(".wt-pctl[data-key]")];
-  const paused = () => !!(window.__wt && window.__wt.status === "paused");
+  const ctlOf = (el, key) => el.querySelector(`.wt-pctl[data-key="${key}"]`);
+  const controls = (sid) => rules.section(sid).filter((c) => ctlOf(player(sid), c.name));
+  const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
+  const paused = () => wt.status === "paused";
   const later = () => (paused() ? "once you load the live lab (the button at the top)"
     : "when the live lab (Python in your browser) has loaded");
-
-  function parse(ctl, raw) {
-    // A value of one control from text (URL or number box) as weighttying.state parses it; null if unusable.
-    const s = String(raw).trim(), type = ctl.dataset.type;
-    if (type === "bool") return TRUE.includes(s.toLowerCase()) ? true : FALSE.includes(s.toLowerCase()) ? false : null;
-    if (type === "choice") return [...ctl.querySelectorAll("option")].some((o) => o.value === s.toLowerCase()) ? s.toLowerCase() : null;
-    if (!(type === "int" ? INT : FLOAT).test(s) || !Number.isFinite(Number(s))) return null;
-    const box = ctl.querySelector("input[type=number]");
-    return Math.min(Math.max(Number(s), Number(box.min)), Number(box.max));
-  }
-
-  function fmt(x) {
-    // state.fmt: the URL form of a value (Python's repr for floats, 1/0 for booleans).
-    if (typeof x === "boolean") return x ? "1" : "0";
-    if (typeof x !== "number" || (Number.isInteger(x) && Math.abs(x) < 1e16)) return String(x);
-    const e = Math.floor(Math.log10(Math.abs(x)));
-    if (e >= -4 && e < 16) return String(x);
-    const [m, p] = x.toExponential().split("e");
-    return `${m}e${p[0] === "-" ? "-" : "+"}${p.replace(/^[+-]/, "").padStart(2, "0")}`;
-  }
-
   const grid = (ctl) => { const r = ctl.querySelector("input[type=range]"); return r ? JSON.parse(r.dataset.grid) : null; };
-  const defaultOf = (ctl) => parse(ctl, ctl.dataset.default);
-  const ctlOf = (el, key) => el.querySelector(`.wt-pctl[data-key="${key}"]`);
+  const controlOf = (sid, key) => rules.byKey.get(`${sid}.${key}`);
 
-  // A choice that fills in other controls (the view's FILLS, e.g. savings' preset and its five numbers),
-  // as the live section's reconcile does: picking it fills them in, editing one of them away makes the
-  // choice FILLS' "else" (custom), and a link whose numbers are all at their defaults takes the choice's.
-  const fillsOf = (el) => JSON.parse(el.dataset.fills || "{}");
-  const showsFill = (st, want) => Object.keys(want).every((f) => st[f] === want[f]);
-
-  function settle(el, changed) {
-    // changed: the key the reader just set, or "" for a state read from the URL
-    const st = P.state[el.dataset.section], put = (k, v) => { st[k] = v; show(ctlOf(el, k), v); };
-    for (const [key, { by, else: other }] of Object.entries(fillsOf(el))) {
-      const want = by[st[key]], fields = Object.keys(want || {});
-      if (!want || showsFill(st, want)) continue;
-      if (changed === key || (!changed && fields.every((f) => st[f] === defaultOf(ctlOf(el, f))))) {
-        fields.forEach((f) => put(f, want[f]));
-      } else if (!changed || fields.includes(changed)) put(key, other);
+  function settle(sid, changed) {
+    // changed: the key the reader just set, or "" for a state read from the URL (state.fill, the live lab's rule)
+    const st = P.state[sid];
+    for (const [k, v] of Object.entries(fill(rules.fills(sid), st, defaults(sid), changed))) {
+      st[k] = v;
+      show(sid, k, v);
     }
   }
 
-  function asRead(el) {
-    // The state as the tables and the URL hold it: a choice showing its own fill is the choice alone, its
-    // fields at their defaults (the live lab's reconcile fills them in again from it).
-    const st = { ...P.state[el.dataset.section] };
-    for (const [key, { by }] of Object.entries(fillsOf(el))) {
-      const want = by[st[key]];
-      if (want && showsFill(st, want)) {
-        Object.keys(want).forEach((f) => { st[f] = defaultOf(ctlOf(el, f)); });
-      }
-    }
-    return st;
-  }
-
-  function nearest(ctl, values, v) {
-    // The index of the grid value nearest v (in log space for a log control).
-    const f = ctl.hasAttribute("data-log") ? (x) => Math.log(Math.max(Number(x), 1e-300)) : Number;
-    let best = 0;
-    values.forEach((x, i) => { if (Math.abs(f(x) - f(v)) < Math.abs(f(values[best]) - f(v))) best = i; });
-    return best;
-  }
-
-  function show(ctl, v) {
+  function show(sid, key, v) {
     // Put a value into a control's inputs (the slider goes to the nearest grid position).
+    const ctl = ctlOf(player(sid), key), c = controlOf(sid, key);
     const input = ctl.querySelector("input, select");
-    if (ctl.dataset.type === "bool") input.checked = v;
-    else if (ctl.dataset.type === "choice") input.value = v;
+    if (c.kind === "bool") input.checked = v;
+    else if (c.kind === "choice") input.value = v;
     else {
       const range = ctl.querySelector("input[type=range]"), box = ctl.querySelector("input[type=number]");
       box.value = fmt(v);
       if (range) {
-        range.value = String(nearest(ctl, grid(ctl), v));
+        range.value = String(nearest(grid(ctl), v, c.log));
         range.setAttribute("aria-valuetext", fmt(v));
       }
     }
@@ -158,18 +149,14 @@
 
   function sync() {
     // Every section's controls and slots from the URL (at load, and when a restarted lab put the prerender back).
-    const params = new URLSearchParams(location.search);
+    const { values } = rules.parseQuery(location.search);
     for (const el of players()) {
       const sid = el.dataset.section, st = (P.state[sid] = {});
-      for (const ctl of ctls(el)) {
-        st[ctl.dataset.key] = defaultOf(ctl);
-        for (const raw of params.getAll(`${sid}.${ctl.dataset.key}`)) {
-          const v = parse(ctl, raw);
-          if (v !== null) st[ctl.dataset.key] = v; // the last usable value counts, as in Python
-        }
-        show(ctl, st[ctl.dataset.key]);
+      for (const c of controls(sid)) {
+        st[c.name] = values[c.key];
+        show(sid, c.name, st[c.name]);
       }
-      settle(el, "");
+      settle(sid, "");
       if (P.loaded[sid] && !isDefault(sid)) need(sid);
       play(sid);
     }
@@ -180,24 +167,10 @@
     const el = player(sid), t = P.tables[sid];
     if (!el || !P.state[sid]) return;
     if (!t) return status(sid);
-    const st = asRead(el);
-    const at = {}, approx = [];
-    for (const ctl of ctls(el)) {
-      const k = ctl.dataset.key, i = t.keys.indexOf(k), v = st[k];
-      if (i < 0) {
-        if (v !== defaultOf(ctl)) approx.push([k, v, defaultOf(ctl)]);
-        continue;
-      }
-      at[k] = t.values[i].indexOf(v);
-      if (at[k] < 0) {
-        at[k] = typeof v === "number" ? nearest(ctl, t.values[i], v) : t.values[i].indexOf(defaultOf(ctl));
-        approx.push([k, v, t.values[i][at[k]]]);
-      }
-    }
+    const { at, approx } = lookup(t, asRead(rules.fills(sid), P.state[sid], defaults(sid)), controls(sid));
     const section = el.closest(".wt-live") || document;
     for (const name of t.slots) {
-      const { keys, index } = t.at[name];
-      const frag = String(index[keys.reduce((flat, k) => flat * t.values[t.keys.indexOf(k)].length + at[k], 0)]);
+      const frag = fragment(t, name, at);
       const slot = section.querySelector(`.wt-slot[data-slot="${name}"]`);
       if (!slot) continue;
       // A slot records the fragment it shows; one without a record is the prerender, the default's answer.
@@ -215,7 +188,7 @@
     status(sid);
   }
 
-  const isDefault = (sid) => !P.state[sid] || ctls(player(sid)).every((ctl) => P.state[sid][ctl.dataset.key] === defaultOf(ctl));
+  const isDefault = (sid) => !P.state[sid] || controls(sid).every((c) => P.state[sid][c.name] === c.default);
 
   function status(sid) {
     const el = player(sid);
@@ -229,7 +202,7 @@
       line.textContent = "Loading the precomputed answers…";
     } else if (approx.length) {
       const wanted = approx.map(([k, v]) => `${k} = ${fmt(v)}`).join(", ");
-      const near = approx.map(([k, , near]) => `${k} = ${fmt(near)}`).join(", ");
+      const near = approx.map(([k, , shown]) => `${k} = ${fmt(shown)}`).join(", ");
       line.textContent = `Approximate: nothing was precomputed for ${wanted}, so this shows the nearest answer that ` +
         `was (${near}). The exact one comes ${later()}.`;
     } else {
@@ -243,19 +216,15 @@
     // page's own keys (embed, theme, ...) and anything else the URL holds (the values of sections already
     // live, which Python wrote there) are kept after them.
     const mine = new Set(), parts = [];
-    const enc = (s) => encodeURIComponent(s).replace(/%2C/g, ",");
     for (const el of players()) {
-      const sid = el.dataset.section, st = asRead(el);
-      for (const ctl of ctls(el)) {
-        const key = `${sid}.${ctl.dataset.key}`, v = st[ctl.dataset.key];
-        mine.add(key);
-        if (v !== defaultOf(ctl)) {
-          const g = grid(ctl), i = g ? g.findIndex((u) => Number(u) === v) : -1;
-          parts.push(`${key}=${enc(i >= 0 ? g[i] : fmt(v))}`);
-        }
+      const sid = el.dataset.section, st = asRead(rules.fills(sid), P.state[sid], defaults(sid));
+      for (const c of controls(sid)) {
+        mine.add(c.key);
+        if (st[c.name] !== c.default) parts.push(`${c.key}=${quote(fmt(st[c.name]))}`);
       }
     }
-    for (const [k, v] of new URLSearchParams(location.search)) if (!mine.has(k)) parts.push(`${enc(k)}=${enc(v)}`);
+    const keep = (s) => encodeURIComponent(s).replaceAll("%2C", ","); // as it came: a decoded "+" stays a sign
+    for (const [k, v] of new URLSearchParams(location.search)) if (!mine.has(k)) parts.push(`${keep(k)}=${keep(v)}`);
     return parts.join("&");
   }
 
@@ -264,23 +233,23 @@
     const input = event.target, ctl = input.closest && input.closest(".wt-pctl[data-key]");
     const el = ctl && ctl.closest(".wt-player[data-section]");
     if (!el) return;
-    const sid = el.dataset.section, type = input.type;
+    const sid = el.dataset.section, key = ctl.dataset.key, type = input.type;
     // sliders answer while they move; a number box when its value is committed (Enter, blur, spin)
     if ((type === "range") !== (event.type === "input")) return;
     let v;
-    if (type === "range") v = Number(grid(ctl)[Number(input.value)]);
+    if (type === "range") v = rules.read(controlOf(sid, key), grid(ctl)[Number(input.value)]).value;
     else if (type === "checkbox") v = input.checked;
-    else v = parse(ctl, input.value);
-    if (v === null) v = P.state[sid][ctl.dataset.key]; // not a usable number: the box shows the value kept
-    P.state[sid][ctl.dataset.key] = v;
-    show(ctl, v);
-    settle(el, ctl.dataset.key);
+    else v = rules.read(controlOf(sid, key), input.value).value;
+    if (v === null) v = P.state[sid][key]; // not a usable number: the box shows the value kept
+    P.state[sid][key] = v;
+    show(sid, key, v);
+    settle(sid, key);
     if (P.loaded[sid]) need(sid);
     play(sid);
     const q = query();
     if (q !== location.search.slice(1)) {
       history.replaceState(history.state, "", (q ? `?${q}` : location.pathname) + location.hash);
-      if (window.__wt && window.__wt.follow) window.__wt.follow(q); // the live lab starts from it
+      if (wt.follow) wt.follow(q); // the live lab starts from it
     }
   }
 
@@ -288,4 +257,5 @@
   document.addEventListener("change", changed);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", sync, { once: true });
   else sync();
-})();
+  return P;
+}

@@ -2,7 +2,7 @@
 // render.py marks with <svg data-fig='JSON'> (its kind, plot box and plotted numbers). The same markup is
 // prerendered, played back and live (Panel's panes, in open shadow roots), so one listener on the document
 // reads each event's composedPath() and never needs Python. The pure functions below are exported for
-// tests/node/readout.test.mjs; install() wires them to the page.
+// tests/node/readout.test.mjs; install() wires them to the page (site/main.js calls it once).
 
 const FIGURE = "svg[data-fig]";
 const GAP = 8;     // px between the reported value and its tooltip
@@ -16,7 +16,7 @@ export function g4(x) {
   if (exp < -4 || exp >= 4) {
     return `${m.replace(/\.?0+$/, "")}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
   }
-  return x.toFixed(3 - exp).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+  return x.toFixed(3 - exp).replace(/(\..*?)0+$/, "$1").replace(/\.$/, ""); // toFixed: digits only after the point
 }
 
 /** A number of the figure's data as render.shown writes it: whole numbers in full, others g4, text as is. */
@@ -301,5 +301,3 @@ export function install(doc = document) {
   addEventListener("resize", again, { passive: true });
   return now;
 }
-
-if (typeof document !== "undefined") window.__wtReadout = install();

@@ -73,7 +73,7 @@ async function fetchChecked(path, integrity, base = self.location) {
   } catch (err) { // SRI mismatch and network failure look alike: ask again without the check
     const plain = await fetch(url, { cache: "no-store" }).catch(() => null);
     throw new Error(plain && plain.ok ? `${path} was modified: its sha256 is not the one this build recorded`
-      : `could not load ${path} from this site`);
+      : `could not load ${path} from this site`, { cause: err });
   }
   if (!res.ok) throw new Error(`could not load ${path} from this site (HTTP ${res.status})`);
   return res;
@@ -126,7 +126,7 @@ async function whichWheels(config, runtime, message) {
         : `could not load ${file} from this site`;
     }));
     return why.length ? why.join("; ") : message;
-  } catch (err) {
+  } catch {
     return message;
   }
 }
@@ -146,7 +146,7 @@ async function boot({ config, query, scheme, address }) {
       try {
         self.importScripts(`${runtime}pyodide.js`);
       } catch (err) {
-        throw new Error(`could not load ${config.runtime}pyodide.js from this site`);
+        throw new Error(`could not load ${config.runtime}pyodide.js from this site`, { cause: err });
       }
       py = await loadPyodide({ indexURL: runtime, lockFileURL: `${runtime}pyodide-lock.json` });
     });

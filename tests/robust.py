@@ -110,8 +110,8 @@ def poll(page, js: str, arg=None, timeout_s: float = 30, every_s: float = 0.05, 
         time.sleep(every_s)
 
 
-SETTLED_JS = """() => { const w = window.__wt.worker;
-  return window.__wt.status === 'ready' && w && !w.busy && w.queue.length === 0; }"""
+SETTLED_JS = """() => { const lab = window.__wt.lab;
+  return window.__wt.status === 'ready' && lab && lab.phase === 'free' && lab.queue.length === 0; }"""
 
 
 def settle(page, quiet_s: float = 0.3, timeout_s: float = 60, strict: bool = True) -> bool:

@@ -131,7 +131,7 @@ def test_slider_answers_with_cpython_values_and_the_link_points_at_the_file(live
     # link is selected in a field with a plain note).
     page.locator("#wt-copy").click()
     page.locator("#wt-share-box:not([hidden])").wait_for()
-    assert page.evaluate("() => window.__wtPage.copied") == f"{classroom.as_uri()}?{query}"
+    assert page.evaluate("() => window.__wt.page.copied") == f"{classroom.as_uri()}?{query}"
     assert page.locator("#wt-share-box .wt-share-status").inner_text().strip()
 
 
@@ -267,19 +267,20 @@ def test_a_flipped_byte_names_the_modified_part(browser, classroom, tmp_path, wh
         ctx.close()
 
 
-@pytest.mark.parametrize("start", ["// Main thread. Starts", "// Page-level reader features"])
+@pytest.mark.parametrize("start", ["// weighttying: the page's script", "// weighttying: the classroom file's guard"])
 def test_an_edited_page_script_is_refused_and_named(browser, classroom, tmp_path, start):
-    """boot.js edited: nothing of the lab can run, classroom.js says why; page.js edited: boot.js stops the lab."""
+    """The page's script (wt.js) edited: nothing of the lab can run, the guard says why; the guard edited: the
+    page's script stops the lab."""
     data = classroom.read_bytes()
     at = data.index(start.encode())
     assert data.count(start.encode()) == 1, start
     edited = tmp_path / single_file.NAME
-    edited.write_bytes(data[:at + 3] + b"m" + data[at + 4:])  # "Main" -> "main", "Page" -> "mage"
+    edited.write_bytes(data[:at + 3] + b"m" + data[at + 4:])  # "weighttying" -> "meighttying"
     ctx, page, rec = open_file(browser, edited)
     try:
         page.locator("#wt-error:not([hidden])").wait_for(timeout=BOOT_TIMEOUT_S * 1000)
         msg = page.locator("#wt-error-msg").inner_text()
-        assert "modified or damaged" in msg and start[4:12] in msg, msg
+        assert "modified or damaged" in msg and start[4:36] in msg, msg  # the browser quotes its first 40 characters
         assert page.locator("#sweep h2").is_visible()
         assert page.locator("#live-sweep .wt-prerender svg").first.is_visible()
         assert not page.evaluate("() => document.querySelectorAll('[data-live=true]').length")
@@ -311,13 +312,13 @@ def test_a_browser_that_refuses_locks_and_the_address_change_degrades_quietly(br
     try:
         page.goto(classroom.as_uri())
         assert wait_boot_end(page)["status"] == "ready"
-        assert page.evaluate("() => window.__wt.worker.lifeline") is False
+        assert page.evaluate("() => window.__wt.lab.lifeline") is False
         move_and_wait_repaint(page, "sweep.in_scale", "ArrowLeft")
         page.wait_for_function("() => window.__wt.query !== ''")
         query = page.evaluate("() => window.__wt.query")
         assert page.url == classroom.as_uri(), "the address changed although the browser refused it"
         page.locator("#wt-copy").click()
-        assert page.evaluate("() => window.__wtPage.copied") == f"{classroom.as_uri()}?{query}"
+        assert page.evaluate("() => window.__wt.page.copied") == f"{classroom.as_uri()}?{query}"
         assert S.parse_query(query)[0].sweep.in_scale != S.parse_query("")[0].sweep.in_scale
         assert not rec.page_errors and not rec.console_errors, (rec.page_errors, rec.console_errors)
     finally:

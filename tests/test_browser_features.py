@@ -132,7 +132,7 @@ def test_copy_link_presets_and_an_export_that_reproduces_itself(context, page, s
     # Each section's link (keyboard: focus it, press Enter) copies the link to that section.
     page.locator("#sweep h2 .wt-anchor").focus()
     page.keyboard.press("Enter")
-    page.wait_for_function("() => window.__wtPage.copied.endsWith('#sweep')")
+    page.wait_for_function("() => window.__wt.page.copied.endsWith('#sweep')")
     assert page.evaluate("() => navigator.clipboard.readText()") == copied + "#sweep"
     # Clipboard refused: the link is shown selected in a text field instead.
     page.evaluate("() => { navigator.clipboard.writeText = () => Promise.reject(new DOMException('no', 'NotAllowedError')); }")

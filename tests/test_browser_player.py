@@ -104,7 +104,7 @@ def sample_queries(table: dict, n: int, seed: int) -> list[str]:
 
 def play(page, query: str) -> None:
     """Move every playback control to a URL query's state, as a link opened with it would."""
-    page.evaluate("(q) => { history.replaceState(null, '', '?' + q); window.__wtPlayer.sync(); }", query)
+    page.evaluate("(q) => { history.replaceState(null, '', '?' + q); window.__wt.player.sync(); }", query)
 
 
 def wait_live_values(page, sid: str, want: dict, timeout_s: float = 60, common: bool = False) -> list[str]:
@@ -126,7 +126,7 @@ def test_playback_before_python_then_live_agrees(browser, server):
         # The controls are in the HTML itself: present at the first parse, before any script ran them.
         for sid in PLAYABLE:
             assert page.locator(f"#live-{sid} .wt-player input").count() > 0, f"{sid}: no playback controls"
-        page.wait_for_function("() => Object.keys(window.__wtPlayer.tables).length === "
+        page.wait_for_function("() => Object.keys(window.__wt.player.tables).length === "
                                f"{len(PLAYABLE)}", timeout=30_000, polling=50)
         assert page.evaluate("() => window.__wt.status") == "paused"
         go = page.locator("#wt-go")
@@ -147,7 +147,7 @@ def test_playback_before_python_then_live_agrees(browser, server):
             assert not bad, f"{sid} at {query}: played back != CPython: {bad[:5]}"
 
         # Sampled grid points: played back == CPython, exactly as stored (1e-12 relative).
-        tables = page.evaluate("() => window.__wtPlayer.tables")
+        tables = page.evaluate("() => window.__wt.player.tables")
         samples = {sid: sample_queries(tables[sid], SAMPLES, seed=i) for i, sid in enumerate(PLAYABLE)}
         played = {}
         for sid, queries in samples.items():
@@ -181,7 +181,7 @@ def test_off_grid_value_is_approximate_until_live(browser, server):
     with session(browser) as s:
         page = s.page
         page.goto(server.url + "?embed=sweep", wait_until="domcontentloaded")
-        page.wait_for_function("() => !!window.__wtPlayer.tables.sweep", timeout=30_000, polling=50)
+        page.wait_for_function("() => !!window.__wt.player.tables.sweep", timeout=30_000, polling=50)
         box = page.locator("#wt-p-sweep-sigma-box")
         box.fill("0.3")
         box.press("Enter")
@@ -230,7 +230,7 @@ def test_bad_table_is_named_and_the_section_falls_back_to_live(browser, server, 
         page = s.page
         page.goto(server.url + "?embed=sweep")
         status = page.locator(".wt-player[data-section=sweep] .wt-player-status")
-        page.wait_for_function("() => !!window.__wtPlayer.errors.sweep", timeout=30_000, polling=50)
+        page.wait_for_function("() => !!window.__wt.player.errors.sweep", timeout=30_000, polling=50)
         text = status.inner_text()
         assert "playback/sweep.json" in text, text
         assert ("modified" if fault == "modified" else "could not load") in text, text
@@ -249,7 +249,7 @@ def test_a_preset_fills_in_its_numbers_before_python_as_the_live_section_does(br
     with session(browser) as s:
         page = s.page
         page.goto(server.url + "?live=click&embed=savings", wait_until="domcontentloaded")
-        page.wait_for_function("() => !!window.__wtPlayer.tables.savings", timeout=30_000, polling=50)
+        page.wait_for_function("() => !!window.__wt.player.tables.savings", timeout=30_000, polling=50)
         page.select_option("#wt-p-savings-preset", "large-vocab-toy")
         assert numbers(page) == {"V": "32000", "d": "128", "layers": "4", "d_ff": "512", "context": "512"}
         ctl = page.locator(".wt-player[data-section=savings]")

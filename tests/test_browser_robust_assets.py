@@ -56,7 +56,7 @@ def readable(page, live_ok: bool = False) -> None:
     ?embed=ID, that section's)."""
     sids = page.evaluate("() => [...document.querySelectorAll('main section[id]')].map((e) => e.id)")
     assert sids, "no sections on the page"
-    embed = page.evaluate("() => window.__wtPage && window.__wtPage.embed")
+    embed = page.evaluate("() => window.__wt.page && window.__wt.page.embed")
     if embed:
         sids = [embed]
     for sid in sids:
@@ -113,7 +113,7 @@ def test_each_asset_blocked_in_turn(browser, server):
         wait_status(page, "ready")
         assets = sorted({urlsplit(u).path for _, u, _ in s.rec.requests if urlsplit(u).path not in NOT_ASSETS},
                         key=lambda p: (not page_level(p), not page_script(p), p))  # files of the document first
-        assets.remove("/boot.js")  # without boot.js nothing can speak: tested below
+        assets.remove("/wt.js")  # without the page's script nothing can speak: tested below
         assets.remove("/results.json")  # a failed results file is named and computed live: test_browser_results.py
         # A playback table that fails is named in its section and the page goes on live: test_browser_player.py
         assets = [a for a in assets if not a.startswith("/playback/")]
@@ -175,10 +175,10 @@ def test_each_asset_blocked_in_turn(browser, server):
             print(f"[assets]   {', '.join(files)}: {msg}")
 
 
-def test_without_boot_js_the_page_still_reads(browser, server):
+def test_without_the_page_script_the_page_still_reads(browser, server):
     with session(browser) as s:
         s.ctx.unroute("**/*")
-        s.ctx.route("**/boot.js", lambda r: r.abort("failed"))
+        s.ctx.route("**/wt.js", lambda r: r.abort("failed"))
         s.page.goto(server.url)
         s.page.wait_for_load_state("load")
         readable(s.page)

@@ -123,11 +123,11 @@ def test_dist_page_is_prerendered_and_self_contained(dist_dir):
     assert 'http-equiv="Content-Security-Policy"' in html
     assert 'data-testid="sweep-resid"' in html and "<svg" in html  # readable before Python
     config = json.loads(re.search(r'<script id="wt-build" type="application/json">(.*?)</script>', html).group(1))
-    for rel in [*config["scripts"], "boot.js", "worker.js", "style.css", "serve.py",
+    for rel in [*config["scripts"], "wt.js", "worker.js", "style.css", "serve.py",
                 config["runtime"] + "pyodide.js", config["runtime"] + "pyodide.asm.wasm"]:
         assert (dist_dir / rel).is_file(), rel
     assert (dist_dir / config["panel_cdn_root"]).is_dir()
-    for name in ("index.html", "boot.js", "worker.js", "style.css"):
+    for name in ("index.html", "wt.js", "worker.js", "style.css"):
         text = re.sub(r'xmlns(:\w+)?="[^"]*"', "", (dist_dir / name).read_text())  # namespaces are not fetched
         assert not re.search(r"https?://", text), f"{name} names another origin"
 

@@ -84,7 +84,7 @@ def boot(engine, url):
 def play_before_python(page) -> dict:
     """Press ArrowRight on the sweep's playback slider while Python still boots: what changed, and whether
     the values shown are CPython's for the URL the player wrote."""
-    page.wait("() => !!(window.__wtPlayer && window.__wtPlayer.tables.sweep)", timeout=60)
+    page.wait("() => !!(window.__wt && window.__wt.player && window.__wt.player.tables.sweep)", timeout=60)
     before = page.js(SLOTS_JS, "sweep")
     status = page.js("() => window.__wt.status")
     page.js("() => document.querySelector('#live-sweep .wt-player input[type=range]').focus()")

@@ -5,8 +5,8 @@ and prerendered figures at once, then Python in a worker. Everything the served 
 it, in <script class="wt-payload"> blocks at the end of <body>: each file compressed (brotli for the
 worker's runtime and wheels, gzip for what the page itself unpacks with the browser's
 DecompressionStream), listed in the page's config (`classroom.members`: path, codec, offset, length,
-size, sha256 of the file itself). site/classroom.js (page) and site/unpack.js (page and worker) check
-every file against that sha256 before it is used.
+size, sha256 of the file itself). site/classroom.js and site/unpack.js (in the page's script, and in the
+worker's) check every file against that sha256 before it is used.
 
 Why windows-1252: it is the one encoding a browser must support in which every byte is a character of
 its own, so the compressed bytes are stored as they are (+1.6 %) instead of base64 (+33 %). The HTML
@@ -38,11 +38,11 @@ DECODER = {"pkg/brotli_dec_wasm.js": "decoder/brotli_dec_wasm.js",
            "pkg/brotli_dec_wasm_bg.wasm": "decoder/brotli_dec_wasm_bg.wasm"}
 # Served files the single file has no use for: inlined into the page, or only for serving dist/. (style.css is
 # inlined and a member too: sections link it inside their shadow roots by name.)
-NOT_MEMBERS = ("index.html", "serve.py", "embed.js", "page.js", "player.js", "boot.js", "readout.js")
-# The site/ files the page inlines.
-SOURCES = ("page.js", "player.js", "boot.js", "readout.js", "unpack.js", "classroom.js", "style.css")
-# The classroom loader, inlined before boot.js: unpack.js (shared with the worker) and classroom.js.
-LOADER = '<script src="unpack.js"></script>\n<script src="classroom.js"></script>\n'
+NOT_MEMBERS = ("index.html", "serve.py", "embed.js", "wt.js")
+# The page's script (build.py's bundle of site/main.js), inlined; before it, the guard (site/guard.js, bundled),
+# which says so when the page's script is the inline script the browser refused.
+PAGE_SCRIPT = '<script src="wt.js"></script>'
+GUARD = "guard.js"
 # The page's policy. The worker, made from a blob: URL, inherits it: Pyodide compiles WebAssembly and Panel
 # evaluates one JS helper ('unsafe-eval'); the page's inline scripts run only if they are the ones built
 # (their sha256 is listed; 'report-sample' lets classroom.js quote one that was refused); nothing may be
@@ -129,11 +129,11 @@ def members(files: dict[str, bytes], runtime: str, brotli: Callable[[list[bytes]
 
 
 def inline(html: str, sources: dict[str, str]) -> tuple[str, list[str]]:
-    """HTML with its local <link rel=stylesheet> and <script src> replaced by their text, classroom.js and
-    unpack.js added before boot.js; returns it and the CSP hashes of the inline scripts."""
-    if '<script src="boot.js"></script>' not in html:
-        raise ValueError('site/index.html has no <script src="boot.js"></script> to put the classroom loader before')
-    html = html.replace('<script src="boot.js"></script>', LOADER + '<script src="boot.js"></script>')
+    """HTML with its local <link rel=stylesheet> and <script src> replaced by their text (sources, by name), the
+    guard added before the page's script; returns it and the CSP hashes of the inline scripts."""
+    if PAGE_SCRIPT not in html:
+        raise ValueError(f"site/index.html has no {PAGE_SCRIPT} to put the classroom file's guard before")
+    html = html.replace(PAGE_SCRIPT, f'<script src="{GUARD}"></script>\n{PAGE_SCRIPT}')
     hashes = []
 
     def script(m: re.Match) -> str:
@@ -141,19 +141,18 @@ def inline(html: str, sources: dict[str, str]) -> tuple[str, list[str]]:
         if re.search(r"</script|<!--", text, re.I):
             raise ValueError(f"{m[1]} holds </script or <!--, which would end or confuse its inline <script>")
         hashes.append("'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'")
-        ident = ' id="wt-unpack"' if m[1] == "unpack.js" else ""
-        return f"<script{ident}{m[2] or ''}>{text}</script>"
+        return f"<script>{text}</script>"
 
     html = re.sub(r'<link rel="stylesheet" href="([\w./-]+)">',
                   lambda m: f"<style>{css_ascii(sources[m[1]])}</style>", html)
-    html = re.sub(r'<script src="([\w./-]+)"( type="module")?></script>', script, html)
+    html = re.sub(r'<script src="([\w./-]+)"></script>', script, html)
     return html, hashes
 
 
 def single_file(render: Callable[[dict, str], str], build_info: dict, files: dict[str, bytes],
                 sources: dict[str, str], decoder: dict[str, bytes], brotli) -> bytes:
     """The classroom file. render(build_info, csp) is build.py's page(); FILES the served site's files;
-    SOURCES the text of site/ scripts and styles by name; DECODER the pinned decoder files by npm path."""
+    SOURCES the text of the page's scripts (wt.js, guard.js) and styles by name; DECODER the pinned decoder files by npm path."""
     results = build_info.get("results")  # the build's run results: the worker fetches them beside the runtime
     payload, manifest = members({**files, **{DECODER[k]: v for k, v in decoder.items()}}, build_info["runtime"], brotli,
                                 (results["file"],) if results else ())

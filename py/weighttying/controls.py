@@ -65,17 +65,15 @@ def control(c: S.Control, values: list | None) -> str:
         inputs = f'<select id="{cid}" {described}>{options}</select>'
     else:
         inputs = _number(c, cid, values, described)
-    kind = "bool" if c.type is bool else "choice" if c.choices else c.type.__name__
-    return (f'<div class="wt-pctl wt-ctl-{c.section}-{c.name}" data-key="{c.name}" data-type="{kind}" '
+    return (f'<div class="wt-pctl wt-ctl-{c.section}-{c.name}" data-key="{c.name}" data-type="{c.kind}" '
             f'data-default="{_attr(S.fmt(value))}"{" data-log" if c.log else ""}>{label}'
             f'<div class="wt-pctl-inputs">{inputs}</div>{help_html(c, f"{cid}-help")}</div>')
 
 
-def html_of(sid: str, grid: dict[str, list], fills: dict | None = None) -> str:
+def html_of(sid: str, grid: dict[str, list]) -> str:
     """Every control of section sid in spec order, and the status line that says where answers come from.
-    FILLS (the view's, see views/__init__) rides along as data-fills for site/player.js."""
+    (The rules site/player.js reads them by, bounds and FILLS included, are the page config's state.rules.)"""
     ctls = "".join(control(c, grid.get(c.name)) for c in S.CONTROLS if c.section == sid)
-    data = f' data-fills="{_attr(json.dumps(fills, separators=(",", ":")))}"' if fills else ""
-    return (f'<div class="wt-player" data-section="{sid}"{data} role="group" aria-label="Controls">'
+    return (f'<div class="wt-player" data-section="{sid}" role="group" aria-label="Controls">'
             f'<div class="wt-pctls">{ctls}</div>'
             f'<p class="wt-player-status" role="status" data-testid="player-status">{_attr(STATUS)}</p></div>')

@@ -22,9 +22,14 @@ def section(sid: str, st) -> str:
     """One section's static HTML for its state st (with the run results that state shows)."""
     v = view(sid)
     return kit.compose(v.slots(st, kit.with_results(v, st)), v.OVERLAYS, v.PAIRS, v.DATA, v.CLAIM,
-                       controls.html_of(sid, v.PLAYBACK, v.FILLS))
+                       controls.html_of(sid, v.PLAYBACK))
 
 
 def sections(state: S.State = S.State()) -> dict[str, str]:
     """{section id: static HTML of its state} for every section that has a view module."""
     return {sid: section(sid, getattr(state, sid)) for sid in S.SECTIONS if view(sid) is not None}
+
+
+def rules() -> dict:
+    """state.rules with every view's FILLS: the page's state rules as data, for site/state.js."""
+    return S.rules({sid: view(sid).FILLS for sid in S.SECTIONS if view(sid) is not None})

@@ -22,10 +22,17 @@ MAX_VALUE_CHARS = 64  # longer values are rejected unread: nothing legitimate ne
 MAX_HIDE_CHARS = 2048  # the hide list may name every control
 SHOW_CHARS = 24  # how much of a bad value a note quotes back
 
-_FLOAT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,4})?")
-_INT = re.compile(r"[+-]?\d{1,12}")
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
+# The syntax of a URL value, written once: rules() hands these to the page's JS (site/state.js) as they are,
+# so both languages read a link alike (tests/url_cases.json runs in both). ASCII digits only, as JS's RegExp reads
+# them; SPACE is what a value is stripped of.
+FLOAT_SYNTAX = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,4})?"
+INT_SYNTAX = r"[+-]?[0-9]{1,12}"
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+HIDE_WORDS = ("prose", "controls")  # besides section ids and control keys
+SPACE = " \t\n\r\f\v"
+_FLOAT = re.compile(FLOAT_SYNTAX)
+_INT = re.compile(INT_SYNTAX)
 
 
 def _spec(default, help, lo=None, hi=None, choices=None, log=False, label=None):
@@ -171,6 +178,11 @@ class Control:
     def key(self) -> str:
         return self.name if self.section == "page" else f"{self.section}.{self.name}"
 
+    @property
+    def kind(self) -> str:
+        """bool, int, float, choice or str (the hide list): how a raw value is read."""
+        return "bool" if self.type is bool else "choice" if self.choices else self.type.__name__
+
 
 def controls() -> tuple[Control, ...]:
     """Every control of the page in page order; the single source for widgets and the URL."""
@@ -185,7 +197,7 @@ def controls() -> tuple[Control, ...]:
 
 CONTROLS = controls()
 BY_KEY = {c.key: c for c in CONTROLS}
-HIDE_TOKENS = frozenset(("prose", "controls", *SECTIONS, *BY_KEY))
+HIDE_TOKENS = frozenset((*HIDE_WORDS, *SECTIONS, *BY_KEY))
 
 
 def _show(raw: str) -> str:
@@ -210,7 +222,7 @@ def _number(c: Control, raw: str) -> tuple[object | None, str | None]:
 
 def _hide(raw: str) -> tuple[str, str | None]:
     """The hide list, keeping known tokens in order and naming the unknown ones."""
-    tokens = [t.strip() for t in raw.split(",") if t.strip()]
+    tokens = [t.strip(SPACE) for t in raw.split(",") if t.strip(SPACE)]
     good = [t for t in dict.fromkeys(tokens) if t in HIDE_TOKENS]
     bad = [t for t in tokens if t not in HIDE_TOKENS]
     note = f"hide: ignored unknown {', '.join(_show(t) for t in bad[:5])}" if bad else None
@@ -219,14 +231,14 @@ def _hide(raw: str) -> tuple[str, str | None]:
 
 def parse_value(c: Control, raw: str) -> tuple[object | None, str | None]:
     """(value or None, note or None) for one raw URL value of control c."""
-    raw = raw.strip()
+    raw = raw.strip(SPACE)
     limit = MAX_HIDE_CHARS if c.key == "hide" else MAX_VALUE_CHARS
     if len(raw) > limit:
         return None, f"{c.key}: value of {len(raw)} characters is too long (max {limit}); kept default"
     if c.type is bool:
         low = raw.lower()
-        if low in _TRUE or low in _FALSE:
-            return low in _TRUE, None
+        if low in TRUE_WORDS or low in FALSE_WORDS:
+            return low in TRUE_WORDS, None
         return None, f"{c.key}={_show(raw)} is not on/off (use 1 or 0); kept {fmt(c.default)}"
     if c.type in (int, float):
         return _number(c, raw)
@@ -345,3 +357,37 @@ def preset_values(section: str, name: str) -> dict[str, object]:
 def matching_preset(section: str, current: dict[str, object]) -> str | None:
     """The name of the preset that current ({field: value} of one section) equals, if any."""
     return next((n for n in PRESETS.get(section, {}) if preset_values(section, n) == current), None)
+
+
+def fill(fills: dict, values: dict[str, object], defaults: dict[str, object], changed: str = "") -> dict[str, object]:
+    """Updates that make each choice of FILLS agree with the fields it fills in (a view's FILLS, see views/__init__).
+
+    values and defaults are {field: value} of one section; changed is the field the reader just set, or ""
+    for a state read from a link. Picking a choice fills in its fields; editing one of them away from the
+    choice's makes the choice FILLS' "else"; a link whose fields are all at their defaults takes the choice's.
+    site/state.js's fill is this function over the same data (tests/url_cases.json runs both)."""
+    out: dict[str, object] = {}
+    for key, rule in fills.items():
+        want = rule["by"].get(values[key])
+        if not want or all(values[f] == v for f, v in want.items()):
+            continue
+        if changed == key or (not changed and all(values[f] == defaults[f] for f in want)):
+            out.update(want)
+        elif not changed or changed in want:
+            out[key] = rule["else"]
+    return out
+
+
+def rules(fills: dict[str, dict]) -> dict:
+    """Every rule above as data, for the page's JS (build.py puts it into the page's config as "state"; site/state.js
+    reads it): the value syntax and words, each control's kind, default and bounds, presets and FILLS ({section:
+    its view's FILLS}). The JS re-types none of it."""
+    return {
+        "float": FLOAT_SYNTAX, "int": INT_SYNTAX, "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE,
+        "hide_words": HIDE_WORDS, "max_value_chars": MAX_VALUE_CHARS, "max_hide_chars": MAX_HIDE_CHARS,
+        "sections": SECTIONS,
+        "controls": [{"key": c.key, "section": c.section, "name": c.name, "kind": c.kind, "default": c.default,
+                      "lo": c.lo, "hi": c.hi, "choices": c.choices, "log": c.log} for c in CONTROLS],
+        "presets": PRESETS, "custom_preset": CUSTOM_PRESET,
+        "fills": {sid: f for sid, f in fills.items() if f},
+    }

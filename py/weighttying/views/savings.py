@@ -1,9 +1,10 @@
 """The savings section's output: the current config's share, the three presets beside the page, and the
 share-vs-vocabulary curve. No Panel; cheap (arithmetic), so every slot follows the controls directly.
 
-A preset and the five numbers are one state: `preset_fields` is what a preset means, `reconcile`
-says what to change so that they agree (used by the live section's watchers, on load from a URL and
-by `slots`, so any state shows what the live section would show after reconciling it).
+A preset and the five numbers are one state: `preset_fields` is what a preset means, FILLS says so as
+data, and `reconcile` (state.fill over FILLS) says what to change so that they agree (used by the live
+section's watchers, on load from a URL and by `slots`, so any state shows what the live section would
+show after reconciling it).
 """
 from __future__ import annotations
 
@@ -47,21 +48,10 @@ DATA = ("presets",)  # the three models beside the page: the claim line and the 
 
 
 def reconcile(values: dict, changed: str = "") -> dict:
-    """Updates that make preset and numbers agree; `changed` is "preset", a field, or "" on load.
-
-    Picking a preset fills in its numbers; editing a number away from the preset makes it 'custom'.
-    On load (a shared link) numbers left at their defaults take the preset's, others make it custom.
-    """
-    name = values["preset"]
-    if name == CUSTOM:
-        return {}
-    want, now = preset_fields(name), {f: values[f] for f in FIELDS}
-    if now == want:
-        return {}
-    defaults = {f: getattr(S.Savings(), f) for f in FIELDS}
-    if changed == "preset" or (not changed and now == defaults):
-        return want
-    return {"preset": CUSTOM}
+    """Updates that make preset and numbers agree; `changed` is "preset", a field, or "" on load: FILLS read by
+    state.fill, the same rule site/player.js applies (picking a preset fills in its numbers; editing a number away
+    from the preset makes it 'custom'; on load, numbers left at their defaults take the preset's)."""
+    return S.fill(FILLS, values, vars(S.Savings()), changed)
 
 
 def settled(st: S.Savings) -> dict:

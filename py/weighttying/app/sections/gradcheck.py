@@ -16,20 +16,6 @@ from ...views.kit import note, slot
 from ..kit import RunSection, export_buttons, layout
 from ..store import Store
 
-# The badge pane renders in a shadow root, where the page's CSS does not reach: it carries its own
-# rules (the prerendered badge, in the light DOM, is styled by site/sections/gradcheck.html).
-BADGE_CSS = """
-.wt-gc-badge { position: fixed; right: 10px; bottom: 10px; z-index: 50; max-width: calc(100vw - 20px);
-  padding: 4px 10px; border-radius: 12px; font: 600 12px/1.4 system-ui, sans-serif; text-decoration: none;
-  box-shadow: 0 1px 4px rgba(0,0,0,.3); background: #e7f5ea; color: #14532d; border: 1px solid #2f855a; }
-.wt-gc-badge.wt-bad { background: #fdecea; color: #7f1d1d; border-color: #c53030; }
-.wt-gc-badge.wt-busy { background: #f1f1f1; color: #333; border-color: #888; }
-@media (prefers-color-scheme: dark) {
-  .wt-gc-badge { background: #12301f; color: #bdf0cf; }
-  .wt-gc-badge.wt-bad { background: #3b1212; color: #ffd1d1; }
-  .wt-gc-badge.wt-busy { background: #2a2a2a; color: #ddd; } }
-"""
-
 
 def pending(state: str, text: str) -> str:
     """The badge while no result stands: running, or cancelled by the reader."""
@@ -60,7 +46,7 @@ def build(store: Store) -> pn.viewable.Viewable:
     run = RunSection(store, "gradcheck", V, "Check every entry", lambda st: V.iter_check(st, store.differences),
                      V.entries, collect, draw=draw)
     badge = run.slots["badge"]
-    badge.param.update(stylesheets=[*badge.stylesheets, BADGE_CSS], margin=0)
+    badge.margin = 0  # styled by live.css's share of site/shared.css
     run.runner.cancel.on_click(lambda _: setattr(badge, "object", CANCELLED))
     if not run.results:  # no build result for these settings: checked once the page shows the section
         run.slots["readout"].object = slot("readout", note("Checking every entry…", "wt-readout"))

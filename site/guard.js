@@ -1,0 +1,12 @@
+// The classroom file's guard, an inline script of its own before the page's script (tools/single_file.py). When
+// the page's script is the one the browser refused (site/refusals.js), nothing of it can say so: this shows the
+// error box instead. (When this one is refused, the page's script says so.)
+import { refusals } from "./refusals.js";
+
+const refused = refusals();
+window.addEventListener("load", () => {
+  if (!refused() || window.__wt) return; // the page's script runs: it shows the failure itself
+  document.getElementById("wt-error-msg").textContent = refused();
+  document.getElementById("wt-retry").hidden = true;
+  Object.assign(document.getElementById("wt-error"), { hidden: false }).dataset.kind = "failed";
+});

@@ -1,0 +1,119 @@
+// The page's state rules, applied: how a URL value is read, clamped and written, and how a choice fills in
+// other controls. The rules themselves are data that weighttying.state emits (state.rules: the value syntax and
+// words, each control's kind, default and bounds, presets, FILLS), in the page config as "state"; nothing here is
+// a rule of its own, so a link reads alike in both languages (tests/url_cases.json runs in pytest and node).
+
+export function fmt(x) {
+  // state.fmt: the URL form of a value (Python's repr for floats, 1/0 for booleans).
+  if (typeof x === "boolean") return x ? "1" : "0";
+  if (typeof x !== "number" || (Number.isInteger(x) && Math.abs(x) < 1e16)) return String(x);
+  const [mantissa, power] = x.toExponential().split("e"); // the shortest digits that round-trip, as repr's
+  const e = Number(power);
+  if (e >= -4 && e < 16) return String(x); // repr writes these positionally, as String does
+  return `${mantissa}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+}
+
+export function quote(text) {
+  // urllib.parse.quote(text, safe=",.-+"), the escaping of state.to_query.
+  const hex = (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`;
+  return encodeURIComponent(text).replaceAll("%2C", ",").replaceAll("%2B", "+").replace(/[!'()*]/g, hex);
+}
+
+export function fill(fills, values, defaults, changed = "") {
+  // state.fill: the updates that make each choice of FILLS agree with the fields it fills in. values and
+  // defaults are {field: value} of one section; changed is the field just set, or "" for a state from a link.
+  const out = {};
+  for (const [key, rule] of Object.entries(fills || {})) {
+    const want = rule.by[values[key]];
+    if (!want || Object.entries(want).every(([f, v]) => values[f] === v)) continue;
+    if (changed === key || (!changed && Object.keys(want).every((f) => values[f] === defaults[f]))) {
+      Object.assign(out, want);
+    } else if (!changed || changed in want) {
+      out[key] = rule.else;
+    }
+  }
+  return out;
+}
+
+export function codec(rules) {
+  // The reader of the page's URL that rules (state.rules) describe: parseQuery, read, toQuery, defaults.
+  const byKey = new Map(rules.controls.map((c) => [c.key, c]));
+  const syntax = { int: new RegExp(`^(?:${rules.int})$`), float: new RegExp(`^(?:${rules.float})$`) };
+  const hideTokens = new Set([...rules.hide_words, ...rules.sections, ...byKey.keys()]);
+  const chars = (s) => [...s]; // Python counts code points, not UTF-16 units
+  const show = (raw) => JSON.stringify(chars(raw).length <= 24 ? raw : `${chars(raw).slice(0, 24).join("")}…`);
+
+  function strip(s) {
+    let a = 0, b = s.length;
+    while (a < b && rules.space.includes(s[a])) a += 1;
+    while (b > a && rules.space.includes(s[b - 1])) b -= 1;
+    return s.slice(a, b);
+  }
+
+  function number(c, raw) {
+    if (!syntax[c.kind].test(raw)) {
+      return { value: null, note: `${c.key}=${show(raw)} is not ${c.kind === "int" ? "a whole number" : "a number"}; kept ${fmt(c.default)}` };
+    }
+    const x = c.kind === "int" ? Number(raw) + 0 : Number(raw); // + 0: an int has no -0
+    if (!Number.isFinite(x)) return { value: null, note: `${c.key}=${show(raw)} is not finite; kept ${fmt(c.default)}` };
+    if (x < c.lo || x > c.hi) {
+      const y = Math.min(Math.max(x, c.lo), c.hi);
+      return { value: y, note: `${c.key}=${show(raw)} is outside [${fmt(c.lo)}, ${fmt(c.hi)}]; clamped to ${fmt(y)}` };
+    }
+    return { value: x, note: null };
+  }
+
+  function hide(raw) {
+    const tokens = raw.split(",").map(strip).filter(Boolean);
+    const bad = tokens.filter((t) => !hideTokens.has(t));
+    const note = bad.length ? `hide: ignored unknown ${bad.slice(0, 5).map(show).join(", ")}` : null;
+    return { value: [...new Set(tokens)].filter((t) => hideTokens.has(t)).join(","), note };
+  }
+
+  function read(c, text) {
+    // state.parse_value: {value (null if unusable), note (null if none)} for one raw value of control c.
+    const raw = strip(String(text));
+    const limit = c.key === "hide" ? rules.max_hide_chars : rules.max_value_chars;
+    if (chars(raw).length > limit) {
+      return { value: null, note: `${c.key}: value of ${chars(raw).length} characters is too long (max ${limit}); kept default` };
+    }
+    const low = raw.toLowerCase();
+    if (c.kind === "bool") {
+      if (rules.true.includes(low) || rules.false.includes(low)) return { value: rules.true.includes(low), note: null };
+      return { value: null, note: `${c.key}=${show(raw)} is not on/off (use 1 or 0); kept ${fmt(c.default)}` };
+    }
+    if (c.kind === "int" || c.kind === "float") return number(c, raw);
+    if (c.kind === "str") return hide(raw);
+    if (c.choices.includes(low)) return { value: low, note: null };
+    return { value: null, note: `${c.key}=${show(raw)} is not one of ${c.choices.filter(Boolean).map(show).join(", ")}; kept ${fmt(c.default) || "none"}` };
+  }
+
+  const defaults = () => Object.fromEntries(rules.controls.map((c) => [c.key, c.default]));
+
+  function parseQuery(query) {
+    // state.parse_query: {values: {key: value} of every control, notes: [text]}; never throws.
+    const values = defaults(), notes = [], seen = new Map();
+    for (const [key, raw] of new URLSearchParams(query)) {
+      seen.set(key, (seen.get(key) || 0) + 1);
+      const c = byKey.get(key);
+      if (!c) {
+        if (seen.get(key) === 1) notes.push(`unknown setting ${show(key)} ignored`);
+        continue;
+      }
+      const { value, note } = read(c, raw);
+      if (note) notes.push(note);
+      if (value !== null) values[key] = value;
+    }
+    for (const [key, n] of seen) if (n > 1 && byKey.has(key)) notes.push(`${key} was given ${n} times; the last valid one counts`);
+    return { values, notes };
+  }
+
+  function toQuery(values) {
+    // state.to_query: every value that differs from its default, in page order.
+    return rules.controls.filter((c) => c.key in values && values[c.key] !== c.default)
+      .map((c) => `${c.key}=${quote(fmt(values[c.key]))}`).join("&");
+  }
+
+  const section = (sid) => rules.controls.filter((c) => c.section === sid);
+  return { byKey, sections: rules.sections, section, read, parseQuery, toQuery, defaults, fills: (sid) => rules.fills[sid] || {} };
+}

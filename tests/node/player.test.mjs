@@ -1,0 +1,57 @@
+// site/player.js's pure parts over the built site's own playback tables and state rules: the answer a table gives
+// for a section's default state is the prerendered page's (what the reader sees before any control moves), an
+// off-grid value shows the nearest grid point and says so, and a choice showing its own fill reads as the choice.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { asRead, fragment, lookup, nearest } from "../../site/player.js";
+import { codec } from "../../site/state.js";
+import { builtConfig, dist } from "./built.mjs";
+
+const config = builtConfig();
+const rules = codec(config.state);
+const page = readFileSync(resolve(dist(), "index.html"), "utf8");
+const table = (sid) => JSON.parse(readFileSync(resolve(dist(), config.playback[sid].file), "utf8"));
+const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
+
+test("every table answers its section's default state with the prerendered page's fragments", () => {
+  assert.ok(Object.keys(config.playback).length >= 4);
+  for (const sid of Object.keys(config.playback)) {
+    const t = table(sid);
+    const { at, approx } = lookup(t, defaults(sid), rules.section(sid));
+    assert.deepEqual(approx, [], sid);
+    for (const slot of t.slots) {
+      const html = t.fragments[fragment(t, slot, at)];
+      assert.ok(page.includes(html), `${sid}/${slot}: the default's fragment is not the prerendered one`);
+    }
+  }
+});
+
+test("a value off the grid shows the nearest grid value, in log space for a log control", () => {
+  const t = table("sweep");
+  const st = { ...defaults("sweep"), sigma: 0.3, band: 0.123 };
+  const { at, approx } = lookup(t, st, rules.section("sweep"));
+  const sigmas = t.values[t.keys.indexOf("sigma")];
+  assert.equal(sigmas[at.sigma], 0.316);
+  assert.deepEqual(approx.map(([k, wanted]) => [k, wanted]), [["sigma", 0.3], ["band", 0.123]]);
+  assert.equal(nearest([1, 10, 100], 30, true), 1, "30 is nearer 10 than 100 in log space");
+  assert.equal(nearest([1, 10, 100], 60, false), 2);
+});
+
+test("a control the table does not cover is approximate unless at its default", () => {
+  const sid = Object.keys(config.playback).find((s) => rules.section(s).some((c) => !table(s).keys.includes(c.name)
+    && (c.kind === "int" || c.kind === "float")));
+  const c = rules.section(sid).find((x) => !table(sid).keys.includes(x.name) && (x.kind === "int" || x.kind === "float"));
+  const off = { ...defaults(sid), [c.name]: c.default === c.hi ? c.lo : c.hi };
+  assert.deepEqual(lookup(table(sid), off, rules.section(sid)).approx, [[c.name, off[c.name], c.default]]);
+});
+
+test("a preset showing its own numbers reads as the preset alone, as the tables and the URL hold it", () => {
+  const fills = rules.fills("savings"), d = defaults("savings");
+  const [name, fields] = Object.entries(fills.preset.by).find(([n]) => n !== d.preset);
+  assert.deepEqual(asRead(fills, { ...d, preset: name, ...fields }, d), { ...d, preset: name });
+  const edited = { ...d, preset: name, ...fields, layers: fields.layers + 1 };
+  assert.deepEqual(asRead(fills, edited, d), edited, "numbers of its own are kept");
+  assert.deepEqual(lookup(table("savings"), asRead(fills, { ...d, preset: name, ...fields }, d), rules.section("savings")).approx, []);
+});

@@ -1,0 +1,71 @@
+"""tests/url_cases.json in Python: weighttying.state reads each query to the values, to_query and note count the
+file records, and state.fill gives each fill case's updates. tests/node/state.test.mjs runs the same file against
+site/state.js over the rules the build put into the page, so the two languages read every case alike."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from weighttying import prerender
+from weighttying import state as S
+
+CASES = json.loads((Path(__file__).with_name("url_cases.json")).read_text())
+
+
+def non_default(st: S.State) -> dict:
+    defaults = S.values(S.State())
+    return {k: v for k, v in S.values(st).items() if repr(v) != repr(defaults[k])}  # repr: -0.0 is not 0.0
+
+
+@pytest.mark.parametrize("case", CASES["queries"], ids=lambda c: c["why"])
+def test_query(case):
+    st, notes = S.parse_query(case["query"])
+    assert {k: repr(v) for k, v in non_default(st).items()} == {k: repr(v) for k, v in case["values"].items()}
+    assert S.to_query(st) == case["to_query"]
+    assert len(notes) == case["notes"], notes
+    again, notes = S.parse_query(S.to_query(st))
+    assert again == st and not notes  # what is written reads back the same
+
+
+@pytest.mark.parametrize("case", CASES["fills"], ids=lambda c: c["why"])
+def test_fill(case):
+    view = prerender.view(case["section"])
+    defaults = vars(getattr(S.State(), case["section"]))
+    assert S.fill(view.FILLS, case["values"], defaults, case["changed"]) == case["updates"]
+
+
+def test_the_cases_cover_every_kind_of_control_and_note():
+    """The file exercises each kind of value the rules know, and each way a value is refused or changed."""
+    keys = {k for c in CASES["queries"] for k, _ in re.findall(r"(?:^|&)([^=&]+)=?([^&]*)", c["query"].lstrip("?"))}
+    assert {S.BY_KEY[k].kind for k in keys if k in S.BY_KEY} == {"bool", "int", "float", "choice", "str"}
+    notes = [n for c in CASES["queries"] for n in S.parse_query(c["query"])[1]]
+    for why in ("is not a number", "is not a whole number", "is not finite", "clamped", "is not on/off",
+                "is not one of", "hide: ignored", "unknown setting", "was given", "too long"):
+        assert any(why in n for n in notes), why
+
+
+def test_the_rules_are_json_and_name_every_control():
+    rules = json.loads(json.dumps(prerender.rules()))
+    assert [c["key"] for c in rules["controls"]] == [c.key for c in S.CONTROLS]
+    assert rules["sections"] == list(S.SECTIONS) and rules["fills"].keys() <= set(S.SECTIONS)
+    assert re.compile(rules["float"]).fullmatch("1.5e-3") and not re.compile(rules["int"]).fullmatch("1.5")
+
+
+def test_the_page_carries_the_rules(dist_dir):
+    """The built page's config holds exactly prerender.rules(): the data site/state.js reads."""
+    html = (dist_dir / "index.html").read_text()
+    config = json.loads(re.search(r'<script id="wt-build" type="application/json">(.*?)</script>', html, re.S)[1])
+    assert config["state"] == json.loads(json.dumps(prerender.rules()))
+
+
+def test_no_state_rule_is_typed_in_the_site_js():
+    """site/state.js applies the rules it is given: no page script spells out an on/off word or a digit pattern
+    of its own ("true"/"false" are also the page's data attribute values, e.g. data-live="true")."""
+    words = [w for w in (*S.TRUE_WORDS, *S.FALSE_WORDS) if not w.isdigit() and w not in ("true", "false")]
+    for js in sorted((Path(__file__).resolve().parent.parent / "site").glob("*.js")):
+        text = js.read_text()
+        assert not [w for w in words if re.search(rf"[\"'`]{w}[\"'`]", text)], f"{js.name} types an on/off word"
+        assert not re.search(r"\\d|\[0-9\]", text), f"{js.name} types a digit pattern"
