@@ -56,7 +56,7 @@ def test_training_ends_at_cpythons_losses(live):
     # steps=1500 is not the build's run: the curves wait for Train (nothing trains by itself)
     assert live.locator(f"{LIVE} [data-testid=pathdrop-curves-pending]").count() == 1
     live.locator(f"{LIVE} button", has_text="Train both").click()
-    live.locator(f"{LIVE} [data-testid=pathdrop-loss-broken]").wait_for(timeout=120_000)
+    live.locator(f"{LIVE} [data-testid=pathdrop-loss-broken]").wait_for(state="attached", timeout=120_000)  # in the closed "Data and downloads"
     assert live.locator(f"{LIVE} [data-testid=pathdrop-source]").get_attribute("data-source") == "live"
     st = S.parse_query(QUERY)[0].pathdrop
     ref = pathdrop.training_curves(V.config(st), measure.race_task(V.RECIPE), steps=st.steps, lr=st.lr, seed=st.seed,

@@ -39,7 +39,7 @@ FOCUS_JS = """
 def value(page, live: str, testid: str, timeout: float = 60_000) -> float:
     """The exact number behind a hooked readout/table cell (waits until it exists)."""
     loc = page.locator(f"{live} [data-testid={testid}]")
-    loc.wait_for(timeout=timeout)
+    loc.wait_for(state="attached", timeout=timeout)  # it may sit in the closed "Data and downloads"
     return float(loc.get_attribute("data-value"))
 
 

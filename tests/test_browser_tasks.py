@@ -29,7 +29,7 @@ live = live_page(f"embed=tasks&{QUERY}")
 
 def test_url_setting_loads_and_nothing_is_claimed_before_a_run(live):
     table = live.locator(f"{LIVE} [data-testid=tasks-table]")
-    table.wait_for()
+    table.wait_for(state="attached")  # the per-seed table sits in the closed "Data and downloads"
     assert "after 30 steps" in table.text_content() and "not run yet" in table.text_content()
     assert "Run trains 8 models of 30 steps" in live.locator(f"{LIVE} [data-testid=tasks-now]").text_content()
     c = tasks.parameter_counts()
