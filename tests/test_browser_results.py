@@ -71,5 +71,5 @@ def test_a_bad_results_file_is_named_and_the_section_computes_live(browser, dist
         assert "results.json" in notes and ("was modified" if how == "modified" else "could not load") in notes, notes
         assert "live in your browser" in notes
         # the race the build would have shipped is trained live instead, and says so
-        s.page.locator("#live-repeat[data-live=true] [data-source=live]").wait_for(timeout=180_000)
+        s.page.locator("#live-repeat[data-live=true] [data-source=live]").wait_for(state="attached", timeout=180_000)  # the source line may sit in the closed "Data and downloads"
         assert s.page.locator("#live-repeat[data-live=true] [data-source=build]").count() == 0
