@@ -35,7 +35,8 @@ def test_of_two_sections_in_view_the_one_filling_more_of_it_goes_live_first(brow
     with session(browser) as s:
         page = s.page
         page.goto(server.url + "#sweep")
-        page.evaluate("() => window.scrollBy(0, -0.3 * innerHeight)")  # the tail of tasks above sweep's top
+        # The last 100 px of tasks' block at the top, sweep's heading, prose and block below it.
+        page.evaluate("() => window.scrollBy(0, document.getElementById('live-tasks').getBoundingClientRect().bottom - 100)")
         seen = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.wt-live[id^=live-]')].map((el) => {
             const r = el.getBoundingClientRect();
             return [el.id.slice(5), Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0))];
