@@ -177,7 +177,17 @@ class PlaywrightPage(Page):
             self.ctx.close()
 
 
-class BridgePage(Page):
+class FolderPage(Page):
+    """A page whose engine saves downloads into a folder of its own (Firefox, WebKit): self.downloads."""
+
+    def download(self, fn, *args, timeout=60.0):
+        for p in self.downloads.iterdir():
+            p.unlink()
+        self.click(fn, *args)
+        return _wait_file(self.downloads, timeout, self.engine)
+
+
+class BridgePage(FolderPage):
     """A Firefox page held by tests/engines_bridge.mjs."""
     engine = "firefox"
 
@@ -196,17 +206,11 @@ class BridgePage(Page):
     def click(self, fn, *args):
         self.bridge.call("click", fn=fn, args=list(args))
 
-    def download(self, fn, *args, timeout=60.0):
-        for p in self.downloads.iterdir():
-            p.unlink()
-        self.click(fn, *args)
-        return _wait_file(self.downloads, timeout, self.engine)
-
     def close(self):
         self.bridge.call("close")
 
 
-class WebDriverPage(Page):
+class WebDriverPage(FolderPage):
     """A WebKitGTK page: one W3C WebDriver session of WebKitWebDriver's."""
     engine = "webkit"
     ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
@@ -234,12 +238,6 @@ class WebDriverPage(Page):
         if not isinstance(el, dict) or self.ELEMENT not in el:
             raise AssertionError(f"webkit: {fn[:120]} returned no element: {el!r}")
         self._call("POST", f"/element/{el[self.ELEMENT]}/click", {})
-
-    def download(self, fn, *args, timeout=60.0):
-        for p in self.downloads.iterdir():
-            p.unlink()
-        self.click(fn, *args)
-        return _wait_file(self.downloads, timeout, self.engine)
 
     def close(self):
         if self.session:
