@@ -56,7 +56,7 @@ def readable(page, live_ok: bool = False) -> None:
     ?embed=ID, that section's)."""
     sids = page.evaluate("() => [...document.querySelectorAll('main section[id]')].map((e) => e.id)")
     assert sids, "no sections on the page"
-    embed = page.evaluate("() => window.__wt.page && window.__wt.page.embed")
+    embed = page.evaluate("() => window.__wt?.page?.embed")  # no __wt at all when the page script did not load
     if embed:
         sids = [embed]
     for sid in sids:

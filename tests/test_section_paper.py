@@ -76,11 +76,12 @@ def drive(query: str, act, wait: float):
 def test_live_section_streams_drops_the_run_on_change_and_matches_cpython():
     async def change(store, root):
         await asyncio.sleep(0.05)
-        store["paper"].scale = 4.0  # the scale-1 run is dropped, and the new setting waits for Run
+        assert not button(root, "Cancel").disabled  # the 3000-step run is still going: it cannot finish in 0.05 s
+        store["paper"].param.update(scale=4.0, steps=40)  # the scale-1 run is dropped, and the new setting waits for Run
         assert "Settings changed: the run was stopped" in shown(root) and not button(root, "Run again").disabled
         button(root, "Run again").clicks += 1
 
-    store, root = drive("paper.seeds=1&paper.steps=40", change, 3.0)
+    store, root = drive("paper.seeds=1&paper.steps=3000", change, 3.0)
     want = paper.study(4.0, 40, 0, 1, 0.5)
     got = hooks(shown(root))
     assert float(got["paper-cka-u"]) == want["align"]["cka_with_U"]
