@@ -512,8 +512,10 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
         files[sheet] += b"\n" + (SITE / "shared.css").read_bytes()
     files[PAGE_SCRIPT] = bundle("main.js", "the page's script")
     # The worker stays a classic script (Pyodide loads with importScripts); the classroom file's worker needs
-    # unpack.js, which is a module: its classic build (global wtPayload) goes first, served or not.
-    files["worker.js"] = bundle("unpack.js", "the payload unpacker", "wtPayload") + (SITE / "worker.js").read_bytes()
+    # unpack.js, which is a module: its classic build (global wtPayload) goes first, served or not; so does
+    # fetched.js's (global wtFetched), the checked fetch it shares with the page's player.
+    files["worker.js"] = (bundle("unpack.js", "the payload unpacker", "wtPayload")
+                          + bundle("fetched.js", "the checked fetch", "wtFetched") + (SITE / "worker.js").read_bytes())
     if bench:
         files["worker.js"] += BENCH_HOOK.read_bytes()
     files[NOTICES] = notices(inputs)

@@ -12,10 +12,10 @@ export default [
     languageOptions: { sourceType: "module", globals: { ...globals.browser, Bokeh: "readonly" } },
   },
   {
-    // classic scripts; the worker's wtPayload is the classic build of site/unpack.js that build.py puts before it,
-    // and loadPyodide comes from pyodide.js (importScripts)
+    // classic scripts; the worker's wtPayload and wtFetched are the classic builds of site/unpack.js and
+    // site/fetched.js that build.py puts before it, and loadPyodide comes from pyodide.js (importScripts)
     files: ["site/worker.js", "site/embed.js", "bench/worker_hook.js"],
-    languageOptions: { sourceType: "script", globals: { ...globals.worker, wtPayload: "readonly", loadPyodide: "readonly" } },
+    languageOptions: { sourceType: "script", globals: { ...globals.worker, wtPayload: "readonly", wtFetched: "readonly", loadPyodide: "readonly" } },
   },
   { files: ["bench/worker_hook.js"], languageOptions: { globals: { py: "readonly", post: "readonly", readable: "readonly" } } },
   { files: ["tests/node/**/*.mjs", "tests/*.mjs", "tools/*.mjs"], languageOptions: { globals: globals.node } },

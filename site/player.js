@@ -8,6 +8,7 @@
 // the data weighttying.state emits). A table that is missing or modified (its sha256 is not the one in the
 // page's config) is named in the section, which then waits for the live lab. State: __wt.player (docs/DESIGN.md).
 import { fill, fmt, quote } from "./state.js";
+import { fetchChecked } from "./fetched.js";
 
 export function nearest(values, v, log) {
   // The index of the grid value nearest v (in log space for a log control).
@@ -53,20 +54,6 @@ export function fragment(table, slot, at) {
   return String(index[keys.reduce((flat, k) => flat * table.values[table.keys.indexOf(k)].length + at[k], 0)]);
 }
 
-async function load(file, integrity, url) {
-  // Subresource Integrity: the browser itself refuses a body whose sha256 is not the recorded one.
-  let res;
-  try {
-    res = await fetch(url(file), { integrity });
-  } catch (err) { // a mismatch and a network failure look alike: ask again without the check
-    const plain = await fetch(url(file), { cache: "no-store" }).catch(() => null);
-    throw new Error(plain && plain.ok ? `${file} was modified: its sha256 is not the one this build recorded`
-      : `could not load ${file} from this site`, { cause: err });
-  }
-  if (!res.ok) throw new Error(`could not load ${file} from this site (HTTP ${res.status})`);
-  return res;
-}
-
 export function startPlayer(config, rules, transport, wt) {
   // rules: site/state.js's codec of the page's rules; transport: where files come from (boot.js); wt: the hook,
   // whose lab (boot.js) says whether it is paused and follows the URL this writes.
@@ -101,7 +88,7 @@ export function startPlayer(config, rules, transport, wt) {
   // URL once the page is parsed and unpacked.
   const located = transport.ready.then(() => transport.url);
   for (const sid of Object.keys(files).filter((s) => !wt.page.embed || s === wt.page.embed)) {
-    P.loaded[sid] = located.then((url) => load(files[sid].file, files[sid].integrity, url));
+    P.loaded[sid] = located.then((url) => fetchChecked(url(files[sid].file), files[sid].integrity, files[sid].file));
     P.loaded[sid].catch(() => need(sid)); // a table that cannot be used is named at once
   }
   const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));

@@ -64,25 +64,10 @@ const sendPatch = (patch, buffers, sid) => post({ type: "patch", patch, buffers,
 // Bytes, never Blobs: WebKit's worker of a file:// page cannot read any Blob, nor load a blob: URL.
 const checked = new Map(); // absolute URL -> {body: Uint8Array whose sha256 matched, type: its MIME type}
 
-async function fetchChecked(path, integrity, base = self.location) {
-  // One file of this site whose body must have the sha256 the build recorded (the browser checks it).
-  const url = new URL(path, base).href;
-  let res;
-  try {
-    res = await fetch(url, { integrity });
-  } catch (err) { // SRI mismatch and network failure look alike: ask again without the check
-    const plain = await fetch(url, { cache: "no-store" }).catch(() => null);
-    throw new Error(plain && plain.ok ? `${path} was modified: its sha256 is not the one this build recorded`
-      : `could not load ${path} from this site`, { cause: err });
-  }
-  if (!res.ok) throw new Error(`could not load ${path} from this site (HTTP ${res.status})`);
-  return res;
-}
-
 async function verifyRuntime(config) {
   const want = config.integrity || {};
   await Promise.all(Object.keys(want).filter((p) => p.startsWith(config.runtime)).map(async (path) => {
-    const res = await fetchChecked(path, want[path]);
+    const res = await wtFetched.fetchChecked(new URL(path, self.location).href, want[path], path);
     checked.set(new URL(path, self.location).href,
       { body: new Uint8Array(await res.arrayBuffer()), type: res.headers.get("Content-Type") || "" });
   }));
@@ -93,7 +78,7 @@ async function verifyRuntime(config) {
 function builtResults(config, base) {
   const r = config.results;
   if (!r) return Promise.resolve({ problem: "this build recorded no results file" });
-  return fetchChecked(r.file, r.integrity, base).then((res) => res.text()).then((text) => ({ text }),
+  return wtFetched.fetchChecked(new URL(r.file, base).href, r.integrity, r.file).then((res) => res.text()).then((text) => ({ text }),
     (err) => ({ problem: err.message }));
 }
 

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from conftest import live_page
+from robust import settle
 from weighttying import measure, model, repeat
 from weighttying import state as S
 from weighttying.views import repeat as V
@@ -96,6 +97,7 @@ def test_cancel_stops_a_training_run(live):
 def test_full_run_ends_at_cpython_ranks(live):
     press_slider(live, "repeat", "steps", "Home", "PageUp", "PageUp")  # 2000 -> 0 -> a few steps
     live.locator(f"{LIVE} [data-testid=repeat-curve-text]", has_text="Not trained yet").wait_for()
+    settle(live.page)  # "Not trained yet" shows from Home on: Python must have the PageUps before the Run
     live.locator(LIVE).get_by_role("button", name="Train tied + untied").click()
     status(live, LIVE, "Done.")
     steps = trained_step(live)

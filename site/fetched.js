@@ -1,0 +1,17 @@
+// One file of this site whose body must have the sha256 the build recorded: the browser itself refuses any
+// other body (Subresource Integrity). Shared by the page's player (an ES import) and the worker (build.py puts
+// this module's classic build, global wtFetched, before worker.js), so both name a failure the same way.
+
+export async function fetchChecked(url, integrity, name) {
+  // The Response of URL, or an Error that says whether NAME is missing or was modified.
+  let res;
+  try {
+    res = await fetch(url, { integrity });
+  } catch (err) { // a sha256 mismatch and a network failure look alike: ask again without the check
+    const plain = await fetch(url, { cache: "no-store" }).catch(() => null);
+    throw new Error(plain && plain.ok ? `${name} was modified: its sha256 is not the one this build recorded`
+      : `could not load ${name} from this site`, { cause: err });
+  }
+  if (!res.ok) throw new Error(`could not load ${name} from this site (HTTP ${res.status})`);
+  return res;
+}
