@@ -59,10 +59,12 @@ const sendPatch = (patch, buffers, sid) => post({ type: "patch", patch, buffers,
 
 // The runtime files (and the lock, which holds every wheel's sha256) are fetched once, with the sha256
 // build.py wrote into the page's config (Subresource Integrity); a file that is missing or was modified
-// is named, and nothing of it runs. Pyodide then gets those same checked bytes from memory (fetch and
-// importScripts below), so nothing is downloaded twice and nothing unchecked can slip in between.
+// is named, and nothing of it runs. Pyodide then gets those same checked bytes (the wasm: its checked
+// response) from memory (fetch and importScripts below), so nothing is downloaded twice and nothing
+// unchecked can slip in between.
 // Bytes, never Blobs: WebKit's worker of a file:// page cannot read any Blob, nor load a blob: URL.
 const checked = new Map(); // absolute URL -> {body: Uint8Array whose sha256 matched, type: its MIME type}
+//                             or {response} (the wasm over http: handed over once)
 
 async function fetchChecked(path, integrity, base = self.location) {
   // One file of this site whose body must have the sha256 the build recorded (the browser checks it).
@@ -83,8 +85,12 @@ async function verifyRuntime(config) {
   const want = config.integrity || {};
   await Promise.all(Object.keys(want).filter((p) => p.startsWith(config.runtime)).map(async (path) => {
     const res = await fetchChecked(path, want[path]);
-    checked.set(new URL(path, self.location).href,
-      { body: new Uint8Array(await res.arrayBuffer()), type: res.headers.get("Content-Type") || "" });
+    // The wasm goes to Pyodide as this checked response itself (a fetch with integrity resolves only once the
+    // whole body matched the sha256): compiled from a response with a URL, Chromium keeps the compiled module,
+    // its optimized functions too, in its code cache, so a repeat visit neither compiles it nor runs Python
+    // on baseline code again (bench/README.md, "Memory and repeat visits"). Compiled from bytes, it cannot.
+    checked.set(new URL(path, self.location).href, path.endsWith(".wasm") ? { response: res }
+      : { body: new Uint8Array(await res.arrayBuffer()), type: res.headers.get("Content-Type") || "" });
   }));
 }
 
@@ -102,7 +108,11 @@ const netImportScripts = self.importScripts.bind(self);
 const urlOf = (input) => new URL(input instanceof Request ? input.url : String(input), self.location).href;
 
 self.fetch = (input, init) => {
-  const hit = checked.get(urlOf(input));
+  const url = urlOf(input), hit = checked.get(url);
+  if (hit && hit.response) { // a response's body can be read only once: handed over, it is no longer ours
+    checked.delete(url);
+    return Promise.resolve(hit.response);
+  }
   // the type kept, so pyodide.asm.wasm still streams as application/wasm
   return hit ? Promise.resolve(new Response(hit.body, { headers: { "Content-Type": hit.type } })) : netFetch(input, init);
 };
