@@ -101,8 +101,8 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-def renderer_peak_bytes(profile: str) -> int | None:
-    """Max VmHWM (peak resident set) over the renderer processes of the Chromium using PROFILE."""
+def renderer_pids(profile: str) -> list[int]:
+    """The renderer processes of the Chromium using PROFILE (each holds a page and its workers)."""
     browsers = []
     for d in os.listdir("/proc"):
         if d.isdigit():
@@ -112,19 +112,31 @@ def renderer_peak_bytes(profile: str) -> int | None:
                 continue
             if profile in cmd and "--type=" not in cmd:
                 browsers.append(int(d))
-    peak = None
+    pids = []
     for b in browsers:
         for p in descendants(b):
             try:
-                cmd = open(f"/proc/{p}/cmdline", "rb").read().decode(errors="replace")
-                if "--type=renderer" not in cmd:
-                    continue
-                for line in open(f"/proc/{p}/status"):
-                    if line.startswith("VmHWM:"):
-                        peak = max(peak or 0, int(line.split()[1]) * 1024)
+                if "--type=renderer" in open(f"/proc/{p}/cmdline", "rb").read().decode(errors="replace"):
+                    pids.append(p)
             except OSError:
                 continue
-    return peak
+    return pids
+
+
+def proc_status_bytes(pid: int, field: str) -> int | None:
+    """A /proc/PID/status size (VmHWM: peak resident set, VmRSS: resident now) in bytes; None once PID is gone."""
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def renderer_peak_bytes(profile: str) -> int | None:
+    """Max VmHWM (peak resident set) over the renderer processes of the Chromium using PROFILE."""
+    return max((b for p in renderer_pids(profile) if (b := proc_status_bytes(p, "VmHWM")) is not None), default=None)
 
 
 def wire_bytes(reqs) -> int:
@@ -181,11 +193,12 @@ def visit(page, url: str, reqs: list, timeout_s: float, peer: bool = False) -> d
 
 
 @contextlib.contextmanager
-def cold_browser(pw, exe: str, timeout_s: float):
+def cold_browser(pw, exe: str, timeout_s: float, extra_args: tuple[str, ...] = ()):
     """A brand-new Chromium profile (cold HTTP and code caches) with INIT_JS: yields (context, page, finished
-    requests, every URL asked for, also those that failed: an off-origin one fails here, no network; profile)."""
+    requests, every URL asked for, also those that failed: an off-origin one fails here, no network; profile).
+    EXTRA_ARGS: more Chromium flags (bench/memory.py's --js-flags)."""
     with tempfile.TemporaryDirectory(prefix="wt-bench-profile-") as profile:
-        ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe, args=harness.CHROMIUM_ARGS,
+        ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe, args=[*harness.CHROMIUM_ARGS, *extra_args],
                                                    headless=True, viewport={"width": 1280, "height": 900})
         try:
             ctx.set_default_timeout(timeout_s * 1000)

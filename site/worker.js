@@ -59,17 +59,24 @@ const sendPatch = (patch, buffers, sid) => post({ type: "patch", patch, buffers,
 
 // The runtime files (and the lock, which holds every wheel's sha256) are fetched once, with the sha256
 // build.py wrote into the page's config (Subresource Integrity); a file that is missing or was modified
-// is named, and nothing of it runs. Pyodide then gets those same checked bytes from memory (fetch and
-// importScripts below), so nothing is downloaded twice and nothing unchecked can slip in between.
+// is named, and nothing of it runs. Pyodide then gets those same checked bytes (the wasm: its checked
+// response) from memory (fetch and importScripts below), so nothing is downloaded twice and nothing
+// unchecked can slip in between.
 // Bytes, never Blobs: WebKit's worker of a file:// page cannot read any Blob, nor load a blob: URL.
 const checked = new Map(); // absolute URL -> {body: Uint8Array whose sha256 matched, type: its MIME type}
+//                             or {response} (the wasm over http: handed over once)
 
 async function verifyRuntime(config) {
   const want = config.integrity || {};
   await Promise.all(Object.keys(want).filter((p) => p.startsWith(config.runtime)).map(async (path) => {
-    const res = await wtFetched.fetchChecked(new URL(path, self.location).href, want[path], path);
-    checked.set(new URL(path, self.location).href,
-      { body: new Uint8Array(await res.arrayBuffer()), type: res.headers.get("Content-Type") || "" });
+    const url = new URL(path, self.location).href;
+    const res = await wtFetched.fetchChecked(url, want[path], path);
+    // The wasm goes to Pyodide as this checked response itself (a fetch with integrity resolves only once the
+    // whole body matched the sha256): compiled from a response with a URL, Chromium keeps the compiled module,
+    // its optimized functions too, in its code cache, so a repeat visit neither compiles it nor runs Python
+    // on baseline code again (bench/README.md, "Memory and repeat visits"). Compiled from bytes, it cannot.
+    checked.set(url, path.endsWith(".wasm") ? { response: res }
+      : { body: new Uint8Array(await res.arrayBuffer()), type: res.headers.get("Content-Type") || "" });
   }));
 }
 
@@ -87,7 +94,11 @@ const netImportScripts = self.importScripts.bind(self);
 const urlOf = (input) => new URL(input instanceof Request ? input.url : String(input), self.location).href;
 
 self.fetch = (input, init) => {
-  const hit = checked.get(urlOf(input));
+  const url = urlOf(input), hit = checked.get(url);
+  if (hit && hit.response) { // a response's body can be read only once: handed over, it is no longer ours
+    checked.delete(url);
+    return Promise.resolve(hit.response);
+  }
   // the type kept, so pyodide.asm.wasm still streams as application/wasm
   return hit ? Promise.resolve(new Response(hit.body, { headers: { "Content-Type": hit.type } })) : netFetch(input, init);
 };
