@@ -147,6 +147,30 @@ def test_missing_wheel_shows_readable_error(browser, dist_dir, tmp_path):
         ctx.close()
 
 
+def test_a_host_that_mislabels_the_wasm_still_boots(browser, server):
+    """A static host that sends pyodide.asm.wasm as application/octet-stream (no wasm type mapped): Pyodide
+    compiles only by instantiateStreaming, which refuses such a body, and has no fallback; the worker hands it
+    the checked bytes labelled instead, once, from the one download."""
+    rec = Recorder()
+    ctx, page = recorded(browser, rec)
+    asked = []
+
+    def mislabel(route):
+        asked.append(route.request.url)
+        r = route.fetch()
+        route.fulfill(response=r, headers={**r.headers, "content-type": "application/octet-stream"})
+
+    try:
+        ctx.route("**/pyodide.asm.wasm", mislabel)
+        page.goto(server.url)
+        info = wait_boot_end(page, BOOT_TIMEOUT_S)
+        assert info["status"] == "ready", f"a mislabelled wasm stopped the boot: {info}"
+        assert len(asked) == 1, asked  # checked once, never fetched again unchecked
+        assert not rec.page_errors, rec.page_errors
+    finally:
+        ctx.close()
+
+
 def test_recorder_catches_off_origin_requests_from_a_worker(tmp_path, recorder, page):
     """The harness itself: a worker's fetch and importScripts, and an off-host fetch, are all recorded.
 
