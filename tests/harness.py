@@ -239,6 +239,32 @@ window.__wtTest = window.__wtTest || (() => {
   return { parentOf, walk, deep, all, text };
 })();
 """
+# Over HELPERS_JS, for a test's own JS: shown(el), and label(el) naming an element and its section.
+WALK_JS = """
+const { parentOf, walk } = __wtTest;
+const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true}); };
+const where = (el) => { for (let a = el; a; a = parentOf(a)) if (a.classList && a.classList.contains('wt-section')) return a.id; return 'page'; };
+const label = (el) => `${where(el)}: <${el.tagName.toLowerCase()} class="${String(el.getAttribute('class') || '').slice(0, 50)}">`
+  + ` "${(el.textContent || '').trim().slice(0, 40)}"`;
+"""
+
+# Figures are inline SVG scaled to their box: each visible <text>'s size on screen in CSS px, whether it
+# is drawn inside its figure (an SVG clips what lies outside it), and the text of its figure it overlaps.
+FIGURE_TEXT_JS = "() => {" + WALK_JS + """
+  const out = [];
+  walk(document, (el) => {
+    if (el.tagName !== 'text' || !shown(el)) return;
+    const m = el.getScreenCTM(), r = el.getBoundingClientRect(), f = el.ownerSVGElement.getBoundingClientRect();
+    const inside = r.left >= f.left - 1 && r.right <= f.right + 1 && r.top >= f.top - 1 && r.bottom <= f.bottom + 1;
+    const over = [...el.ownerSVGElement.querySelectorAll('text')].filter((t) => t !== el && shown(t)).find((t) => {
+      const q = t.getBoundingClientRect();
+      return Math.min(r.right, q.right) - Math.max(r.left, q.left) > 1 && Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 1; });
+    out.push([label(el), parseFloat(getComputedStyle(el).fontSize) * Math.hypot(m.a, m.b), inside,
+              over ? over.textContent.slice(0, 40) : null]);
+  });
+  return out;
+}"""
+
 VIEWPORT = {"width": 1280, "height": 900}
 
 

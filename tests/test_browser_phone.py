@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import robust
-from harness import Recorder, new_context, resize, until, wait_booted
+from harness import FIGURE_TEXT_JS, WALK_JS, Recorder, new_context, resize, until, wait_booted
 from weighttying import state as S
 from weighttying import sweep
 from weighttying.app.sections import SECTIONS
@@ -34,14 +34,6 @@ PHONE = {"viewport": {"width": WIDTHS[0], "height": HEIGHT}, "is_mobile": True, 
          "device_scale_factor": 2}
 MIN_FONT_PX = 11
 SETTLE_S = 150  # sections that train on load (paper, pathdrop) finish well within this on 2 busy cores
-
-WALK_JS = """
-const { parentOf, walk } = __wtTest;
-const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true}); };
-const where = (el) => { for (let a = el; a; a = parentOf(a)) if (a.classList && a.classList.contains('wt-section')) return a.id; return 'page'; };
-const label = (el) => `${where(el)}: <${el.tagName.toLowerCase()} class="${String(el.getAttribute('class') || '').slice(0, 50)}">`
-  + ` "${(el.textContent || '').trim().slice(0, 40)}"`;
-"""
 
 # Elements showing text (a text node of their own) or a figure (canvas, svg, img) past the viewport's
 # left or right edge. In a table or pre, the nearest sideways-scrolling box must fit instead.
@@ -62,23 +54,6 @@ OVERFLOW_JS = "(vw) => {" + WALK_JS + """
     const boxed = el.closest('table, pre'), s = boxed && scroller(boxed);
     if (s && fits(s.getBoundingClientRect())) return;
     out.push(`${label(el)} spans x ${Math.round(r.left)}..${Math.round(r.right)}`);
-  });
-  return out;
-}"""
-
-# Figures are inline SVG scaled to their box: each visible <text>'s size on screen in CSS px, whether it
-# is drawn inside its figure (an SVG clips what lies outside it), and the text of its figure it overlaps.
-SVG_TEXT_JS = "() => {" + WALK_JS + """
-  const out = [];
-  walk(document, (el) => {
-    if (el.tagName !== 'text' || !shown(el)) return;
-    const m = el.getScreenCTM(), r = el.getBoundingClientRect(), f = el.ownerSVGElement.getBoundingClientRect();
-    const inside = r.left >= f.left - 1 && r.right <= f.right + 1 && r.top >= f.top - 1 && r.bottom <= f.bottom + 1;
-    const over = [...el.ownerSVGElement.querySelectorAll('text')].filter((t) => t !== el && shown(t)).find((t) => {
-      const q = t.getBoundingClientRect();
-      return Math.min(r.right, q.right) - Math.max(r.left, q.left) > 1 && Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 1; });
-    out.push([label(el), parseFloat(getComputedStyle(el).fontSize) * Math.hypot(m.a, m.b), inside,
-              over ? over.textContent.slice(0, 40) : null]);
   });
   return out;
 }"""
@@ -184,7 +159,7 @@ def check_fits(page, name: str) -> None:
         scroll = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
         if scroll > 0:
             problems.append(f"{width} px: the page scrolls sideways by {scroll} px")
-        texts = page.evaluate(SVG_TEXT_JS)
+        texts = page.evaluate(FIGURE_TEXT_JS)
         small += [f"{width} px: {what} is {px:.1f} px" for what, px, _, _ in texts if px < MIN_FONT_PX - 0.05]
         problems += [f"{width} px: {what} is cut off by its figure's edge" for what, _, inside, _ in texts if not inside]
         problems += [f"{width} px: {what} overlaps {over!r}" for what, _, _, over in texts if over]

@@ -4,6 +4,8 @@
   downloads" box (live: opening it shows the downloads);
 - no blank stretch taller than 160 px between two blocks of content;
 - no table cell whose text runs past 4 lines;
+- every figure's text is at least 11 px as drawn (pairs side by side included), inside its figure, and
+  overlaps none of its other text;
 - no visible text naming a repository command or file (those are the README's and the report's);
 - no progress element on screen while nothing runs;
 - the gradient-check badge overlaps no text or control at 1280, 1024, 768, 390 and 360 px, at 12 scroll
@@ -25,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from conftest import live_page
-from harness import ROOT, recorded, Recorder
+from harness import FIGURE_TEXT_JS, ROOT, recorded, Recorder
 from robust import settle
 from weighttying.state import SECTIONS
 
@@ -34,6 +36,7 @@ pytestmark = pytest.mark.browser
 MAX_HEIGHT = 11_500
 MAX_GAP = 160
 MAX_LINES = 4
+MIN_FIGURE_PX = 11  # as on a phone (test_browser_phone): what a figure's text must stay at as drawn
 WIDTHS = (1280, 1024, 768, 390, 360)
 SCROLLS = 12
 SHOWN = [sid for sid in SECTIONS if (ROOT / "site" / "sections" / f"{sid}.html").exists()]
@@ -139,7 +142,21 @@ def reader_checks(page) -> dict:
             "cells": page.evaluate(CELLS_JS, MAX_LINES),
             "repo": [t for t in text if REPO_TEXT.search(t)],
             "progress": page.evaluate(PROGRESS_JS),
+            "figures": figure_text_problems(page),
             "inventory": page.evaluate(INVENTORY_JS, SHOWN)}
+
+
+def figure_text_problems(page) -> list[str]:
+    """Each figure text drawn under MIN_FIGURE_PX, past its figure's edge, or over another of its texts."""
+    out = []
+    for what, px, inside, over in page.evaluate(FIGURE_TEXT_JS):
+        if px < MIN_FIGURE_PX - 0.05:
+            out.append(f"{what} is {px:.1f} px")
+        if not inside:
+            out.append(f"{what} is cut off by its figure's edge")
+        if over:
+            out.append(f"{what} overlaps {over!r}")
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -170,6 +187,11 @@ def test_the_page_is_short_and_everything_is_still_there(measured):
 
 def test_no_blank_stretch(measured):
     assert not measured["gaps"], "blank stretches (px, at y, after, before):\n" + "\n".join(map(str, measured["gaps"]))
+
+
+def test_figure_text_is_readable_inside_its_figure(measured):
+    problems = measured["figures"]
+    assert not problems, f"{len(problems)} figure text(s):\n" + "\n".join(problems[:40])
 
 
 def test_no_table_cell_runs_past_four_lines(measured):

@@ -95,6 +95,7 @@ def _name(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+TICK_CHARS = 4  # an axis value that fits the 40-unit left margin at the projector's 16-unit text
 XLABEL_CHARS = 40  # a longer x-axis label takes two lines: at a phone's larger text one would pass the figure's edges
 
 
@@ -116,8 +117,13 @@ def _yaxis(ylabel: str, lo: float | None = None, hi: float | None = None) -> str
     out = f'<text x="18" y="{H / 2}" transform="rotate(-90 18 {H / 2})" text-anchor="middle">{html.escape(ylabel)}</text>'
     if lo is None:
         return out
-    return (out + f'<text class="wt-tick wt-top" x="{PAD - 4}" y="14" text-anchor="end">{num(hi, 3)}</text>'
-            f'<text class="wt-tick" x="{PAD - 4}" y="{H - PAD}" text-anchor="end">{num(lo, 3)}</text>')
+    top, bottom = num(hi, 3), num(lo, 3)
+    # The margin holds TICK_CHARS characters ending at the axis; longer values (8.95e-05) would pass the
+    # figure's left edge, so both start there instead and run into the plot, on their halo (style.css),
+    # which also hides a curve's first point (it would read as a minus sign just before the value).
+    cls, anchor = ("wt-tick wt-in", "start") if max(len(top), len(bottom)) > TICK_CHARS else ("wt-tick", "end")
+    return (out + f'<text class="{cls} wt-top" x="{PAD - 4}" y="14" text-anchor="{anchor}">{top}</text>'
+            f'<text class="{cls}" x="{PAD - 4}" y="{H - PAD}" text-anchor="{anchor}">{bottom}</text>')
 
 
 def _key(i: int, name: str) -> str:
@@ -144,20 +150,20 @@ def lines(series: dict[str, Sequence[float]], title: str, xlabel: str, ylabel: s
     point i as `xname` xs[i] (default: its index)."""
     ys = {k: np.asarray(v, float) for k, v in series.items()}
     n, lo, hi = _frame(ys)
-    body, desc = [], []
+    body, keys, desc = [], [], []
     for i, (name, y) in enumerate(ys.items()):
         ok = np.isfinite(y)
         px = _scale(np.arange(len(y))[ok], 0, n - 1, PAD, W - 10)
         py = _scale(y[ok], lo, hi, H - PAD, 10)
         pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px, py))
         body.append(f'<polyline class="wt-s{i}" fill="none" points="{pts}"/>')
-        body.append(_key(i, name))
+        keys.append(_key(i, name))
         last = num(y[ok][-1]) if ok.any() else "none"
         desc.append(f"{name}: {len(y)} points, first {num(y[0])}, last {last}")
     axes = _xaxis(xlabel) + _yaxis(ylabel, lo, hi)
     data = _data("lines", x=_name(xname), xs=_jlist(range(n) if xs is None else xs), lo=_jnum(lo), hi=_jnum(hi),
                  series="[" + ",".join(f"[{_name(k)},{_jlist(y)}]" for k, y in ys.items()) + "]")
-    return _svg(axes + "".join(body), title, "; ".join(desc), data)
+    return _svg("".join(body) + axes + "".join(keys), title, "; ".join(desc), data)  # text over the curves
 
 
 def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str, xlabel: str,
@@ -245,7 +251,7 @@ def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, flo
     axes = _yaxis(ylabel, lo, hi)
     data = _data("strips", y=_name(ylabel), lo=_jnum(lo), hi=_jnum(hi), groups="[" + ",".join(
         f"[{_name(k)},{_jlist(y)},{_jlist(bands[k]) if k in bands else 'null'}]" for k, y in ys.items()) + "]")
-    return _svg(axes + "".join(body), title, "; ".join(desc), data)
+    return _svg("".join(body) + axes, title, "; ".join(desc), data)  # text over the dots
 
 
 # ---- marks over a figure, and a figure as a file -----------------------------------------------------
