@@ -4,6 +4,7 @@
   downloads" box (live: opening it shows the downloads);
 - no blank stretch taller than 160 px between two blocks of content;
 - no table cell whose text runs past 4 lines;
+- no control (button, input, select, the "?" of a help line, a slider's handle) overlaps another;
 - every figure's text is at least 11 px as drawn (pairs side by side included), inside its figure, and
   overlaps none of its other text;
 - no visible text naming a repository command or file (those are the README's and the report's);
@@ -128,6 +129,23 @@ INVENTORY_JS = "(ids) => {" + WALK_JS + """
 }"""
 
 
+# Pairs of visible controls whose boxes overlap (one inside the other, as a slider's handle in its track, is
+# one control, not an overlap).
+OVERLAP_JS = "() => {" + WALK_JS + """
+  const controls = [];
+  walk(document, (el) => { if (el.matches('input:not([type=hidden]), select, button, summary, .noUi-handle, a[href]') && shown(el)) controls.push(el); });
+  const box = controls.map((el) => el.getBoundingClientRect());
+  const nested = (a, b) => a.contains(b) || b.contains(a) || (a.getRootNode().host || a).contains(b.getRootNode().host || b);
+  const out = [];
+  for (let i = 0; i < controls.length; i++) for (let j = i + 1; j < controls.length; j++) {
+    const a = box[i], b = box[j];
+    const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (w > 2 && h > 2 && !nested(controls[i], controls[j])) out.push(`${label(controls[i])} and ${label(controls[j])}: ${Math.round(w)} x ${Math.round(h)} px`);
+  }
+  return out;
+}"""
+
+
 played = live_page("live=click", must_boot=False)
 live = live_page("")
 
@@ -143,6 +161,7 @@ def reader_checks(page) -> dict:
             "repo": [t for t in text if REPO_TEXT.search(t)],
             "progress": page.evaluate(PROGRESS_JS),
             "figures": figure_text_problems(page),
+            "overlaps": page.evaluate(OVERLAP_JS),
             "inventory": page.evaluate(INVENTORY_JS, SHOWN)}
 
 
@@ -187,6 +206,10 @@ def test_the_page_is_short_and_everything_is_still_there(measured):
 
 def test_no_blank_stretch(measured):
     assert not measured["gaps"], "blank stretches (px, at y, after, before):\n" + "\n".join(map(str, measured["gaps"]))
+
+
+def test_no_control_covers_another(measured):
+    assert not measured["overlaps"], "overlapping controls:\n" + "\n".join(measured["overlaps"][:20])
 
 
 def test_figure_text_is_readable_inside_its_figure(measured):

@@ -294,7 +294,8 @@ class Runner:
                  on_step: Callable[[dict], None], on_done: Callable[[dict | None], None] = lambda last: None):
         self.job, self.steps, self.total = Job(), steps, total
         self.on_step, self.on_done = on_step, on_done
-        self.run = pn.widgets.Button(name=label, button_type="primary", width=160)
+        # no fixed width: a long label ("Recompute central differences") ran out of a 160 px button over Cancel
+        self.run = pn.widgets.Button(name=label, button_type="primary", min_width=160)
         self.cancel = pn.widgets.Button(name="Cancel", button_type="default", width=100, disabled=True)
         # progress is shown only while something runs; the status line only once it has something to say
         self.bar = pn.indicators.Progress(value=0, max=100, width=200, bar_color="primary", visible=False)
