@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from conftest import live_page
-from harness import FIGURE_TEXT_JS, ROOT, recorded, Recorder
+from harness import FIGURE_TEXT_JS, ROOT, recorded, Recorder, resize
 from robust import settle
 from weighttying.state import SECTIONS
 
@@ -146,14 +146,17 @@ OVERLAP_JS = "() => {" + WALK_JS + """
 }"""
 
 
+# Scroll to y and resolve once two frames have been drawn there (the sticky controls have moved with it).
+SCROLL_JS = "(y) => new Promise((r) => { window.scrollTo(0, y); requestAnimationFrame(() => requestAnimationFrame(r)); })"
+
+
 played = live_page("live=click", must_boot=False)
 live = live_page("")
 
 
 def reader_checks(page) -> dict:
     """Every measure of the module's docstring that one page at 1280 px answers, as {name: findings}."""
-    page.set_viewport_size({"width": 1280, "height": 900})
-    page.wait_for_timeout(300)
+    resize(page, 1280, 900)
     text = page.evaluate(TEXT_JS)
     return {"height": page.evaluate("document.documentElement.scrollHeight"),
             "gaps": [g for g in page.evaluate(GAPS_JS) if g[0] > MAX_GAP],
@@ -247,13 +250,11 @@ def test_the_badge_covers_nothing_at_any_width_or_scroll(live):
     page = live.page
     try:
         for width in WIDTHS:
-            page.set_viewport_size({"width": width, "height": 900})
-            page.wait_for_timeout(300)
+            resize(page, width, 900)
             height = page.evaluate("document.documentElement.scrollHeight")
             seen = 0
             for i in range(SCROLLS):
-                page.evaluate("(y) => window.scrollTo(0, y)", int(i * (height - 900) / (SCROLLS - 1)))
-                page.wait_for_timeout(50)
+                page.evaluate(SCROLL_JS, int(i * (height - 900) / (SCROLLS - 1)))
                 got = page.evaluate(BADGE_JS)
                 assert got is not None, f"{width} px: no gradient-check badge"
                 assert not got["hits"], f"{width} px, scroll {i}: the badge covers {got['hits'][:5]}"

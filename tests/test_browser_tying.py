@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import live_page
-from harness import assert_same_origin
+from harness import assert_same_origin, until
 from weighttying import paper, savings
 from weighttying import state as S
 from weighttying.views import tying as tying_view
@@ -113,6 +113,9 @@ def test_paper_short_study_from_the_link_then_a_new_seed_match_cpython(live):
 def test_paper_cancel_stops_a_run(live):
     page = live.page
     section = page.locator("#live-paper[data-live=true]")
+    # The module's 40 steps can end before Cancel lands (seen under a second test process's load); 5000 cannot.
+    section.locator(".wt-ctl-paper-steps .noUi-handle").press("End")
+    assert until(lambda: page_state(page).paper.steps == 5000, 30), "the steps slider did not reach 5000"
     section.get_by_role("button", name="Run again").click()
     status = section.locator(".wt-status")
     status.filter(has_text="Step").first.wait_for(state="attached", timeout=30_000)
