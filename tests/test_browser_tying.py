@@ -46,7 +46,9 @@ def wait_value(page, section: str, testid: str, want: float, timeout: float = 60
 
 
 def page_state(page) -> S.State:
-    st, notes = S.parse_query(urlsplit(page.url).query)
+    # location.href, not page.url: Playwright updates page.url from events only while a call of its runs,
+    # so a poll that sleeps between looks (harness.until) would read the same URL each time
+    st, notes = S.parse_query(urlsplit(page.evaluate("location.href")).query)
     assert not notes, notes
     return st
 
