@@ -4,7 +4,8 @@
   downloads" box (live: opening it shows the downloads);
 - no blank stretch taller than 160 px between two blocks of content;
 - no table cell whose text runs past 4 lines;
-- no control (button, input, select, the "?" of a help line, a slider's handle) overlaps another;
+- no control (button, input, select, the "?" of a help line, a slider's handle) overlaps another, and each
+  control's "?" sits on its first line, not under it on a line of its own;
 - every figure's text is at least 11 px as drawn (pairs side by side included), inside its figure, and
   overlaps none of its other text;
 - no visible text naming a repository command or file (those are the README's and the report's);
@@ -146,6 +147,26 @@ OVERLAP_JS = "() => {" + WALK_JS + """
 }"""
 
 
+# Controls whose "?" is below their widgets (inputs, selects, slider tracks, button groups), on a line of its
+# own, instead of on the control's first line (its name's, or its widget's). Before Python a control is a .wt-pctl; live, a .wt-control with a shadow root.
+HELP_BESIDE_JS = "() => {" + WALK_JS + """
+  const out = [];
+  walk(document, (el) => {
+    if (!el.matches('.wt-control, .wt-pctl') || !shown(el)) return;
+    const parts = [];
+    walk(el.shadowRoot || el, (e) => parts.push(e));
+    if (el.shadowRoot) walk(el, (e) => parts.push(e));
+    const q = parts.find((e) => e.matches('summary.wt-help-q') && shown(e));
+    const widgets = parts.filter((e) => e.matches('input:not([type=hidden]), select, .noUi-target, .bk-btn-group') && shown(e));
+    if (!q || !widgets.length) return;
+    const r = q.getBoundingClientRect();
+    const bottom = Math.max(...widgets.map((w) => w.getBoundingClientRect().bottom));
+    if (r.top >= bottom - 2) out.push(`${[...el.classList].find((c) => c.startsWith('wt-ctl-')) || label(el)}: "?" at y ${Math.round(r.top)}, under its widgets (to y ${Math.round(bottom)})`);
+  });
+  return out;
+}"""
+
+
 # Scroll to y and resolve once two frames have been drawn there (the sticky controls have moved with it).
 SCROLL_JS = "(y) => new Promise((r) => { window.scrollTo(0, y); requestAnimationFrame(() => requestAnimationFrame(r)); })"
 
@@ -165,6 +186,7 @@ def reader_checks(page) -> dict:
             "progress": page.evaluate(PROGRESS_JS),
             "figures": figure_text_problems(page),
             "overlaps": page.evaluate(OVERLAP_JS),
+            "help": page.evaluate(HELP_BESIDE_JS),
             "inventory": page.evaluate(INVENTORY_JS, SHOWN)}
 
 
@@ -213,6 +235,10 @@ def test_no_blank_stretch(measured):
 
 def test_no_control_covers_another(measured):
     assert not measured["overlaps"], "overlapping controls:\n" + "\n".join(measured["overlaps"][:20])
+
+
+def test_each_help_sits_beside_its_control(measured):
+    assert not measured["help"], "a help \"?\" under its control:\n" + "\n".join(measured["help"][:20])
 
 
 def test_figure_text_is_readable_inside_its_figure(measured):

@@ -92,7 +92,8 @@ def number_box(obj: param.Parameterized, c: S.Control, **kw) -> pn.widgets.Widge
     """A number box for control c, linked both ways to its param by hand: an emptied box (None) or a
     value the param refuses puts the param's value back in the box instead of failing the change."""
     cls = pn.widgets.IntInput if c.type is int else pn.widgets.FloatInput
-    box = cls(name=c.name, value=getattr(obj, c.name), start=c.lo, end=c.hi, description=c.help, **kw)
+    # no description: the control's help is its "?" (control()); Bokeh's own would be a second "?" beside the name
+    box = cls(name=c.name, value=getattr(obj, c.name), start=c.lo, end=c.hi, **kw)
 
     def to_param(e) -> None:
         v = e.new
@@ -145,7 +146,7 @@ def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
         step = 10 ** math.floor(math.log10((c.hi - c.lo) / 100))
         w = pn.widgets.FloatSlider.from_param(p, name=c.name, step=step, throttled=True)
     else:
-        w = pn.widgets.RadioButtonGroup.from_param(p, name=c.name, description=c.help)
+        w = pn.widgets.RadioButtonGroup.from_param(p, name=c.name)
     help_text = pn.pane.HTML(help_html(c), margin=(0, 10), css_classes=["wt-help-pane"])
     hidden = store.hidden(c.key) or store.hidden("controls")
     # a stable handle per control for tests and for teacher-mode CSS: .wt-ctl-<section>-<name>
