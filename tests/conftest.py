@@ -33,13 +33,6 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "allow_skip_in_ci: this test may skip even when CI=true")
 
 
-def pytest_collection_modifyitems(items):
-    """The browser test files first, then the rest (each file's tests stay together, in their order): ./dev
-    test's two processes take whole files in this order, and the many short CPython files at the end fill the
-    gaps the long browser files leave, instead of one long browser file running alone at the end."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
