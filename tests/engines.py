@@ -33,7 +33,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from harness import CHROMIUM_ARGS, ROOT, chromium_path, free_port
+from harness import CHROMIUM_ARGS, ROOT, chromium_path, free_port, stop_process
 
 ENGINES = ("chromium", "firefox", "webkit")
 FIREFOX = os.environ.get("WT_FIREFOX", "/usr/bin/firefox-esr")
@@ -402,7 +402,7 @@ class WebKit(Engine):
 
     def _stop_driver(self) -> None:
         if self.driver is not None:
-            _end(self.driver)
+            stop_process(self.driver, 10)
             self.driver = None
 
     def _xvfb(self) -> str:
@@ -464,19 +464,9 @@ class WebKit(Engine):
         if self.page:
             self.page.close()
         self._stop_driver()
-        _end(self.xvfb)
+        stop_process(self.xvfb, 10)
         self.log.close()
         super().quit()
-
-
-def _end(proc: subprocess.Popen) -> None:
-    """Terminate PROC, killing it if it lingers."""
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
 
 
 def launch(name: str, proxy: OffOrigin) -> Engine:

@@ -125,14 +125,19 @@ def serve(root: Path, log_dir: Path | None = None, timeout: float = 30.0):
             time.sleep(0.1)
         yield server
     finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        stop_process(proc, 5)
         with contextlib.suppress(OSError):
             log.unlink()
+
+
+def stop_process(proc: subprocess.Popen, grace_s: float) -> None:
+    """Terminate PROC; kill it if it has not ended within GRACE_S."""
+    proc.terminate()
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
 
 
 
@@ -264,6 +269,21 @@ FIGURE_TEXT_JS = "() => {" + WALK_JS + """
   });
   return out;
 }"""
+
+
+
+def figure_text_problems(page, min_px: float) -> list[str]:
+    """Each figure text on PAGE drawn under MIN_PX, past its figure's edge, or over another of its texts."""
+    out = []
+    for what, px, inside, over in page.evaluate(FIGURE_TEXT_JS):
+        if px < min_px - 0.05:
+            out.append(f"{what} is {px:.1f} px")
+        if not inside:
+            out.append(f"{what} is cut off by its figure's edge")
+        if over:
+            out.append(f"{what} overlaps {over!r}")
+    return out
+
 
 VIEWPORT = {"width": 1280, "height": 900}
 

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import robust
-from harness import FIGURE_TEXT_JS, WALK_JS, Recorder, new_context, resize, until, wait_booted
+from harness import WALK_JS, Recorder, figure_text_problems, new_context, resize, until, wait_booted
 from weighttying import state as S
 from weighttying import sweep
 from weighttying.app.sections import SECTIONS
@@ -152,20 +152,17 @@ def at_width(page, width: int) -> None:
 
 def check_fits(page, name: str) -> None:
     """At each width: nothing past the edge, no sideways page scroll, figure text at least MIN_FONT_PX."""
-    problems, small = [], []
+    problems, figures = [], []
     for width in WIDTHS:
         at_width(page, width)
         problems += [f"{width} px: {p}" for p in page.evaluate(OVERFLOW_JS, width)]
         scroll = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
         if scroll > 0:
             problems.append(f"{width} px: the page scrolls sideways by {scroll} px")
-        texts = page.evaluate(FIGURE_TEXT_JS)
-        small += [f"{width} px: {what} is {px:.1f} px" for what, px, _, _ in texts if px < MIN_FONT_PX - 0.05]
-        problems += [f"{width} px: {what} is cut off by its figure's edge" for what, _, inside, _ in texts if not inside]
-        problems += [f"{width} px: {what} overlaps {over!r}" for what, _, _, over in texts if over]
+        figures += [f"{width} px: {p}" for p in figure_text_problems(page, MIN_FONT_PX)]
     at_width(page, WIDTHS[0])
     assert not problems, f"{name}: {len(problems)} element(s) pass the screen's edge:\n" + "\n".join(problems[:40])
-    assert not small, f"{name}: figure text under {MIN_FONT_PX} px:\n" + "\n".join(small[:40])
+    assert not figures, f"{name}: figure text under {MIN_FONT_PX} px, cut off or overlapping:\n" + "\n".join(figures[:40])
 
 
 @pytest.fixture(scope="module")

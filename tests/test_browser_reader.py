@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from conftest import live_page
-from harness import FIGURE_TEXT_JS, ROOT, recorded, Recorder, resize
+from harness import ROOT, figure_text_problems, recorded, Recorder, resize
 from robust import settle
 from weighttying.state import SECTIONS
 
@@ -184,23 +184,10 @@ def reader_checks(page) -> dict:
             "cells": page.evaluate(CELLS_JS, MAX_LINES),
             "repo": [t for t in text if REPO_TEXT.search(t)],
             "progress": page.evaluate(PROGRESS_JS),
-            "figures": figure_text_problems(page),
+            "figures": figure_text_problems(page, MIN_FIGURE_PX),
             "overlaps": page.evaluate(OVERLAP_JS),
             "help": page.evaluate(HELP_BESIDE_JS),
             "inventory": page.evaluate(INVENTORY_JS, SHOWN)}
-
-
-def figure_text_problems(page) -> list[str]:
-    """Each figure text drawn under MIN_FIGURE_PX, past its figure's edge, or over another of its texts."""
-    out = []
-    for what, px, inside, over in page.evaluate(FIGURE_TEXT_JS):
-        if px < MIN_FIGURE_PX - 0.05:
-            out.append(f"{what} is {px:.1f} px")
-        if not inside:
-            out.append(f"{what} is cut off by its figure's edge")
-        if over:
-            out.append(f"{what} overlaps {over!r}")
-    return out
 
 
 @pytest.fixture(scope="module")
