@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import platform
@@ -37,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -44,10 +46,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 import harness  # noqa: E402  (tests/harness.py: serve(), Chromium, request origins, page helpers)
-import engines as bench_engines  # noqa: E402  (bench/engines.py)
 import instant  # noqa: E402
 import peer as peer_site  # noqa: E402
 from weighttying.state import SECTIONS  # noqa: E402
+
+
+def bench_module(name: str):
+    """bench/NAME.py loaded by its path as module bench_NAME: tests/ comes first on sys.path and has modules of the
+    same name (`import engines` is tests/engines.py, the engine drivers bench/engines.py itself imports)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_engines = bench_module("engines")
 
 LEVERS = ("pyc", "br")  # build.py --without ...: levers that change dist/ (see bench/README.md)
 TARGETS = {"readable_ms": 500, "interactive_ms": 3000, "interactive_max_ms": 5000, "repeat_interactive_ms": 1500,
@@ -409,9 +422,10 @@ def variants_of(a, tmp: Path) -> dict[str, Path]:
     return variants
 
 
-def measure(variants: dict[str, Path], a, code: str | None, classroom: Path | None, tmp: Path):
+def measure(variants: dict[str, Path], a, code: str | None, classroom: Path | None, tmp: Path, keep):
     """Every run of every variant and of the classroom file, interleaved (run 1 of each, then run 2, ...) so
-    machine load hits them alike; main's last run also times repaints and the worker numerics."""
+    machine load hits them alike; main's last run also times repaints and the worker numerics.
+    keep(runs, classroom_runs) is called after each run, so a later failure loses none of them."""
     from playwright.sync_api import sync_playwright
 
     exe = harness.chromium_path()
@@ -428,7 +442,9 @@ def measure(variants: dict[str, Path], a, code: str | None, classroom: Path | No
                 print(f"[bench] {n} run {i + 1}/{a.runs}: readable {r['readable_ms']:.0f} ms, interactive "
                       f"{r['interactive_ms']:.0f} ms, repeat {r['repeat']['interactive_ms']:.0f} ms, "
                       f"{r['bytes'] / 1e6:.2f} MB / {r['requests']} req", file=sys.stderr)
+                keep(runs, classroom_runs)
             classroom_runs += [classroom_run(pw, exe, classroom, a.timeout)] if classroom else []
+            keep(runs, classroom_runs)
     return runs, classroom_runs
 
 
@@ -480,6 +496,17 @@ def judged(runs: dict[str, list], variants: dict[str, Path], code: str | None) -
     return {"summary": summary, "targets": TARGETS, "met": met, "levers": levers, "numerics": numerics, "peer": peer}
 
 
+def engines_step(a, dist: Path, classroom: Path | None, tmp: Path) -> dict:
+    """bench/engines.py's report for the served DIST and the classroom file; a failure is reported, not raised,
+    so the runs measured before it are still summarised."""
+    try:
+        with harness.serve(dist, log_dir=tmp) as srv:
+            return bench_engines.measure(srv.url, classroom, a.engine_runs, a.engines.split(","))
+    except Exception as e:  # any engine's failure: the report says which, and the exit code is 1
+        traceback.print_exc()
+        return {"measured": False, "error": f"{type(e).__name__}: {e}"}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
@@ -511,15 +538,18 @@ def main(argv=None) -> int:
         variants = variants_of(a, tmp)
         code = None if a.no_numerics else worker_numerics_code()
         classroom = None if a.no_classroom else copy_classroom(variants["main"], tmp)
-        runs, classroom_runs = measure(variants, a, code, classroom, tmp)
-        engine_report = None
-        if a.engines:
-            with harness.serve(variants["main"], log_dir=tmp) as srv:
-                engine_report = bench_engines.measure(srv.url, classroom, a.engine_runs, a.engines.split(","))
         a.out.parent.mkdir(parents=True, exist_ok=True)
-        raw.write_text(json.dumps({"runs": runs, "classroom_runs": classroom_runs, "code": code, "engines": engine_report,
-                                   "variants": {n: str(d) for n, d in variants.items()},
-                                   "classroom": classroom and str(classroom)}, indent=1) + "\n")
+        kept = {"runs": {}, "classroom_runs": [], "code": code, "engines": None,
+                "variants": {n: str(d) for n, d in variants.items()}, "classroom": classroom and str(classroom)}
+
+        def keep(**parts):  # rewritten after every step: what was measured survives a later step's failure
+            kept.update(parts)
+            raw.write_text(json.dumps(kept, indent=1) + "\n")
+
+        runs, classroom_runs = measure(variants, a, code, classroom, tmp,
+                                       lambda rs, cs: keep(runs=rs, classroom_runs=cs))
+        engine_report = engines_step(a, variants["main"], classroom, tmp) if a.engines else None
+        keep(engines=engine_report)
     report = judged(runs, variants, code)
     report["classroom"] = summarise_classroom(classroom_runs, classroom, report["summary"]["main"])
     if report["classroom"]["measured"]:
@@ -534,7 +564,8 @@ def main(argv=None) -> int:
                         "classroom": {k: v for k, v in report["classroom"].items() if k != "runs_detail"},
                         "engines": {k: v for k, v in report["engines"].items() if k != "runs_detail"}}, indent=2))
     print(f"[bench] wrote {a.out}", file=sys.stderr)
-    return 1 if report["summary"]["main"]["off_origin_requests"] else 0  # the page left its origin
+    # the page left its origin, or the engines step failed (its error is in the report)
+    return 1 if report["summary"]["main"]["off_origin_requests"] or report["engines"].get("error") else 0
 
 
 if __name__ == "__main__":
