@@ -47,6 +47,27 @@ def test_stack_equals_the_one_model_loop_run_by_run():
     assert worst <= TOL
 
 
+@pytest.mark.parametrize("kind", ["all tied", "all untied", "all output-only", "all scaled", "mixed"])
+def test_uniform_stacks_equal_the_loop_to_1e12(kind):
+    """stack.route applies a mask or scale shared by every run once (no per-run np.where): each such stack, and a
+    mixed one, gives every run's loss, eval and params of the one-model loop within 1e-12 * max(1, |loop|)."""
+    M = data.default_task()
+    paths, scale = {"all output-only": (("output",), 1.0), "all scaled": (model.PATHS, 3.0)}.get(kind, (model.PATHS, 1.0))
+    tied = {"all untied": (False,) * 4, "mixed": (True, False, True, False)}.get(kind, (True,) * 4)
+    runs = [stack.Run(model.Config(tied=t, seed=s), M, s, paths, scale) for s, t in zip((0, 0, 1, 2), tied)]
+    stacked = list(stack.iter_train(runs, steps=60, chunk=30))
+    worst = 0.0
+    for i, r in enumerate(runs):
+        alone = list(train.iter_train(model.init_params(r.cfg), r.cfg, M, steps=60, chunk=30, seed=r.seed,
+                                      paths=paths, input_grad_scale=scale))
+        for one, many in zip(alone, stacked, strict=True):
+            mine = stack.member(many["params"], i, r)
+            pairs = [(many["loss"][i], one["loss"]), (many["eval"][i], one["eval"]),
+                     *((mine[k], one["params"][k]) for k in one["params"])]
+            worst = max(worst, *(float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b)))) for a, b in pairs))
+    assert worst <= 1e-12, f"{kind}: stack vs loop differ by {worst:.3g}"
+
+
 def test_deep_stack_equals_the_one_model_loop():
     M = data.default_task()
     runs = [stack.Run(model.Config(tied=t, seed=s), M, s) for s in (0, 1) for t in (True, False)]

@@ -51,8 +51,12 @@ def route(grads: dict, tied: np.ndarray, keep_in: np.ndarray, keep_out: np.ndarr
     """model.route_E per run, on (S,) masks: dE = scale * dE_in (if kept) + dE_out (if tied and kept), dU = dE_out."""
     grads = dict(grads)
     dE_in, dE_out = grads.pop("E_in"), grads.pop("E_out")
-    dE = np.where(keep_in[:, None, None], scale[:, None, None] * dE_in, 0.0)
-    grads["E"] = np.where((tied & keep_out)[:, None, None], dE + dE_out, dE)
+    # a mask or scale the same for every run costs no per-run np.where: the same numbers, fewer passes
+    dE = dE_in if keep_in.all() and (scale == 1.0).all() else \
+        np.where(keep_in[:, None, None], scale[:, None, None] * dE_in, 0.0)
+    both = tied & keep_out
+    grads["E"] = dE + dE_out if both.all() else dE if not both.any() else \
+        np.where(both[:, None, None], dE + dE_out, dE)
     grads["U"] = dE_out
     return grads
 
