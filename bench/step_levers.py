@@ -20,9 +20,10 @@ import os
 import platform
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
+
+from report_bench import checkout_py  # bench/report_bench.py: py/ of a git ref, by git archive
 
 ROOT = Path(__file__).resolve().parents[1]
 BEFORE = "77e3a46"  # main before these levers
@@ -227,15 +228,6 @@ def sources(py: Path, name: str) -> dict[str, str]:
     pkg = py / "weighttying"
     return {f"{name}/{p.relative_to(pkg)}": p.read_text() for p in sorted(pkg.rglob("*.py"))
             if "app" not in p.relative_to(pkg).parts}
-
-
-def checkout_py(ref: str, into: Path) -> Path:
-    """The py/ folder of git REF unpacked into INTO (git archive: no checkout, no worktree)."""
-    tar = into / "src.tar"
-    subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(tar), ref, "py"], check=True)
-    with tarfile.open(tar) as t:
-        t.extractall(into, filter="data")
-    return into / "py"
 
 
 def find_lock(dist: Path) -> Path:
