@@ -119,7 +119,7 @@ run.harness.serve = lambda d, log_dir: contextlib.nullcontext(types.SimpleNamesp
 run.bench_engines.measure = engines_fail
 try:
     run.main(["--no-peer", "--no-classroom", "--no-numerics", "--engines", "webkit", "--out", str(out)])
-except KeyError:  # summarising the one stand-in run fails: what was measured must be on disk before that
+except Exception:  # summarising the one stand-in run fails (a KeyError): what was measured is on disk before that
     pass
 print(out.with_suffix(".runs.json").read_text())
 '''
