@@ -11,6 +11,8 @@
 - every figure is at least 460 px wide, has three labelled values on each numeric axis, a heading when it is
   one of a pair (its view's PAIRS) and, a heatmap, a colour scale with a title (issue 29); at 360 px every
   figure is at least 280 px wide with text of 11 px, and no table is wider than its box (rows are cards there);
+  on the build before these fixes they fail, naming each figure (sweep resid: 374 px wide, 0 values on its
+  x axis, no heading...) and each table (pathdrop's: 542 px in a box of 324);
 - no visible text naming a repository command or file (those are the README's and the report's);
 - no progress element on screen while nothing runs;
 - the gradient-check badge overlaps no text or control at 1280, 1024, 768, 390 and 360 px, at 12 scroll
