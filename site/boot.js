@@ -373,13 +373,14 @@ export function startLab(config, transport, wt) {
     if (lab.live.size > before) address(lab); // what Python holds for them (e.g. derived values) is now the truth
     if (lab.live.size < lab.sections.length) {
       const share = lab.live.size / lab.sections.length;
-      if (lab.live.size) setStatus("booting", `Live: ${lab.live.size} of ${lab.sections.length} sections ` +
-        "(the others answer from precomputed tables until they are built)", lab.base + (1 - lab.base) * share);
+      // short: the status line is one line (style.css); the header says how the others answer meanwhile
+      if (lab.live.size) setStatus("booting", `Live: ${lab.live.size} of ${lab.sections.length} sections`,
+        lab.base + (1 - lab.base) * share);
       return;
     }
     if (wt.status === "ready") return;
     wt.timings.interactive = now;
-    setStatus("ready", "Live", 1);
+    setStatus("ready", "Live: every section recomputes as you change it", 1);
     settle.resolve(wt);
   }
 

@@ -99,7 +99,7 @@ def test_figures_carry_their_data_but_a_saved_file_does_not():
     z = np.array([[1.0, np.inf], [1e-5, 12345.6]])
     svg = R.heatmap(z, [0.1, 0.2], [1, 2], "t", "σ", "inScale", zname="scale's <value>")
     fig = fig_of(svg)
-    assert fig["kind"] == "heatmap" and fig["z"] == "scale's <value>" and fig["box"] == list(R.BOX)
+    assert fig["kind"] == "heatmap" and fig["z"] == "scale's <value>" and fig["box"] == list(R.box(heat=True))
     assert fig["zs"] == [[1, "overflow (inf)"], [1e-5, 12350]] and 'tabindex="0"' in svg
     saved = R.standalone([svg], "http://x/?a=1#s")
     assert "data-fig" not in saved and "tabindex" not in saved and "<rect" in saved

@@ -1,4 +1,6 @@
 """Prerendered tables and figures: escaped, non-finite values named, data carried as text."""
+import re
+
 import numpy as np
 
 from weighttying import render as R
@@ -17,3 +19,36 @@ def test_figures_carry_a_text_alternative():
     line = R.lines({"tied": [3.0, 2.0, 1.5]}, "loss", "step", "loss")
     assert "tied: 3 points, first 3, last 1.5" in line
     assert "peak 5 at 1" in R.bars([1, 5, 2], "ranks", "rank", "count")
+
+
+def test_ticks_are_round_and_at_least_three():
+    assert list(R._nice(1.48, 4.22)) == [2, 3, 4] and list(R._nice(0.0954, 0.611)) == [0.2, 0.4, 0.6]
+    assert list(R._nice_log(0.1, 1)) == [0.1, 0.2, 0.5, 1] and list(R._nice_log(1000, 256000)) == [1e3, 1e4, 1e5]
+    assert [R.tick(v) for v in (0.05, 20000, 1e-4, 2e-5, 300)] == ["0.05", "20k", "10⁻⁴", "2e-5", "300"]
+    for lo, hi in ((0, 1e-3), (3.3, 3.4), (-2, 7), (1, 640)):
+        assert len(R._nice(lo, hi)) >= 3, (lo, hi)
+
+
+def axis_ticks(svg: str, b) -> dict[str, int]:
+    """How many tick values sit at each axis of a figure with plot box b."""
+    xy = [(float(x), float(y)) for x, y in re.findall(r'<text class="wt-tick" x="([-\d.]+)" y="([-\d.]+)"', svg)]
+    return {"y": sum(abs(x - (b[0] - 5)) < 0.5 for x, _ in xy), "x": sum(abs(y - (b[3] + 5)) < 0.5 for _, y in xy),
+            "colour": sum(x > b[2] for x, _ in xy)}
+
+
+def test_every_numeric_axis_has_three_values_and_a_pair_panel_its_heading():
+    line = R.lines({"a": [4.22, 2.0, 1.48]}, "t", "step", "loss", xs=[0, 300, 600], heading="loss")
+    n = axis_ticks(line, R.box(heading=True))
+    assert n["x"] >= 3 and n["y"] >= 3 and '<text class="wt-head"' in line and ">a 1.48</text>" in line
+    z = np.outer(np.logspace(-2, 2, 5), np.ones(5))
+    h = R.heatmap(z, np.logspace(-2, 2, 5), np.logspace(-2, 2, 5), "t", "σ", "inScale", zlabel="scale")
+    n = axis_ticks(h, R.box(heat=True))
+    assert n["x"] >= 3 and n["y"] >= 3 and n["colour"] >= 3 and ">scale</text>" in h
+    assert axis_ticks(R.bars([1, 5, 2, 7, 3], "t", "rank", "count"), R.BOX)["y"] >= 3
+    assert "values 1, 2" in R.strips({"a": [0.9, 1.1]}, {}, "t", "ratio", alt="values 1, 2")
+
+
+def test_end_labels_keep_off_each_other():
+    svg = R.lines({"tied": np.linspace(1, 20, 30), "untied": np.linspace(32, 20.5, 30)}, "t", "step", "rank")
+    ys = [float(y) for y in re.findall(r'wt-key" x="[-\d.]+" y="([-\d.]+)"', svg)]
+    assert len(ys) == 2 and abs(ys[0] - ys[1]) >= R.LABEL_H

@@ -2,6 +2,8 @@
 the live section recomputes on toggles and streams (and cancels) its training runs."""
 import asyncio
 import dataclasses
+import html
+import json
 import re
 
 import panel as pn
@@ -143,8 +145,8 @@ def test_cancel_stops_training():
 
 
 def last_step(curves_html: str) -> int:
-    """The last training step the curves slot plots (its x-axis label names it)."""
-    return int(re.search(r"last (\d+)\)", curves_html).group(1))
+    """The last training step the curves slot plots (its readout data's last x)."""
+    return int(json.loads(html.unescape(re.search(r"data-fig='([^']*)'", curves_html).group(1)))["xs"][-1])
 
 
 def test_default_central_differences_are_computed_once():

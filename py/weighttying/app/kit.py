@@ -127,9 +127,10 @@ def every(seconds: float, fn: Callable[[], None]) -> Callable[[bool], None]:
 
 
 def wrap_row(*columns: pn.Column) -> pn.Row:
-    """Columns side by side that wrap under each other on a narrow screen (360 px)."""
+    """Columns side by side that wrap under each other where either would be under 460 px (a figure's least
+    width to read, style.css's .wt-pair)."""
     for c in columns:
-        c.param.update(sizing_mode="stretch_width", styles={"flex": "1 1 340px", "min-width": "0"})  # CSS, not min_width:
+        c.param.update(sizing_mode="stretch_width", styles={"flex": "1 1 460px", "min-width": "0"})  # CSS, not min_width:
         # Bokeh sums children's min_width into the row's, which would stop it from ever wrapping
     return pn.Row(*columns, sizing_mode="stretch_width", styles={"flex-wrap": "wrap"})
 

@@ -194,8 +194,9 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[object]], caption: str
     """render.table's layout with cells that may carry test hooks (Num), in a sideways-scrolling box."""
     head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
     verdict = [c == "verdict" for c in columns]
-    body = "".join("<tr>" + "".join(f"<td>{chip_html(*chip(v)) if is_v and isinstance(v, str) else cell(v)}</td>"
-                                    for v, is_v in zip(r, verdict)) + "</tr>" for r in rows)
+    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(c)}">'
+                                    f"{chip_html(*chip(v)) if is_v and isinstance(v, str) else cell(v)}</td>"
+                                    for v, is_v, c in zip(r, verdict, columns)) + "</tr>" for r in rows)
     return scroll(f'<table class="wt-table" data-testid="{html.escape(testid)}">'
                   f"<caption>{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
                   caption)
@@ -370,14 +371,19 @@ def heatmap_desc(err: np.ndarray, inputs) -> str:
             f"largest row error {R.num(float(err.max()))}.")
 
 
-def error_heatmap(err: np.ndarray, inputs, title: str) -> str:
-    """E's entrywise relative error as a d x V grid (x = row of E = token id), rows over TOL outlined."""
+def error_heatmap(err: np.ndarray, inputs, title: str, heading: str = "") -> str:
+    """E's entrywise relative error as a d x V grid (x = row of E = token id), rows over TOL outlined; under it
+    what to see, the rows and tokens in full in its description."""
     err = np.asarray(err, float)  # the build's results arrive as nested lists
     V, d = err.shape
-    mark = np.broadcast_to(row_errors(err) > TOL, (d, V))
+    bad = row_errors(err) > TOL
+    mark = np.broadcast_to(bad, (d, V))
+    said = (f"Outlined: the {int(bad.sum())} rows of E whose gradient is wrong (error over {TOL:g}); the others are "
+            "right to rounding." if bad.any() else f"No row of E is wrong: every entry is within {TOL:g}.")
     return (R.heatmap(err.T, np.arange(V), np.arange(d), title, "row of E (token id)", "column of E", mark=mark,
-                      zname="relative error", zdigits=ERROR_DIGITS)
-            + note(heatmap_desc(err, inputs)))
+                      zname="relative error", zdigits=ERROR_DIGITS, heading=heading, zlabel="relative error",
+                      alt=heatmap_desc(err, inputs))
+            + note(said))
 
 
 # ---- central differences at init, computed once per model and batch by whoever owns the memo ----------

@@ -58,9 +58,11 @@ def norms_figure(norms: dict) -> str:
     scaled = out / np.asarray(norms["ratio"], float)  # = scale * input, without recomputing the scale
     return (R.lines({"output path": out, "input path × scale": scaled},
                     f"Gradient norm into the tied E, steps 0 to {int(norms['step'][-1])}", "training step",
-                    "Frobenius norm", xs=norms["step"], xname="step")
-            + note(f"Plotted: {len(out)} measurements; output-path norm {out[0]:.3g} at step 0 and {out[-1]:.3g} at "
-                   f"step {int(norms['step'][-1])}; scaled input-path norm {scaled[0]:.3g} and {scaled[-1]:.3g}."))
+                    "gradient norm (Frobenius)", xs=norms["step"], xname="step",
+                    alt=f"Plotted: {len(out)} measurements; output-path norm {out[0]:.3g} at step 0 and {out[-1]:.3g} at "
+                        f"step {int(norms['step'][-1])}; scaled input-path norm {scaled[0]:.3g} and {scaled[-1]:.3g}.")
+            + note(f"The output path's curve lies {'above' if norms['mean_ratio'] > 1 else 'below'} the scaled input "
+                   f"path's: it is the {'larger' if norms['mean_ratio'] > 1 else 'smaller'} gradient into E."))
 
 
 def align_rows(result: dict) -> tuple[list[str], list[list[object]]]:

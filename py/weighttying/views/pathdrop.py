@@ -220,9 +220,8 @@ def results(st: S.Pathdrop) -> dict:
 def curves_svg(points: list[dict]) -> str:
     """Both runs' exact expected loss over training as an inline SVG line chart."""
     return R.lines({name: [p["points"][name]["eval"] for p in points] for name in CURVES},
-                   "Exact expected loss, correct vs broken",
-                   f"training step (a point every {CURVE_CHUNK}, last {points[-1]['step']})", "loss",
-                   xs=[p["step"] for p in points], xname="step")
+                   "Exact expected loss, correct vs broken", "training step", "expected loss (nats)",
+                   xs=[p["step"] for p in points], xname="step", heading="training loss")
 
 
 def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
@@ -232,7 +231,8 @@ def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
     rs, name = rows(st, numeric(st) if num is None else {n: np.asarray(g, float) for n, g in num.items()}), current(st)
     points = (results or {}).get("points") or []
     out = {"claim": claim_html(rs), "readout": readout(st, rs), "table": table(st, rs),
-           "heatmap": error_heatmap(rs[name]["E_err"], batch(st)[0], f"Relative error of dE, {name}")}
+           "heatmap": error_heatmap(rs[name]["E_err"], batch(st)[0], f"Relative error of dE, {name}",
+                                    heading=f"error of dE, {name}")}
     text = {"kcheck": kcheck_html(kcheck(st, rs)), "trap": trap_html(trap(st))}
     if not points:
         return {**out, "curves": pending("Correct vs broken training", "pathdrop-curves-pending"), **text, "finals": ""}

@@ -124,10 +124,14 @@ def hist_html(st: S.Repeat, ranks: np.ndarray, points: list[dict]) -> str:
         h[f"after {points[-1]['step']} steps"] = histogram(points[-1]["ranks"]["tied" if st.tied else "untied"])
     width = R.num(h["at init"]["edges"][1] - h["at init"]["edges"][0])
     text = " ".join(hist_text(label[0].upper() + label[1:], x) for label, x in h.items())
+    top = {label: x["counts"][0] / max(x["counts"].sum(), 1) for label, x in h.items()}
+    said = "; ".join(f"{label}, {share:.0%} of the tokens rank it in the top bin" for label, share in top.items())
+    said = f"Left is the top of the ranking. {said[0].upper() + said[1:]}."
     return (R.bars({k: x["counts"] for k, x in h.items()}, f"Where the just-read token ranks ({setting(st)})",
-                   f"rank among {TOY.V} next-token predictions (1 = top), bins of {width}", "tokens",
-                   bins=bin_names(h["at init"]["edges"]), xname="ranks")
-            + note(text, testid="repeat-hist-text"))
+                   f"rank among {TOY.V} predictions (1 = top), bins of {width}", "tokens",
+                   bins=bin_names(h["at init"]["edges"]), xname="ranks", heading="rank of the just-read token",
+                   alt=text)
+            + note(said, testid="repeat-hist-text"))
 
 
 # ---- over training ---------------------------------------------------------------------------------
@@ -168,10 +172,11 @@ def curves_html(points: list[dict]) -> str:
     series = {name: [p[name] for p in points] for name in ("tied", "untied")}
     text = "; ".join(f"{k}: mean rank {R.num(points[0][k])} at step 0, {R.num(points[-1][k])} at step "
                      f"{points[-1]['step']}" for k in ("tied", "untied"))
-    return (R.lines(series, "Mean rank of the just-read token over training",
-                    f"training step (a point every {EVERY}, last {points[-1]['step']})", f"mean rank (chance {R.num((TOY.V + 1) / 2)})",
-                    xs=[p["step"] for p in points], xname="step")
-            + note(text, testid="repeat-curve-text"))
+    said = (f"Lower is nearer the top; chance is {R.num((TOY.V + 1) / 2)}. Tied: {R.num(points[0]['tied'], 3)} at step 0, "
+            f"untied: {R.num(points[0]['untied'], 3)}; each curve ends at its step-{points[-1]['step']} rank.")
+    return (R.lines(series, "Mean rank of the just-read token over training", "training step", "mean rank (1 = top)",
+                    xs=[p["step"] for p in points], xname="step", heading="mean rank over training", alt=text)
+            + note(said, testid="repeat-curve-text"))
 
 
 RECIPE = recipes.REPEAT  # the race's task and batch (no control: the page leaves them open, calibrate chose)

@@ -33,8 +33,8 @@ PAIRS = (("resid", "logit"),)
 DATA = ()
 FILLS: dict = {}
 SCALES = (("resid", "Residual-stream"), ("logit", "Logit"))
-KEY = ("Shade is log10 of the scale's size; outlined cells put both scales within the band of 1; the black ring "
-       "is the current setting. The sliders reach further than the grid does: off the grid the ring is dashed, "
+KEY = ("Darker is larger (the scale beside each map reads the shade); outlined cells put both scales within the "
+       "band of 1, and the black ring is the current setting. The sliders reach further than the grid does: off the grid the ring is dashed, "
        "at the nearest edge, and the readout above gives the current setting's scales.")
 
 
@@ -82,14 +82,15 @@ def hits(kind: str, band: float) -> str:
 def heatmap(kind: str, band: float, key: str) -> str:
     """One scale over the grid as an inline SVG heatmap, cells in the band outlined."""
     g, label = scales(kind), dict(SCALES)[key]
-    return R.heatmap(g[key].T, g["sigmas"], g["in_scales"], f"{label} scale over the {kind} grid", "σ", "inScale",
-                     mark=hit_mask(kind, band).T, zname=f"{label} scale")
+    return R.heatmap(g[key].T, g["sigmas"], g["in_scales"], f"{label} scale over the {kind} grid", "σ",
+                     "inScale", mark=hit_mask(kind, band).T, zname=f"{label} scale",
+                     heading=f"{label.lower()} scale", zlabel="scale (log shade)")
 
 
 def ring(kind: str, sigma: float, in_scale: float) -> str:
     """The ring over either heatmap at the current (sigma, inScale)."""
     g = scales(kind)
-    return R.heatmap_at(g["sigmas"], g["in_scales"], sigma, in_scale)
+    return R.heatmap_at(g["sigmas"], g["in_scales"], sigma, in_scale, heading=True)
 
 
 def rows(st: S.Sweep) -> tuple[tuple[str, ...], list[tuple]]:

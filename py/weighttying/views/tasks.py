@@ -151,8 +151,10 @@ def plot(runs: dict[str, list[dict]]) -> str:
     text = "; ".join(f"{name}: per-seed ratios {', '.join(R.num(r['ratio'], 3) for r in runs[name]) or 'none yet'}"
                      for name in tasks.TASKS)
     return (R.strips({name: [r["ratio"] for r in runs[name]] for name in tasks.TASKS}, quoted.PAGE["ratio_range"],
-                     "Per-seed ratio tied/untied excess loss (shaded: the page's per-seed range)", "ratio", rule=1.0)
-            + note(text + ".", testid="tasks-plot-text"))
+                     "Per-seed ratio tied/untied excess loss (shaded: the page's per-seed range)",
+                     "excess loss, tied / untied", rule=1.0, alt=text + ".")
+            + note("A dot per seed; shaded, the page's range; under the dashed line at 1, tying helped.",
+                   testid="tasks-plot-text"))
 
 
 def slots(st: S.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str, str]:
