@@ -345,6 +345,11 @@ def sdist_wheel(src: Path, project: str) -> Path:
     return cached([sha256(src), root, *packages], f"{name}-{version}-py3-none-any.whl", make)
 
 
+def package_files(root: Path) -> list[Path]:
+    """Our package's modules and its data (the shipped texts of the own-text section, texts/ORIGINS.md)."""
+    return [*root.rglob("*.py"), *(root / "texts").glob("*.txt"), root / "texts" / "ORIGINS.md"]
+
+
 def our_wheel() -> Path:
     """py/ as a wheel, cached by its content (worktrees may share one cache)."""
     meta = tomllib.loads((ROOT / "py" / "pyproject.toml").read_text())["project"]
@@ -353,7 +358,7 @@ def our_wheel() -> Path:
              f"Requires-Python: {meta['requires-python']}", *(f"Requires-Dist: {d}" for d in meta["dependencies"])]
     dist_info = f"{name}-{version}.dist-info"
     files = {f"{dist_info}/METADATA": ("\n".join(lines) + "\n").encode()}
-    for f in sorted((ROOT / "py" / name).rglob("*.py")):
+    for f in sorted(package_files(ROOT / "py" / name)):
         files[f.relative_to(ROOT / "py").as_posix()] = f.read_bytes()
     key = [f"{n}:{sha256(d)}" for n, d in sorted(files.items())]
     return cached(key, f"{name}-{version}-py3-none-any.whl", lambda path: write_wheel(path, dist_info, files))
@@ -444,7 +449,7 @@ def computed() -> Path:
                                    "rules": sections_module.rules()}))
 
     key = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sorted(
-        (ROOT / "py" / "weighttying").rglob("*.py")))]
+        package_files(ROOT / "py" / "weighttying")))]
     return cached(key, "computed.json", make)
 
 

@@ -96,6 +96,23 @@ class Tasks:
 
 
 @dataclass(frozen=True)
+class Owntext:
+    sample: str = _spec("prose", "The text to train on: a shipped sample (English prose, Python source, a song with a "
+                        "refrain) or yours, pasted or from a file (yours never enters the address bar).",
+                        choices=("prose", "code", "song", "yours"))
+    cap: int = _spec(96, "Vocabulary cap: at most this many tokens; beyond it the rarest characters share one "
+                     "'other' token.", 2, 256)
+    d: int = _spec(TOY.d, "Model width d: the length of every character's vector (E's columns, U's too untied).", 1, 128)
+    res: float = _spec(1.0, "Residual weight: h = res * x + MLP(x); 1 keeps the character just read in h.", 0.0, 1.0)
+    sigma: float = _spec(TOY.sigma, "Init std of E (and U).", 1e-3, 10.0, log=True)
+    steps: int = _spec(1500, "SGD steps per model (batches of 64 character pairs from the first 90 %).", 10, 5000)
+    lr: float = _spec(0.5, "Learning rate of both models (too large diverges: the run stops and says so).", 1e-4, 1e3,
+                      log=True)
+    seed: int = _spec(0, "Random seed: init, batches and the samples. Same seed, same numbers in CPython and in "
+                      "the browser.", 0, 2**31 - 1)
+
+
+@dataclass(frozen=True)
 class Sweep:
     sigma: float = _spec(TOY.sigma, "Init std of E: scales both the residual stream and the logits.", 1e-8, 1e8, log=True)
     in_scale: float = _spec(1.0, "inScale: x = inScale * E[t]; scales the residual stream only.", 1e-8, 1e8, log=True)
@@ -135,6 +152,7 @@ class Sections:
     pathdrop: Pathdrop = field(default_factory=Pathdrop)
     repeat: Repeat = field(default_factory=Repeat)
     tasks: Tasks = field(default_factory=Tasks)
+    owntext: Owntext = field(default_factory=Owntext)
     sweep: Sweep = field(default_factory=Sweep)
     savings: Savings = field(default_factory=Savings)
     paper: Paper = field(default_factory=Paper)
@@ -335,6 +353,11 @@ PRESETS: dict[str, dict[str, dict[str, object]]] = {
     "tasks": {
         "the page's five seeds": {},
         "one quick seed": {"seeds": 1, "steps": 200},
+    },
+    "owntext": {
+        "Alice (English prose)": {},
+        "Python source": {"sample": "code"},
+        "a carol with a refrain": {"sample": "song"},
     },
     "sweep": {
         "page's coarse grid": {},
