@@ -41,7 +41,7 @@ class Sample:
 
 SAMPLES = {  # texts/ORIGINS.md says more of each origin
     "prose": Sample("alice.txt", "Alice's Adventures in Wonderland, chapters I to III",
-                    "Lewis Carroll, 1865; public domain (the Project Gutenberg text)", "Alice "),
+                    "Lewis Carroll, 1865, as in Project Gutenberg; public domain", "Alice "),
     "code": Sample("code.txt", "model.py, this page's toy model in Python", "written for this project", "def "),
     "song": Sample("carol.txt", "The Twelve Days of Christmas, every verse cumulative",
                    "a traditional English carol, first printed 1780; public domain", "On the "),
