@@ -10,12 +10,13 @@
 from __future__ import annotations
 
 import math
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
 from conftest import live_page
-from harness import new_context
+from harness import assert_same_origin, new_context
 from test_browser_repeat import press_slider, status, value
 from weighttying import owntext as O
 from weighttying import state as S
@@ -102,7 +103,11 @@ def test_a_pasted_text_trains_here_and_sends_nothing(live):
     got, want = hooks(live), cpython(text)
     assert all(math.isfinite(x) for x in got.values()) and all(close(got[h], want[h]) for h in HOOKS), (got, want)
     assert "Your text" in live.locator(f"{LIVE} [data-testid=owntext-now]").text_content()
-    assert live.rec.requests[before:] == [], live.rec.requests[before:]  # the text went nowhere
+    # the text went nowhere: after the paste the page only re-reads its own stylesheets (Panel's panes link
+    # them), same origin, GET, no query; nothing is posted or sent off the origin
+    after = live.rec.requests[before:]
+    assert all(m == "GET" and t == "stylesheet" and not urlsplit(u).query for m, u, t in after), after
+    assert_same_origin([u for _, u, _ in after] or [live.server.url], live.server.url)
     assert "owntext" in live.url and text[:20] not in live.url
 
 

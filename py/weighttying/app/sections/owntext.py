@@ -42,7 +42,7 @@ def build(store: Store) -> pn.viewable.Viewable:
             store["owntext"].sample = V.YOURS
 
     box.param.watch(lambda e: take(e.new, "your pasted text"), "value")
-    file.param.watch(lambda e: take(e.new, f"the file {file.filename}"), "value")
+    file.param.watch(lambda e: take(file.value, f"the file {file.filename}"), ["value", "filename"])
 
     def check() -> str:
         if store.state_of("owntext").sample != V.YOURS:
