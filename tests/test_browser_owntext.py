@@ -147,10 +147,10 @@ def test_a_file_trains_like_a_paste(live):
 
 
 def test_cancel_stops_a_long_run(live):
-    press_slider(live, "owntext", "steps", "End")  # 5000 steps a model
-    live.locator(f"{LIVE} [data-testid=owntext-now]", has_text="5000 steps each").wait_for(timeout=30_000)
+    press_slider(live, "owntext", "steps", "End")  # 5000 steps a model: the settings change drops the shown run
+    live.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").wait_for(state="detached", timeout=30_000)
     live.locator(LIVE).get_by_role("button", name="Run", exact=True).click()
-    status(live, LIVE, "Step")
+    status(live, LIVE, f"of {2 * 5000}")  # both models' steps
     live.locator(LIVE).get_by_role("button", name="Cancel").click()
     status(live, LIVE, "Cancelled.")
     assert live.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").count() == 0  # nothing claims to be trained
