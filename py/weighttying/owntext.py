@@ -221,6 +221,11 @@ class Setup:
     seed: int = 0
     batch: int = BATCH
 
+    @classmethod
+    def of(cls, st) -> "Setup":
+        """The run's settings of a section state (state.Owntext: its d, res, sigma, steps, lr and seed)."""
+        return cls(d=st.d, res=st.res, sigma=st.sigma, steps=st.steps, lr=st.lr, seed=st.seed)
+
 
 def config(prep: Prepared, s: Setup, tied: bool) -> model.Config:
     """The toy on this text's vocabulary."""

@@ -41,7 +41,7 @@ SHOWN = {" ": "␣", "\n": "↵", "\t": "⇥", O.OTHER: "other"}  # characters a
 
 def setup(st: S.Owntext) -> O.Setup:
     """The run's settings of st."""
-    return O.Setup(d=st.d, res=st.res, sigma=st.sigma, steps=st.steps, lr=st.lr, seed=st.seed)
+    return O.Setup.of(st)
 
 
 @functools.lru_cache(maxsize=32)
