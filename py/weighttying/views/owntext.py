@@ -133,8 +133,9 @@ def curves(e: dict | None) -> str:
     got = e and any(e["models"][m]["curve"] for m in MODELS)
     if not got:
         return note("Loss curves: not trained yet for these settings.", testid="owntext-curve-text")
+    # held-out solid, training dashed (render's third and fourth series), each model in its own colour
     series = {f"{m}, {part}": [p[key] for p in e["models"][m]["curve"]]
-              for m in MODELS for part, key in (("training", "train"), ("held-out", "heldout"))}
+              for part, key in (("held-out", "heldout"), ("training", "train")) for m in MODELS}
     longest = max((e["models"][m]["curve"] for m in MODELS), key=len)
     text = "; ".join(f"{m}: held-out {R.num(c[0]['heldout'], 3)} bits per character at step 0, "
                      f"{R.num(c[-1]['heldout'], 3)} at step {c[-1]['step']}"

@@ -28,7 +28,8 @@ def build(store: Store) -> pn.viewable.Viewable:
     """The own-text section's Panel root, bound to store["owntext"]."""
     box = pn.widgets.TextAreaInput(name="Your text (it stays in this browser)", rows=5, sizing_mode="stretch_width",
                                    placeholder="Paste a text here: at least 200 characters, at most 2 MB.")
-    file = pn.widgets.FileInput(accept=".txt,text/plain", sizing_mode="stretch_width")
+    file = pn.widgets.FileInput(name="Or a .txt file (UTF-8, at most 2 MB): choose or drop it here", accept=".txt,text/plain",
+                                sizing_mode="stretch_width")
     prompt = pn.widgets.TextInput(name="Prompt for the samples (its last character starts them)",
                                   placeholder="the sample's own", sizing_mode="stretch_width")
     said = html_pane(note("", testid="owntext-input"))
@@ -61,6 +62,6 @@ def build(store: Store) -> pn.viewable.Viewable:
     table = lambda rows, cols: (lambda: (cols, rows(entry())) if entry() else (["status"], [["no text yet"]]))  # noqa: E731
     exports = pn.Column(export_buttons(store, "owntext", "owntext-bits", table(V.rows, V.COLUMNS)),
                         export_buttons(store, "owntext", "owntext-ranks", table(V.rank_rows, V.RANK_COLUMNS)))
-    return layout(store, "owntext", [box, file, said, run.runner.view(), slots["status"], slots.error,
+    return layout(store, "owntext", [box, file, said, prompt, run.runner.view(), slots["status"], slots.error,
                                      slots.figure("curves"), slots["table"], exports],
-                  [slots["ranks"], prompt, slots["sample_tied"], slots["sample_untied"], slots["vocab"]])
+                  [slots["ranks"], slots["sample_tied"], slots["sample_untied"], slots["vocab"]])
