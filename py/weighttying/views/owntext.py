@@ -91,9 +91,10 @@ def collect(results: dict, point: dict) -> bool:
     return False
 
 
-def kept_entries(built: dict | None) -> dict:
-    """The build's entries a live run keeps (the shipped samples at the defaults), each marked as the build's."""
-    return {k: {**e, "origin": BUILT} for k, e in (built or {}).items() if k in O.SAMPLES}
+def kept_entries(built: dict | None, running: str) -> dict:
+    """The build's entries a live run keeps (the other shipped samples at the defaults; the one `running` is
+    being recomputed), each marked as the build's."""
+    return {k: {**e, "origin": BUILT} for k, e in (built or {}).items() if k in O.SAMPLES and k != running}
 
 
 def shown(c: str) -> str:

@@ -56,7 +56,7 @@ def build(store: Store) -> pn.viewable.Viewable:
 
     steps = lambda st: V.iter_runs(st, O.read(given["raw"]) if st.sample == V.YOURS else None)  # noqa: E731
     run = RunSection(store, "owntext", V, "Run", steps, lambda st: len(V.MODELS) * st.steps, V.collect,
-                     fresh=lambda: V.kept_entries(built(store, "owntext", V)), draw=draw, check=check)
+                     fresh=lambda: V.kept_entries(built(store, "owntext", V), store.state_of("owntext").sample), draw=draw, check=check)
     prompt.param.watch(lambda e: run.draw(), "value")
     slots, entry = run.slots, lambda: run.results.get(run.st().sample)  # noqa: E731
     table = lambda rows, cols: (lambda: (cols, rows(entry())) if entry() else (["status"], [["no text yet"]]))  # noqa: E731
