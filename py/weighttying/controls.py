@@ -72,13 +72,13 @@ NEEDS_PYTHON = "Read by the live lab once Python has loaded in your browser; not
 def _textarea(c: S.Control, cid: str, value, values, described: str) -> str:
     """A text area (free text: long, never in a link) that says it waits for Python."""
     return _labelled(c, cid, f'<textarea id="{cid}" rows="4" maxlength="{c.spec.max_chars}" {described}>'
-                             f'{_attr(value)}</textarea><p class="wt-help wt-needs-python">{NEEDS_PYTHON}</p>')
+                             f'{_attr(value)}</textarea><p class="wt-note wt-needs-python">{NEEDS_PYTHON}</p>')
 
 
 def _file(c: S.Control, cid: str, value, values, described: str) -> str:
     """A file picker (a .txt file's text, never in a link) that says it waits for Python."""
     return _labelled(c, cid, f'<input type="file" id="{cid}" accept=".txt,text/plain" {described}>'
-                             f'<p class="wt-help wt-needs-python">{NEEDS_PYTHON}</p>')
+                             f'<p class="wt-note wt-needs-python">{NEEDS_PYTHON}</p>')
 
 
 # Each kind's input before Python, by state.Kind.input: (control, id, value, its playback grid, aria) -> HTML
