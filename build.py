@@ -345,6 +345,11 @@ def sdist_wheel(src: Path, project: str) -> Path:
     return cached([sha256(src), root, *packages], f"{name}-{version}-py3-none-any.whl", make)
 
 
+def package_files(root: Path) -> list[Path]:
+    """Our package's modules and its data (the shipped texts of the own-text section, texts/ORIGINS.md)."""
+    return [*root.rglob("*.py"), *(root / "texts").glob("*.txt"), root / "texts" / "ORIGINS.md"]
+
+
 def our_wheel() -> Path:
     """py/ as a wheel, cached by its content (worktrees may share one cache)."""
     meta = tomllib.loads((ROOT / "py" / "pyproject.toml").read_text())["project"]
@@ -353,8 +358,9 @@ def our_wheel() -> Path:
              f"Requires-Python: {meta['requires-python']}", *(f"Requires-Dist: {d}" for d in meta["dependencies"])]
     dist_info = f"{name}-{version}.dist-info"
     files = {f"{dist_info}/METADATA": ("\n".join(lines) + "\n").encode()}
-    for f in sorted((ROOT / "py" / name).rglob("*.py")):
+    for f in sorted(package_files(ROOT / "py" / name)):
         files[f.relative_to(ROOT / "py").as_posix()] = f.read_bytes()
+    files |= {f.name: f.read_bytes() for f in test_section_files()}
     key = [f"{n}:{sha256(d)}" for n, d in sorted(files.items())]
     return cached(key, f"{name}-{version}-py3-none-any.whl", lambda path: write_wheel(path, dist_info, files))
 
@@ -444,7 +450,7 @@ def computed() -> Path:
                                    "rules": sections_module.rules()}))
 
     key = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sorted(
-        (ROOT / "py" / "weighttying").rglob("*.py")))]
+        package_files(ROOT / "py" / "weighttying"))), *(f"{p.name}:{sha256(p)}" for p in test_section_files())]
     return cached(key, "computed.json", make)
 
 
@@ -454,7 +460,8 @@ def start_computing() -> subprocess.Popen:
     err = tempfile.TemporaryFile("w+")
     code = "import sys, build; build.CACHE = build.Path(sys.argv[1]); print(build.computed())"
     proc = subprocess.Popen([sys.executable, "-c", code, str(CACHE)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=err, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            stderr=err, text=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
     proc.log = err
     return proc
 
@@ -472,23 +479,74 @@ def finish_computing(proc: subprocess.Popen) -> dict:
     return json.loads(Path(out.strip().splitlines()[-1]).read_text())
 
 
-def prerender(page_data: dict) -> str:
-    """site/index.html with every section's prose (site/sections/<id>.html, in state.SECTIONS order) and
-    its default-state figures and tables (weighttying.prerender, computed by the child)."""
-    sys.path.insert(0, str(ROOT / "py"))
-    from weighttying.state import SECTIONS
+# The box a section's live root replaces its prerender in (app.main embeds into live-<id>; site/boot.js and
+# player.js find a section by it): written here for every declared section, never by hand in its prose.
+LIVE_BOX = ('<div id="live-{sid}" class="wt-live" data-section="{sid}"><div class="wt-prerender">'
+            '<!--prerender:{sid}--></div></div>')
 
+
+def registry():
+    """state.REGISTRY, the page's sections (and a test build's), after checking that every declared part exists:
+    a missing or misnamed file stops the build with a message naming it."""
+    sys.path.insert(0, str(ROOT / "py"))
+    try:
+        from weighttying import state
+    except ModuleNotFoundError as err:  # a module $WT_TEST_SECTIONS names (or one it imports) is not there
+        raise BuildError(f"a declared section is incomplete: {err.name}.py is missing ({err}; looked up in "
+                         f"{TEST_SECTIONS_DIR})") from err
+    missing = state.missing_parts(ROOT)
+    if missing:
+        raise BuildError("a declared section is incomplete (weighttying.state.REGISTRY):\n  " + "\n  ".join(missing))
+    return state.REGISTRY
+
+
+def prose(section) -> str:
+    """A section's prose (its declared HTML file, one <section id=ID> element) with its live box before the end."""
+    text = (ROOT / section.html).read_text().rstrip()
+    if not re.match(rf'<section id="{re.escape(section.id)}"[ >]', text) or not text.endswith("</section>"):
+        raise BuildError(f"{section.html} must be one <section id=\"{section.id}\" ...> element (section "
+                         f"{section.id!r}), ending with </section>")
+    if "<!--prerender:" in text or 'class="wt-live"' in text:
+        raise BuildError(f"{section.html} types its own live box: the build writes it (LIVE_BOX); remove it")
+    end = text.rindex("</section>")
+    return f"{text[:end]}  {LIVE_BOX.format(sid=section.id)}\n{text[end:]}\n"
+
+
+def prerender(page_data: dict) -> str:
+    """site/index.html with every declared section's prose and live box (in state.REGISTRY order) and its
+    default-state figures and tables (weighttying.prerender, computed by the child)."""
     html = (SITE / "index.html").read_text()
     if "<!--sections-->" not in html:
         raise BuildError("site/index.html lacks the <!--sections--> slot")
-    prose = "".join((SITE / "sections" / f"{sid}.html").read_text()
-                    for sid in SECTIONS if (SITE / "sections" / f"{sid}.html").exists())
-    html = html.replace("<!--sections-->", prose)
+    html = html.replace("<!--sections-->", "".join(prose(s) for s in registry()))
     sections = page_data["sections"]
-    unknown = sorted(set(sections) - set(re.findall(r"<!--prerender:([\w-]+)-->", html)))
+    unknown = sorted(set(sections) ^ set(re.findall(r"<!--prerender:([\w-]+)-->", html)))
     if unknown:
-        raise BuildError(f"prerender.sections() returned {unknown}, which have no <!--prerender:ID--> slot in site/index.html")
-    return re.sub(r"<!--prerender:([\w-]+)-->", lambda m: sections.get(m.group(1), ""), html)
+        raise BuildError(f"the prerender and the page's sections differ on {unknown}")
+    return re.sub(r"<!--prerender:([\w-]+)-->", lambda m: sections[m.group(1)], html)
+
+
+# A test build (--with-test-sections): sections that modules of this folder declare, after the page's
+TEST_SECTIONS_DIR = ROOT / "tests" / "sections"
+
+
+def with_test_sections(modules: str) -> None:
+    """Make this process and its children (the prerender's child) see the sections MODULES (comma-separated, in
+    TEST_SECTIONS_DIR) declare: $WT_TEST_SECTIONS names them to weighttying.state, found on sys.path / PYTHONPATH."""
+    os.environ["WT_TEST_SECTIONS"] = modules
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TEST_SECTIONS_DIR), os.environ.get("PYTHONPATH")]))
+    sys.path.insert(0, str(TEST_SECTIONS_DIR))
+
+
+def test_section_files() -> list[Path]:
+    """The Python files of a test build's sections (their declaring modules and the modules they declare), which
+    the worker imports from our wheel's top level; [] for the real page."""
+    if not os.environ.get("WT_TEST_SECTIONS"):
+        return []
+    from weighttying import state
+
+    names = [*os.environ["WT_TEST_SECTIONS"].split(","), *(m for s in state.extra_sections() for m in (s.view, s.app) if m)]
+    return [TEST_SECTIONS_DIR / f"{n}.py" for n in names]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -533,6 +591,9 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
         "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
         # The page's state rules as data (weighttying.state.rules): site/state.js reads the URL by them.
         "state": page_data["rules"],
+        # The modules declaring a test build's sections, which the worker names to weighttying.state as this
+        # build did ($WT_TEST_SECTIONS); "" on the real page.
+        "test_sections": os.environ.get("WT_TEST_SECTIONS", ""),
     }
     playback(files, config, page_data["tables"])
     built_results(files, config, page_data["results"])
@@ -839,6 +900,7 @@ def known_early(inputs: Inputs) -> list[bytes]:
 def build(wheels_from: Path | None, offline: bool, without: frozenset = frozenset(), bench: bool = False) -> dict:
     """The seven stages in order, prerender's computation started first in a child; returns the page's build config."""
     t0 = time.monotonic()
+    registry()  # before anything is computed: a section missing a part stops here, naming it
     child = start_computing()
     try:
         inputs = timed("fetch", fetch, offline, wheels_from)
@@ -875,6 +937,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="the site to write (default dist/)")
     ap.add_argument("--without", default="", help=f"comma-separated speed levers to leave out, for measuring "
                     f"them (bench/run.py): {', '.join(LEVERS)}")
+    ap.add_argument("--with-test-sections", metavar="MODULES", default="", help="add the sections these modules of "
+                    "tests/sections/ declare (comma-separated), after the page's: a site for tests, never for readers")
     ap.add_argument("--bench", action="store_true", help="add bench/run.py's hook to worker.js (it runs any Python "
                     "it is sent: for a site that is measured, never for one that is served to readers)")
     args = ap.parse_args(argv)
@@ -883,6 +947,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--without: unknown lever(s) {', '.join(sorted(without - set(LEVERS)))}; known: {', '.join(LEVERS)}")
     global CACHE, DIST
     CACHE, DIST = (args.cache or CACHE).resolve(), (args.out or DIST).resolve()
+    if args.with_test_sections:
+        with_test_sections(args.with_test_sections)
     try:
         build(args.wheels_from, args.offline, without, args.bench)
     except BuildError as e:

@@ -5,7 +5,7 @@ import js from "@eslint/js";
 import globals from "globals";
 
 export default [
-  { ignores: ["node_modules/", "dist/", ".venv/", ".cache/", "bench/out/"] },
+  { ignores: ["node_modules/", "dist/", "dist-probe/", ".venv/", ".cache/", "bench/out/"] },
   js.configs.recommended,
   {
     files: ["site/**/*.js"],

@@ -101,7 +101,8 @@ export function startPlayer(config, rules, transport, wt) {
   const players = () => document.querySelectorAll(".wt-player[data-section]");
   const player = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
   const ctlOf = (el, key) => el.querySelector(`.wt-pctl[data-key="${key}"]`);
-  const controls = (sid) => rules.section(sid).filter((c) => ctlOf(player(sid), c.name));
+  // the controls played back: a kind a link never holds (free text, a file) is read by the live lab alone
+  const controls = (sid) => rules.section(sid).filter((c) => rules.kind(c).url && ctlOf(player(sid), c.name));
   const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
   const paused = () => wt.status === "paused";
   const later = () => (paused() ? "once you load the live lab (the button at the top)"
@@ -118,20 +119,28 @@ export function startPlayer(config, rules, transport, wt) {
     }
   }
 
+  // Each playback input (state.Kind.input, weighttying.controls.INPUTS): put a value into it, take one from it
+  const inputs = {
+    number: {
+      put(ctl, c, v) { // the slider goes to the nearest grid position
+        const range = ctl.querySelector("input[type=range]"), box = ctl.querySelector("input[type=number]");
+        box.value = fmt(v);
+        if (range) {
+          range.value = String(nearest(grid(ctl), v, c.log));
+          range.setAttribute("aria-valuetext", fmt(v));
+        }
+      },
+      take: (ctl, c, input) => rules.read(c, input.type === "range" ? grid(ctl)[Number(input.value)] : input.value).value,
+    },
+    checkbox: { put: (ctl, c, v) => { ctl.querySelector("input").checked = v; }, take: (ctl, c, input) => input.checked },
+    select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
+    text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
+  };
+
   function show(sid, key, v) {
-    // Put a value into a control's inputs (the slider goes to the nearest grid position).
-    const ctl = ctlOf(player(sid), key), c = controlOf(sid, key);
-    const input = ctl.querySelector("input, select");
-    if (c.kind === "bool") input.checked = v;
-    else if (c.kind === "choice") input.value = v;
-    else {
-      const range = ctl.querySelector("input[type=range]"), box = ctl.querySelector("input[type=number]");
-      box.value = fmt(v);
-      if (range) {
-        range.value = String(nearest(grid(ctl), v, c.log));
-        range.setAttribute("aria-valuetext", fmt(v));
-      }
-    }
+    // Put a value into a control's inputs.
+    const c = controlOf(sid, key);
+    inputs[rules.kind(c).input].put(ctlOf(player(sid), key), c, v);
   }
 
   function sync() {
@@ -220,13 +229,11 @@ export function startPlayer(config, rules, transport, wt) {
     const input = event.target, ctl = input.closest && input.closest(".wt-pctl[data-key]");
     const el = ctl && ctl.closest(".wt-player[data-section]");
     if (!el) return;
-    const sid = el.dataset.section, key = ctl.dataset.key, type = input.type;
+    const sid = el.dataset.section, key = ctl.dataset.key, c = controlOf(sid, key);
+    if (!rules.kind(c).url) return; // free text or a file: the live lab reads it (the box says so)
     // sliders answer while they move; a number box when its value is committed (Enter, blur, spin)
-    if ((type === "range") !== (event.type === "input")) return;
-    let v;
-    if (type === "range") v = rules.read(controlOf(sid, key), grid(ctl)[Number(input.value)]).value;
-    else if (type === "checkbox") v = input.checked;
-    else v = rules.read(controlOf(sid, key), input.value).value;
+    if ((input.type === "range") !== (event.type === "input")) return;
+    let v = inputs[rules.kind(c).input].take(ctl, c, input);
     if (v === null) v = P.state[sid][key]; // not a usable number: the box shows the value kept
     P.state[sid][key] = v;
     show(sid, key, v);

@@ -36,9 +36,10 @@ export function fill(fills, values, defaults, changed = "") {
 }
 
 export function codec(rules) {
-  // The reader of the page's URL that rules (state.rules) describe: parseQuery, read, toQuery, defaults.
+  // The reader of the page's URL that rules (state.rules) describe: parseQuery, read, toQuery, defaults. A control's
+  // kind is a row of rules.kinds; what is done with a value follows that row's properties (url, syntax, max_chars).
   const byKey = new Map(rules.controls.map((c) => [c.key, c]));
-  const syntax = { int: new RegExp(`^(?:${rules.int})$`), float: new RegExp(`^(?:${rules.float})$`) };
+  const kind = (c) => rules.kinds[c.kind];
   const hideTokens = new Set([...rules.hide_words, ...rules.sections, ...byKey.keys()]);
   const chars = (s) => [...s]; // Python counts code points, not UTF-16 units
   const show = (raw) => JSON.stringify(chars(raw).length <= 24 ? raw : `${chars(raw).slice(0, 24).join("")}…`);
@@ -50,42 +51,45 @@ export function codec(rules) {
     return s.slice(a, b);
   }
 
-  function number(c, raw) {
-    if (!syntax[c.kind].test(raw)) {
-      return { value: null, note: `${c.key}=${show(raw)} is not ${c.kind === "int" ? "a whole number" : "a number"}; kept ${fmt(c.default)}` };
-    }
-    const x = c.kind === "int" ? Number(raw) + 0 : Number(raw); // + 0: an int has no -0
-    if (!Number.isFinite(x)) return { value: null, note: `${c.key}=${show(raw)} is not finite; kept ${fmt(c.default)}` };
-    if (x < c.lo || x > c.hi) {
-      const y = Math.min(Math.max(x, c.lo), c.hi);
-      return { value: y, note: `${c.key}=${show(raw)} is outside [${fmt(c.lo)}, ${fmt(c.hi)}]; clamped to ${fmt(y)}` };
-    }
-    return { value: x, note: null };
-  }
-
-  function hide(raw) {
-    const tokens = raw.split(",").map(strip).filter(Boolean);
-    const bad = tokens.filter((t) => !hideTokens.has(t));
-    const note = bad.length ? `hide: ignored unknown ${bad.slice(0, 5).map(show).join(", ")}` : null;
-    return { value: [...new Set(tokens)].filter((t) => hideTokens.has(t)).join(","), note };
-  }
+  // state.READERS: {value (null if unusable), note (null if none)} for a stripped value, by the kind's url form
+  const readers = {
+    number(c, raw) {
+      const k = kind(c);
+      if (!new RegExp(`^(?:${k.syntax})$`).test(raw)) return { value: null, note: `${c.key}=${show(raw)} is not ${k.what}; kept ${fmt(c.default)}` };
+      const x = Number(raw) + (k.whole ? 0 : -0); // a whole number has no -0; a number keeps its sign
+      if (!Number.isFinite(x)) return { value: null, note: `${c.key}=${show(raw)} is not finite; kept ${fmt(c.default)}` };
+      if (x < c.lo || x > c.hi) {
+        const y = Math.min(Math.max(x, c.lo), c.hi);
+        return { value: y, note: `${c.key}=${show(raw)} is outside [${fmt(c.lo)}, ${fmt(c.hi)}]; clamped to ${fmt(y)}` };
+      }
+      return { value: x, note: null };
+    },
+    onoff(c, raw) {
+      const low = raw.toLowerCase();
+      if (rules.true.includes(low) || rules.false.includes(low)) return { value: rules.true.includes(low), note: null };
+      return { value: null, note: `${c.key}=${show(raw)} is not on/off (use 1 or 0); kept ${fmt(c.default)}` };
+    },
+    words(c, raw) {
+      if (c.choices.includes(raw.toLowerCase())) return { value: raw.toLowerCase(), note: null };
+      return { value: null, note: `${c.key}=${show(raw)} is not one of ${c.choices.filter(Boolean).map(show).join(", ")}; kept ${fmt(c.default) || "none"}` };
+    },
+    list(c, raw) {
+      const tokens = raw.split(",").map(strip).filter(Boolean);
+      const bad = tokens.filter((t) => !hideTokens.has(t));
+      const note = bad.length ? `${c.key}: ignored unknown ${bad.slice(0, 5).map(show).join(", ")}` : null;
+      return { value: [...new Set(tokens)].filter((t) => hideTokens.has(t)).join(","), note };
+    },
+  };
 
   function read(c, text) {
     // state.parse_value: {value (null if unusable), note (null if none)} for one raw value of control c.
+    const k = kind(c);
+    if (!k.url) return { value: null, note: `${c.key} is never read from a link (it may be long or private); ignored` };
     const raw = strip(String(text));
-    const limit = c.key === "hide" ? rules.max_hide_chars : rules.max_value_chars;
-    if (chars(raw).length > limit) {
-      return { value: null, note: `${c.key}: value of ${chars(raw).length} characters is too long (max ${limit}); kept default` };
+    if (chars(raw).length > k.max_chars) {
+      return { value: null, note: `${c.key}: value of ${chars(raw).length} characters is too long (max ${k.max_chars}); kept default` };
     }
-    const low = raw.toLowerCase();
-    if (c.kind === "bool") {
-      if (rules.true.includes(low) || rules.false.includes(low)) return { value: rules.true.includes(low), note: null };
-      return { value: null, note: `${c.key}=${show(raw)} is not on/off (use 1 or 0); kept ${fmt(c.default)}` };
-    }
-    if (c.kind === "int" || c.kind === "float") return number(c, raw);
-    if (c.kind === "str") return hide(raw);
-    if (c.choices.includes(low)) return { value: low, note: null };
-    return { value: null, note: `${c.key}=${show(raw)} is not one of ${c.choices.filter(Boolean).map(show).join(", ")}; kept ${fmt(c.default) || "none"}` };
+    return readers[k.url](c, raw);
   }
 
   const defaults = () => Object.fromEntries(rules.controls.map((c) => [c.key, c.default]));
@@ -109,11 +113,11 @@ export function codec(rules) {
   }
 
   function toQuery(values) {
-    // state.to_query: every value that differs from its default, in page order.
-    return rules.controls.filter((c) => c.key in values && values[c.key] !== c.default)
+    // state.to_query: every value that differs from its default and may enter a link, in page order.
+    return rules.controls.filter((c) => c.key in values && values[c.key] !== c.default && kind(c).url)
       .map((c) => `${c.key}=${quote(fmt(values[c.key]))}`).join("&");
   }
 
   const section = (sid) => rules.controls.filter((c) => c.section === sid);
-  return { byKey, sections: rules.sections, section, read, parseQuery, toQuery, defaults, fills: (sid) => rules.fills[sid] || {} };
+  return { byKey, kind, sections: rules.sections, section, read, parseQuery, toQuery, defaults, fills: (sid) => rules.fills[sid] || {} };
 }

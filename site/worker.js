@@ -17,11 +17,13 @@ const TOTAL = STEPS.reduce((sum, [, weight]) => sum + weight, 0);
 // Panel 1.9 targets Pyodide 0.29 and compares converted values with pyodide.ffi.jsnull, which 0.27
 // lacks (AttributeError on every browser-to-Python change). On 0.27 a JS null already arrives as
 // None, so a sentinel that nothing equals is the exact equivalent. PANEL_CDN_ROOT must be set before
-// panel is imported: it makes every stylesheet URL Panel emits point at this site.
-const PRELUDE = (cdnRoot) => `
+// panel is imported: it makes every stylesheet URL Panel emits point at this site. WT_TEST_SECTIONS (a test
+// build's, "" on the real page) names the modules declaring its extra sections to weighttying.state, as at build.
+const PRELUDE = (config) => `
 import os
 import pyodide.ffi
-os.environ["PANEL_CDN_ROOT"] = ${JSON.stringify(cdnRoot)}
+os.environ["PANEL_CDN_ROOT"] = ${JSON.stringify(config.panel_cdn_root)}
+os.environ["WT_TEST_SECTIONS"] = ${JSON.stringify(config.test_sections || "")}
 if not hasattr(pyodide.ffi, "jsnull"):
     pyodide.ffi.jsnull = object()
 `;
@@ -163,7 +165,7 @@ async function boot({ config, query, scheme, address }) {
       checked.clear();
     });
     await step(2, () => {
-      py.runPython(PRELUDE(config.panel_cdn_root));
+      py.runPython(PRELUDE(config));
       py.runPython("import panel");
     });
     const { text = null, problem = "" } = await built;

@@ -20,6 +20,7 @@ def test_a_section_that_fails_to_build_becomes_a_note(monkeypatch):
         raise FloatingPointError("overflow in <script>")
     broken.build = build
     monkeypatch.setitem(sys.modules, broken.__name__, broken)
+    monkeypatch.setitem(S.SECTION, "broken", S.Section("broken", S.Sweep, "weighttying.views.sweep", broken.__name__, ""))
     doc, store = Document(), Store(S.State())
     note = main.add_root(doc, store, "broken")
     sweep = main.add_root(doc, store, "sweep")

@@ -81,7 +81,7 @@ LIVE_ON = {"full page, 360 px": "full page, light"}
 # Live, the embeds' sections are the full page's (the same Panel documents, audited there in light, dark and
 # projector); an embed adds only its shell, which is there before Python. So one embed (KEPT) is audited live, the
 # rest before Python only: seven boots (~80 s) less, no node the live audits miss.
-EMBEDS = [sid for sid in SECTIONS if (ROOT / "site" / "sections" / f"{sid}.html").exists()]
+EMBEDS = SECTIONS  # the registry (state.REGISTRY): a test build's sections too (tests/test_browser_probe.py)
 KEPT = "gradcheck"  # its embed stays open, live, for test_bokeh_controls_are_named_from_their_titles_and_stay_named
 
 

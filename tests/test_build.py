@@ -290,3 +290,20 @@ def test_a_failing_prerender_computation_stops_the_build_with_its_reason(cache_c
     assert "computing the page in CPython (prerender, results, playback tables) failed" in proc.stderr
     assert "sweep view broken on purpose" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_build_writes_each_sections_live_box_and_refuses_prose_that_types_one(dist_dir, tmp_path, monkeypatch):
+    """The live box (build.LIVE_BOX) comes from the registry, once per section, never from a section's prose."""
+    import build
+    from weighttying import state as S
+
+    html = (dist_dir / "index.html").read_text()
+    assert re.findall(r'<div id="live-([\w-]+)" class="wt-live" data-section="\1">', html) == list(S.SECTIONS)
+    for sid in S.SECTIONS:
+        assert "wt-live" not in (ROOT / S.SECTION[sid].html).read_text(), sid
+    typed = tmp_path / "typed.html"
+    typed.write_text('<section id="sweep">\n' + build.LIVE_BOX.format(sid="sweep") + "\n</section>\n")
+    with pytest.raises(build.BuildError, match="types its own live box"):
+        build.prose(S.Section("sweep", S.Sweep, "", None, str(typed)))
+    with pytest.raises(build.BuildError, match=r'typed.html must be one <section id="tying"'):
+        build.prose(S.Section("tying", S.Tying, "", None, str(typed)))

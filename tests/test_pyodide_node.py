@@ -4,7 +4,8 @@ and every gradient of `model.loss_and_grads` (tied/untied x both paths/output on
 `sweep.init_scales` on a 4 x 3 (sigma, inScale) grid and at the default setting, the fast central
 differences of every entry (`gradcheck.numerical_grads`), the three-block `deep.loss_and_grads`
 (tied/untied), 20 Adam steps of the tuned lens's translators (`lens.fit`) with their KL, 15 steps of
-each race's calibrated recipe (`measure.run`) and the verdict rule (`quoted.judge`) on a one-run case.
+each race's calibrated recipe (`measure.run`), the verdict rule (`quoted.judge`) on a one-run case and the
+own-text run (`owntext.run`) on a shipped sample, its samples' text included.
 
 One Pyodide boot runs every case (booting costs ~5 s on this machine), so the cases live in one
 Python snippet that both interpreters execute; it ends with a JSON string of plain floats.
@@ -99,6 +100,10 @@ for net, params in ((model, [model.init_params(r.cfg) for r in runs]), (deep, [d
         "params": [plain(stack.member(pts[-1]["params"], i, r)) for i, r in enumerate(runs)]}
     out[f"loop {net.__name__}"] = {k: plain(np.array([[q[c][k] for q in loops] for c in range(3)])) for k in ("loss", "eval")} | {
         "params": [plain(q[-1]["params"]) for q in loops]}
+
+from weighttying import owntext
+# the own-text section's run on a shipped sample (read from the wheel's package data), a few steps
+out["owntext"] = plain(owntext.run(owntext.shipped("song"), 24, owntext.Setup(d=8, steps=30, lr=0.5, seed=3)))
 
 RESULT = json.dumps(out)
 RESULT
@@ -199,6 +204,10 @@ def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
             worst = stack_vs_loop(res[f"stack {name}"], res[f"loop {name}"])
             print(f"{side} {name}: stack vs one-model loop, largest relative difference {worst:.3g}")
             assert worst <= 1e-9, (side, name, worst)
+
+    own = want["owntext"]  # the sample came out of the wheel, merged beyond the cap, and both models trained
+    assert own["V"] == 24.0 and own["merged"] and own["bigram"] < own["unigram"], own
+    assert {m: len(r["samples"]) for m, r in own["models"].items()} == {"tied": 24, "untied": 24}
 
     assert got["numpy"] == "2.0.2", got["numpy"]
     got.pop("numpy"), want.pop("numpy")

@@ -3,7 +3,6 @@ every other list derives from it: the embed choices, the app's live sections, th
 playback tables and results, and the tests' parameter lists. A hand-typed list of ids fails here."""
 import ast
 import dataclasses
-import importlib.util
 from pathlib import Path
 
 from weighttying import prebuilt, prerender
@@ -46,12 +45,28 @@ def test_the_scan_finds_what_it_should():
     assert hand_lists(ast.parse('Q = {"tying": "tying.V=3", "paper": "paper.scale=4"}\nt = ("tying",)')) == []
 
 
-def test_every_list_of_sections_is_states_in_its_order():
-    assert S.SECTIONS == tuple(f.name for f in dataclasses.fields(S.State) if f.name != "page")
+def test_every_list_of_sections_is_the_registrys_in_its_order():
+    assert S.SECTIONS == tuple(s.id for s in S.REGISTRY) == tuple(f.name for f in dataclasses.fields(S.State) if f.name != "page")
+    assert all(dataclasses.fields(S.State)[i].type is s.state for i, s in enumerate(S.REGISTRY))
     assert S.BY_KEY["embed"].choices == ("", *S.SECTIONS)
-    with_module = lambda pkg: tuple(s for s in S.SECTIONS if importlib.util.find_spec(f"{pkg}.{s}"))  # noqa: E731
-    assert sections.SECTIONS == with_module("weighttying.app.sections")
-    views = with_module("weighttying.views")
-    assert tuple(sid for sid in S.SECTIONS if prerender.view(sid) is not None) == views
-    assert prebuilt.RUN_SECTIONS == tuple(s for s in views if prerender.view(s).results is not kit.no_results)
+    assert sections.SECTIONS == S.SECTIONS
+    assert all(prerender.view(sid).__name__ == S.SECTION[sid].view for sid in S.SECTIONS)
+    assert prebuilt.RUN_SECTIONS == tuple(s for s in S.SECTIONS if prerender.view(s).results is not kit.no_results)
     assert "gradcheck" in prebuilt.RUN_SECTIONS and "sweep" not in prebuilt.RUN_SECTIONS
+
+
+def test_every_declared_part_exists_and_a_missing_one_is_named(monkeypatch):
+    assert S.missing_parts(ROOT) == []
+    wrong = S.Section("tying", S.Tying, "weighttying.views.tyingg", "weighttying.app.sections.nothere", "site/sections/x.html")
+    monkeypatch.setattr(S, "REGISTRY", (*S.REGISTRY, wrong))
+    assert S.missing_parts(ROOT) == [
+        "section 'tying': its view module weighttying.views.tyingg is missing (weighttying/views/tyingg.py, looked up on sys.path)",
+        "section 'tying': its app module weighttying.app.sections.nothere is missing "
+        "(weighttying/app/sections/nothere.py, looked up on sys.path)",
+        "section 'tying': its prose site/sections/x.html is missing"]
+
+
+def test_no_module_or_prose_is_found_by_its_name_alone():
+    """Whether a section exists is the registry's word: nothing looks for a file named after a section id."""
+    for path in (ROOT / "build.py", *sorted((ROOT / "py").rglob("*.py"))):
+        assert "find_spec(f" not in path.read_text() and '.html").exists()' not in path.read_text(), path

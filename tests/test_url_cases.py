@@ -37,13 +37,28 @@ def test_fill(case):
     assert S.fill(view.FILLS, case["values"], defaults, case["changed"]) == case["updates"]
 
 
+def control(c: dict) -> S.Control:
+    """A value case's control (as rules() writes one) as state's Control."""
+    return S.Control(c["section"], c["name"], c["kind"], c["default"], "", c["lo"], c["hi"],
+                     tuple(c["choices"]) if c["choices"] else None)
+
+
+@pytest.mark.parametrize("case", CASES["values"], ids=lambda c: c["why"])
+def test_value(case):
+    value, note = S.parse_value(control(case["control"]), case["raw"])
+    assert (repr(value), note) == (repr(case["value"]), case["note"])
+
+
 def test_the_cases_cover_every_kind_of_control_and_note():
-    """The file exercises each kind of value the rules know, and each way a value is refused or changed."""
+    """The file exercises each kind of value the rules know (KINDS: the page's controls, and each kind in a value
+    case), and each way a value is refused or changed."""
     keys = {k for c in CASES["queries"] for k, _ in re.findall(r"(?:^|&)([^=&]+)=?([^&]*)", c["query"].lstrip("?"))}
-    assert {S.BY_KEY[k].kind for k in keys if k in S.BY_KEY} == {"bool", "int", "float", "choice", "str"}
+    assert {S.BY_KEY[k].kind for k in keys if k in S.BY_KEY} == {c.kind for c in S.CONTROLS}
+    assert {c["control"]["kind"] for c in CASES["values"]} == set(S.KINDS)
     notes = [n for c in CASES["queries"] for n in S.parse_query(c["query"])[1]]
+    notes += [c["note"] for c in CASES["values"] if c["note"]]
     for why in ("is not a number", "is not a whole number", "is not finite", "clamped", "is not on/off",
-                "is not one of", "hide: ignored", "unknown setting", "was given", "too long"):
+                "is not one of", "hide: ignored", "unknown setting", "was given", "too long", "never read from a link"):
         assert any(why in n for n in notes), why
 
 
@@ -51,7 +66,9 @@ def test_the_rules_are_json_and_name_every_control():
     rules = json.loads(json.dumps(prerender.rules()))
     assert [c["key"] for c in rules["controls"]] == [c.key for c in S.CONTROLS]
     assert rules["sections"] == list(S.SECTIONS) and rules["fills"].keys() <= set(S.SECTIONS)
-    assert re.compile(rules["float"]).fullmatch("1.5e-3") and not re.compile(rules["int"]).fullmatch("1.5")
+    kinds = rules["kinds"]
+    assert re.compile(kinds["number"]["syntax"]).fullmatch("1.5e-3") and not re.compile(kinds["whole"]["syntax"]).fullmatch("1.5")
+    assert [k for k, v in kinds.items() if v["url"] is None] == ["text", "file"]
 
 
 def test_the_page_carries_the_rules(dist_dir):

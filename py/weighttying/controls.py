@@ -25,9 +25,8 @@ def _label(c: S.Control) -> str:
     return f"{c.name} (log scale)" if c.log else c.name
 
 
-def _number(c: S.Control, cid: str, values: list | None, described: str) -> str:
+def _number(c: S.Control, cid: str, value, values: list | None, described: str) -> str:
     """A slider over the grid's positions (when the key has a grid) and a number box for exact values."""
-    value = getattr(getattr(S.State(), c.section), c.name)
     out = ""
     if values and len(values) > 1:
         urls = [S.fmt(x) for x in values]
@@ -39,7 +38,52 @@ def _number(c: S.Control, cid: str, values: list | None, described: str) -> str:
     name = f' aria-label="{_attr(c.name)}, exact value"' if out else f" {described}"
     out += (f'<input type="number" id="{box_id}" class="wt-pbox" min="{_attr(S.fmt(c.lo))}" '
             f'max="{_attr(S.fmt(c.hi))}" step="{step}" value="{_attr(S.fmt(value))}"{name}>')
-    return out
+    return _labelled(c, cid, out)
+
+
+def _labelled(c: S.Control, cid: str, inputs: str) -> str:
+    """A label above the inputs."""
+    return f'<label for="{cid}">{_attr(_label(c))}</label><div class="wt-pctl-inputs">{inputs}</div>'
+
+
+def _checkbox(c: S.Control, cid: str, value, values, described: str) -> str:
+    """A checkbox, its label after it."""
+    return (f'<div class="wt-pctl-inputs"><input type="checkbox" id="{cid}"{" checked" if value else ""} {described}> '
+            f'<label for="{cid}">{_attr(_label(c))}</label></div>')
+
+
+def _select(c: S.Control, cid: str, value, values, described: str) -> str:
+    """A select of the choices."""
+    options = "".join(f'<option value="{_attr(x)}"{" selected" if x == value else ""}>{_attr(x or "(none)")}</option>'
+                      for x in c.choices)
+    return _labelled(c, cid, f'<select id="{cid}" {described}>{options}</select>')
+
+
+def _text(c: S.Control, cid: str, value, values, described: str) -> str:
+    """A one-line text box."""
+    return _labelled(c, cid, f'<input type="text" id="{cid}" value="{_attr(value)}" maxlength="{c.spec.max_chars}" '
+                             f'{described}>')
+
+
+# What a box for a value only Python uses says, before Python: it is kept, and read once the live lab has loaded.
+NEEDS_PYTHON = "Read by the live lab once Python has loaded in your browser; nothing before it uses this box."
+
+
+def _textarea(c: S.Control, cid: str, value, values, described: str) -> str:
+    """A text area (free text: long, never in a link) that says it waits for Python."""
+    return _labelled(c, cid, f'<textarea id="{cid}" rows="4" maxlength="{c.spec.max_chars}" {described}>'
+                             f'{_attr(value)}</textarea><p class="wt-note wt-needs-python">{NEEDS_PYTHON}</p>')
+
+
+def _file(c: S.Control, cid: str, value, values, described: str) -> str:
+    """A file picker (a .txt file's text, never in a link) that says it waits for Python."""
+    return _labelled(c, cid, f'<input type="file" id="{cid}" accept=".txt,text/plain" {described}>'
+                             f'<p class="wt-note wt-needs-python">{NEEDS_PYTHON}</p>')
+
+
+# Each kind's input before Python, by state.Kind.input: (control, id, value, its playback grid, aria) -> HTML
+INPUTS = {"number": _number, "checkbox": _checkbox, "select": _select, "text": _text, "textarea": _textarea,
+          "file": _file}
 
 
 def help_html(c: S.Control, hid: str = "") -> str:
@@ -54,20 +98,10 @@ def help_html(c: S.Control, hid: str = "") -> str:
 def control(c: S.Control, values: list | None) -> str:
     """One control: label, input(s), help; data-key names its field, the classes match the live lab's."""
     cid, value = f"wt-p-{c.section}-{c.name}", getattr(getattr(S.State(), c.section), c.name)
-    described = f'aria-describedby="{cid}-help"'
-    label = f'<label for="{cid}">{_attr(_label(c))}</label>'
-    if c.type is bool:
-        inputs = f'<input type="checkbox" id="{cid}"{" checked" if value else ""} {described}> {label}'
-        label = ""
-    elif c.choices:
-        options = "".join(f'<option value="{_attr(x)}"{" selected" if x == value else ""}>{_attr(x or "(none)")}'
-                          "</option>" for x in c.choices)
-        inputs = f'<select id="{cid}" {described}>{options}</select>'
-    else:
-        inputs = _number(c, cid, values, described)
+    inputs = INPUTS[c.spec.input](c, cid, value, values, f'aria-describedby="{cid}-help"')
     return (f'<div class="wt-pctl wt-ctl-{c.section}-{c.name}" data-key="{c.name}" data-type="{c.kind}" '
-            f'data-default="{_attr(S.fmt(value))}"{" data-log" if c.log else ""}>{label}'
-            f'<div class="wt-pctl-inputs">{inputs}</div>{help_html(c, f"{cid}-help")}</div>')
+            f'data-default="{_attr(S.fmt(value))}"{" data-log" if c.log else ""}>'
+            f'{inputs}{help_html(c, f"{cid}-help")}</div>')
 
 
 def html_of(sid: str, grid: dict[str, list]) -> str:

@@ -60,6 +60,5 @@ def table(sid: str) -> dict:
 
 
 def tables() -> dict[str, bytes]:
-    """{section id: its table as compact JSON} for every section with a view."""
-    return {sid: json.dumps(table(sid), separators=(",", ":"), ensure_ascii=False).encode()
-            for sid in S.SECTIONS if view(sid) is not None}
+    """{section id: its table as compact JSON} for every section."""
+    return {sid: json.dumps(table(sid), separators=(",", ":"), ensure_ascii=False).encode() for sid in S.SECTIONS}

@@ -14,7 +14,7 @@ from .views import kit
 
 FILE = "results.json"
 # the run sections, in page order: those whose view has results (heavy work) for its state
-RUN_SECTIONS = tuple(sid for sid in S.SECTIONS if (v := view(sid)) is not None and v.results is not kit.no_results)
+RUN_SECTIONS = tuple(sid for sid in S.SECTIONS if view(sid).results is not kit.no_results)
 
 
 def compute() -> dict[str, dict]:

@@ -5,7 +5,6 @@ the section's native controls (`controls`), which site/player.js answers from th
 from __future__ import annotations
 
 import importlib
-import importlib.util
 
 from . import controls
 from . import state as S
@@ -13,9 +12,8 @@ from .views import kit
 
 
 def view(sid: str):
-    """The view module of section sid, or None when it has none."""
-    name = f"{__package__}.views.{sid}"
-    return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
+    """The view module section sid declares (state.REGISTRY)."""
+    return importlib.import_module(S.SECTION[sid].view)
 
 
 def section(sid: str, st) -> str:
@@ -26,10 +24,10 @@ def section(sid: str, st) -> str:
 
 
 def sections(state: S.State = S.State()) -> dict[str, str]:
-    """{section id: static HTML of its state} for every section that has a view module."""
-    return {sid: section(sid, getattr(state, sid)) for sid in S.SECTIONS if view(sid) is not None}
+    """{section id: static HTML of its state} for every section."""
+    return {sid: section(sid, getattr(state, sid)) for sid in S.SECTIONS}
 
 
 def rules() -> dict:
     """state.rules with every view's FILLS: the page's state rules as data, for site/state.js."""
-    return S.rules({sid: view(sid).FILLS for sid in S.SECTIONS if view(sid) is not None})
+    return S.rules({sid: view(sid).FILLS for sid in S.SECTIONS})

@@ -8,9 +8,11 @@ import json
 
 import numpy as np
 
-from . import data, gradcheck, lens, measure, model, paper, pathdrop, recipes, repeat, savings, sweep, tasks
+from . import data, gradcheck, lens, measure, model, owntext, paper, pathdrop, recipes, repeat, savings, sweep, tasks
+from . import state as S
 from .quoted import PAGE, PAGE_SEEDS_TASKS, explained, judge, row, same_side_of_one, share_id, sign
 
+S_OWNTEXT = S.Owntext()  # the own-text section's defaults
 SEEDS = range(5)  # the page's five seeds: the rank table at init and the tasks table average these, as the page does
 TASK_SLUG = {"ALIGNED": "aligned", "MISALIGNED": "misaligned"}
 
@@ -114,6 +116,30 @@ def tasks_table(seeds=SEEDS) -> list[dict]:
     return rows
 
 
+OWNTEXT_ROWS = {"heldout.tied": "held-out bits/char, tied", "heldout.untied": "held-out bits/char, untied",  # the own-text rows
+                "unigram": "unigram entropy H(c), bits/char", "bigram": "bigram entropy H(next | current), bits/char",
+                "repeat_rate": "share of positions where next = current", "rank.tied": "rank of the just-read char, tied",
+                "rank.untied": "rank of the just-read char, untied", "rank.chance": "rank by chance, (V + 1) / 2",
+                "share": "share of parameters tying saves"}
+
+
+def owntext_table() -> list[dict]:
+    """Each shipped text's own-text run at the section's defaults: held-out bits per character tied and untied
+    beside the text's unigram and bigram entropies, the repeat rate, the ranks and the share saved. The page
+    trains no character model, so nothing here is judged."""
+    st, rows, none = S_OWNTEXT, [], "n/a (the page trains no character model)"
+    for name, sample in owntext.SAMPLES.items():
+        r = owntext.run(owntext.shipped(name), st.cap, owntext.Setup.of(st))
+        m = r["models"]
+        values = {"heldout.tied": m["tied"]["curve"][-1]["heldout"], "heldout.untied": m["untied"]["curve"][-1]["heldout"],
+                  "unigram": r["unigram"], "bigram": r["bigram"], "repeat_rate": r["repeat_rate"],
+                  "rank.tied": m["tied"]["rank_after"], "rank.untied": m["untied"]["rank_after"],
+                  "rank.chance": r["chance"], "share": r["share"]}
+        rows += [row(f"{name} ({sample.file}, V = {r['V']}): {OWNTEXT_ROWS[k]}", v, "", none, f"owntext.{name}.{k}")
+                 for k, v in values.items()]
+    return rows
+
+
 def sweep_table() -> list[dict]:
     """Grid cells with both init scales within 10% of 1, coarse and fine; the effect of doubling sigma (over the
     build's seeds of the init draw)."""
@@ -162,7 +188,7 @@ def lens_rows() -> list[dict]:
 
 
 SECTIONS = {"gradcheck": gradcheck_table, "pathdrop": pathdrop_table, "repeat": repeat_table, "tasks": tasks_table,
-            "sweep": sweep_table, "savings": savings_table, "paper": paper_table}
+            "owntext": owntext_table, "sweep": sweep_table, "savings": savings_table, "paper": paper_table}
 
 
 def build() -> dict:

@@ -8,9 +8,13 @@ the defaults, so a shared link stays short and survives default changes elsewher
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import importlib.util
 import math
+import os
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 from urllib.parse import parse_qsl, quote
 
 from . import recipes
@@ -20,6 +24,7 @@ TOY = Config()  # the page's toy model: its V, d and sigma are the defaults of t
 
 MAX_VALUE_CHARS = 64  # longer values are rejected unread: nothing legitimate needs more
 MAX_HIDE_CHARS = 2048  # the hide list may name every control
+MAX_TEXT_CHARS = 2_000_000  # a pasted text or a .txt file (2 MB): never in a link, so only the widget's limit
 SHOW_CHARS = 24  # how much of a bad value a note quotes back
 
 # The syntax of a URL value, written once: rules() hands these to the page's JS (site/state.js) as they are,
@@ -31,126 +36,226 @@ TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 HIDE_WORDS = ("prose", "controls")  # besides section ids and control keys
 SPACE = " \t\n\r\f\v"
-_FLOAT = re.compile(FLOAT_SYNTAX)
-_INT = re.compile(INT_SYNTAX)
 
 
-def _spec(default, help, lo=None, hi=None, choices=None, log=False, label=None):
-    """A dataclass field carrying its bounds, allowed choices and help text as metadata."""
-    meta = dict(help=help, lo=lo, hi=hi, choices=choices, log=log, label=label)
+@dataclass(frozen=True)
+class Kind:
+    """One kind of control, declared once: the type of its values, how a link holds it (`url`: "number", "onoff",
+    "words", "list", or None for never), the longest value read, a number's syntax and what a bad one is not, and
+    its input before Python (`input`, controls.INPUTS). Its Panel widget is app/store.WIDGETS[name]. rules() hands
+    every field to site/state.js, which reads these properties and never a kind's name."""
+    name: str
+    type: type
+    url: str | None
+    input: str
+    max_chars: int = MAX_VALUE_CHARS
+    syntax: str = ""
+    what: str = ""
+    log: bool = False
+
+
+KINDS = {k.name: k for k in (
+    Kind("number", float, "number", "number", syntax=FLOAT_SYNTAX, what="a number"),
+    Kind("whole", int, "number", "number", syntax=INT_SYNTAX, what="a whole number"),
+    Kind("log", float, "number", "number", syntax=FLOAT_SYNTAX, what="a number", log=True),
+    Kind("choice", str, "words", "select"),
+    Kind("toggle", bool, "onoff", "checkbox"),
+    Kind("hide", str, "list", "text", max_chars=MAX_HIDE_CHARS),
+    Kind("text", str, None, "textarea", max_chars=MAX_TEXT_CHARS),
+    Kind("file", str, None, "file", max_chars=MAX_TEXT_CHARS),
+)}
+BY_TYPE = {bool: "toggle", int: "whole", float: "number"}  # a field's kind when its spec names none
+
+
+def spec(default, help, lo=None, hi=None, choices=None, log=False, label=None, kind=None):
+    """A dataclass field carrying its kind, bounds, allowed choices and help text as metadata."""
+    kind = kind or ("log" if log else "choice" if choices else BY_TYPE[type(default)])
+    meta = dict(help=help, lo=lo, hi=hi, choices=choices, kind=kind, label=label)
     return field(default=default, metadata=meta)
 
 
 def seed_spec():
     """The seed control every stochastic section shares."""
-    return _spec(0, "Random seed: same seed, same numbers, in CPython and in the browser.", 0, 2**31 - 1)
+    return spec(0, "Random seed: same seed, same numbers, in CPython and in the browser.", 0, 2**31 - 1)
 
 
 @dataclass(frozen=True)
 class Tying:
-    V: int = _spec(TOY.V, "Vocabulary size V: how many tokens; the rows of E (and of U when untied).", 2, 1_000_000)
-    d: int = _spec(TOY.d, "Model width d: the length of every token vector; the columns of E and U.", 1, 100_000)
+    V: int = spec(TOY.V, "Vocabulary size V: how many tokens; the rows of E (and of U when untied).", 2, 1_000_000)
+    d: int = spec(TOY.d, "Model width d: the length of every token vector; the columns of E and U.", 1, 100_000)
 
 
 @dataclass(frozen=True)
 class Gradcheck:
-    tied: bool = _spec(True, "Tied: the output projection is E itself; untied: a separate U.")
-    res: float = _spec(1.0, "Residual weight: h = res * x + MLP(x); 0 removes the residual stream.", 0.0, 1.0)
-    batch: int = _spec(32, "Tokens in the batch the gradient is checked on.", 1, 256)
-    repeats: bool = _spec(True, "Force repeated tokens into the batch (the case a plain `dE[t] += dx` gets wrong).")
+    tied: bool = spec(True, "Tied: the output projection is E itself; untied: a separate U.")
+    res: float = spec(1.0, "Residual weight: h = res * x + MLP(x); 0 removes the residual stream.", 0.0, 1.0)
+    batch: int = spec(32, "Tokens in the batch the gradient is checked on.", 1, 256)
+    repeats: bool = spec(True, "Force repeated tokens into the batch (the case a plain `dE[t] += dx` gets wrong).")
     seed: int = seed_spec()
 
 
 @dataclass(frozen=True)
 class Pathdrop:
-    input: bool = _spec(True, "Keep the input path into E: the sparse rows of the tokens that were read.")
-    output: bool = _spec(True, "Keep the output path into E: the dense dlogits.T @ h over every row.")
-    k: int = _spec(20, "Entries a random-entry gradient check samples.", 1, 1024)
-    steps: int = _spec(recipes.PATHDROP.steps, "Training steps for the correct vs broken loss curves.", 1, 5000)
-    lr: float = _spec(recipes.PATHDROP.lr, "Learning rate of those runs (too large diverges: try it).", 1e-4, 1e3,
+    input: bool = spec(True, "Keep the input path into E: the sparse rows of the tokens that were read.")
+    output: bool = spec(True, "Keep the output path into E: the dense dlogits.T @ h over every row.")
+    k: int = spec(20, "Entries a random-entry gradient check samples.", 1, 1024)
+    steps: int = spec(recipes.PATHDROP.steps, "Training steps for the correct vs broken loss curves.", 1, 5000)
+    lr: float = spec(recipes.PATHDROP.lr, "Learning rate of those runs (too large diverges: try it).", 1e-4, 1e3,
                       log=True)
     seed: int = seed_spec()
 
 
 @dataclass(frozen=True)
 class Repeat:
-    tied: bool = _spec(True, "Tied: logits are read against E, the matrix the model reads from; untied: a separate U. "
+    tied: bool = spec(True, "Tied: logits are read against E, the matrix the model reads from; untied: a separate U. "
                              "Picks the model the readout and histogram show (the race trains both).")
-    res: float = _spec(1.0, "Residual weight: h = res * x + MLP(x). 1 keeps a copy of E[t] in h; 0 is the control "
+    res: float = spec(1.0, "Residual weight: h = res * x + MLP(x). 1 keeps a copy of E[t] in h; 0 is the control "
                             "without it (still tied).", 0.0, 1.0)
-    sigma: float = _spec(TOY.sigma, "Init std of E (and U): the self-term res * |E[t]|^2 grows as sigma^2.", 1e-8, 1e8, log=True)
-    steps: int = _spec(recipes.REPEAT.steps, "Training steps of the tied-vs-untied race (the page reports 600).", 0, 5000)
-    lr: float = _spec(recipes.REPEAT.lr, "Learning rate of the race (too large diverges: the run stops and says so).",
+    sigma: float = spec(TOY.sigma, "Init std of E (and U): the self-term res * |E[t]|^2 grows as sigma^2.", 1e-8, 1e8, log=True)
+    steps: int = spec(recipes.REPEAT.steps, "Training steps of the tied-vs-untied race (the page reports 600).", 0, 5000)
+    lr: float = spec(recipes.REPEAT.lr, "Learning rate of the race (too large diverges: the run stops and says so).",
                       1e-4, 1e3, log=True)
-    seed: int = _spec(0, "Random seed: the table averages seeds seed..seed+4; the readout, histogram and race use seed. "
+    seed: int = spec(0, "Random seed: the table averages seeds seed..seed+4; the readout, histogram and race use seed. "
                          "Same seed, same numbers in CPython and in the browser.", 0, 2**31 - 1)
 
 
 @dataclass(frozen=True)
 class Tasks:
-    seeds: int = _spec(5, "Seeds 0..seeds-1 (model init and batches): the table reports the mean and the per-seed "
+    seeds: int = spec(5, "Seeds 0..seeds-1 (model init and batches): the table reports the mean and the per-seed "
                           "ratio range.", 1, 10)
-    steps: int = _spec(recipes.TASKS.steps, "Training steps per model and seed (the page does not say; calibrated).",
+    steps: int = spec(recipes.TASKS.steps, "Training steps per model and seed (the page does not say; calibrated).",
                        10, 5000)
-    lr: float = _spec(recipes.TASKS.lr, "Learning rate of every run.", 1e-4, 1e3, log=True)
+    lr: float = spec(recipes.TASKS.lr, "Learning rate of every run.", 1e-4, 1e3, log=True)
+
+
+@dataclass(frozen=True)
+class Owntext:
+    sample: str = spec("prose", "The text to train on: a shipped sample (English prose, Python source, a song with a "
+                        "refrain) or yours, pasted or from a file (yours never enters the address bar).",
+                        choices=("prose", "code", "song", "yours"))
+    cap: int = spec(96, "Vocabulary cap: at most this many tokens; beyond it the rarest characters share one "
+                     "'other' token.", 2, 256)
+    d: int = spec(TOY.d, "Model width d: the length of every character's vector (E's columns, U's too untied).", 1, 128)
+    res: float = spec(1.0, "Residual weight: h = res * x + MLP(x); 1 keeps the character just read in h.", 0.0, 1.0)
+    sigma: float = spec(TOY.sigma, "Init std of E (and U).", 1e-3, 10.0, log=True)
+    steps: int = spec(1500, "SGD steps per model (batches of 64 character pairs from the first 90 %).", 10, 5000)
+    lr: float = spec(0.5, "Learning rate of both models (too large diverges: the run stops and says so).", 1e-4, 1e3,
+                      log=True)
+    seed: int = spec(0, "Random seed: init, batches and the samples. Same seed, same numbers in CPython and in "
+                      "the browser.", 0, 2**31 - 1)
 
 
 @dataclass(frozen=True)
 class Sweep:
-    sigma: float = _spec(TOY.sigma, "Init std of E: scales both the residual stream and the logits.", 1e-8, 1e8, log=True)
-    in_scale: float = _spec(1.0, "inScale: x = inScale * E[t]; scales the residual stream only.", 1e-8, 1e8, log=True)
-    grid: str = _spec("coarse", "Grid resolution of the sweep.", choices=("coarse", "fine"))
-    band: float = _spec(0.1, "Half-width of the 'near 1' band, as a fraction: 0.1 means 0.9 to 1.1.", 0.01, 1.0)
+    sigma: float = spec(TOY.sigma, "Init std of E: scales both the residual stream and the logits.", 1e-8, 1e8, log=True)
+    in_scale: float = spec(1.0, "inScale: x = inScale * E[t]; scales the residual stream only.", 1e-8, 1e8, log=True)
+    grid: str = spec("coarse", "Grid resolution of the sweep.", choices=("coarse", "fine"))
+    band: float = spec(0.1, "Half-width of the 'near 1' band, as a fraction: 0.1 means 0.9 to 1.1.", 0.01, 1.0)
 
 
 @dataclass(frozen=True)
 class Savings:
-    preset: str = _spec("gpt2-small", "A model to start from: picking one fills in the numbers below; "
+    preset: str = spec("gpt2-small", "A model to start from: picking one fills in the numbers below; "
                         "editing any of them switches to 'custom'.",
                         choices=("gpt2-small", "large-vocab-toy", "char-model", "custom"))
-    V: int = _spec(50257, "Vocabulary size V (tokens).", 2, 10_000_000)
-    d: int = _spec(768, "Model width d.", 1, 100_000)
-    layers: int = _spec(12, "Transformer blocks (attention + MLP each).", 0, 1000)
-    d_ff: int = _spec(3072, "MLP hidden width per block (GPT-2 uses 4d).", 1, 1_000_000)
-    context: int = _spec(1024, "Context length: rows of the learned position embedding.", 0, 10_000_000)
+    V: int = spec(50257, "Vocabulary size V (tokens).", 2, 10_000_000)
+    d: int = spec(768, "Model width d.", 1, 100_000)
+    layers: int = spec(12, "Transformer blocks (attention + MLP each).", 0, 1000)
+    d_ff: int = spec(3072, "MLP hidden width per block (GPT-2 uses 4d).", 1, 1_000_000)
+    context: int = spec(1024, "Context length: rows of the learned position embedding.", 0, 10_000_000)
 
 
 @dataclass(frozen=True)
 class Paper:
-    scale: float = _spec(1.0, "Input-gradient scale: the input-path gradient into the tied E is multiplied by this "
+    scale: float = spec(1.0, "Input-gradient scale: the input-path gradient into the tied E is multiplied by this "
                          "before the update (the paper's intervention). 1 is plain training, 0 turns the input path off.",
                          0.0, 100.0)
-    seeds: int = _spec(3, "Seeds per model (seed, seed+1, ...): similarity and lens are averaged over them.", 1, 5)
-    steps: int = _spec(300, "Training steps of every run.", 10, 5000)
-    lr: float = _spec(0.5, "Learning rate of every run (large input-gradient scales diverge at 0.5: lower it).",
+    seeds: int = spec(3, "Seeds per model (seed, seed+1, ...): similarity and lens are averaged over them.", 1, 5)
+    steps: int = spec(300, "Training steps of every run.", 10, 5000)
+    lr: float = spec(0.5, "Learning rate of every run (large input-gradient scales diverge at 0.5: lower it).",
                       1e-4, 1e3, log=True)
     seed: int = seed_spec()
 
 
 @dataclass(frozen=True)
-class Sections:
-    """The page's sections in page order: their ids are these field names (SECTIONS), and nothing else lists them."""
-    tying: Tying = field(default_factory=Tying)
-    gradcheck: Gradcheck = field(default_factory=Gradcheck)
-    pathdrop: Pathdrop = field(default_factory=Pathdrop)
-    repeat: Repeat = field(default_factory=Repeat)
-    tasks: Tasks = field(default_factory=Tasks)
-    sweep: Sweep = field(default_factory=Sweep)
-    savings: Savings = field(default_factory=Savings)
-    paper: Paper = field(default_factory=Paper)
+class Section:
+    """A section, declared once: its id, its State dataclass, its view module (views/__init__.py says what it holds),
+    its app module (live controls and runs beyond the shared ones; None: app.sections.generic serves it) and its
+    prose (a file under the repository, wrapped with the live box by the build). check() fails naming a missing part."""
+    id: str
+    state: type
+    view: str
+    app: str | None
+    html: str
 
 
-SECTIONS = tuple(f.name for f in dataclasses.fields(Sections))
+def page_section(sid: str, state: type, app: bool = True) -> Section:
+    """A section of the page, its parts where the page keeps them: views/<id>.py, app/sections/<id>.py,
+    site/sections/<id>.html."""
+    return Section(sid, state, f"{__package__}.views.{sid}", f"{__package__}.app.sections.{sid}" if app else None,
+                   f"site/sections/{sid}.html")
+
+
+EXTRA_SECTIONS = "WT_TEST_SECTIONS"  # modules declaring test-only sections (build.py --with-test-sections), comma-separated
+
+
+def extra_sections() -> tuple[Section, ...]:
+    """The sections the modules named in $WT_TEST_SECTIONS declare (each its SECTION), after the page's."""
+    names = [n for n in os.environ.get(EXTRA_SECTIONS, "").split(",") if n]
+    return tuple(importlib.import_module(n).SECTION for n in names)
+
+
+# The page's sections in page order: the one list of them, and of their parts.
+REGISTRY = (
+    page_section("tying", Tying),
+    page_section("gradcheck", Gradcheck),
+    page_section("pathdrop", Pathdrop),
+    page_section("repeat", Repeat),
+    page_section("tasks", Tasks),
+    page_section("owntext", Owntext),
+    page_section("sweep", Sweep),
+    page_section("savings", Savings),
+    page_section("paper", Paper),
+    *extra_sections(),
+)
+SECTIONS = tuple(s.id for s in REGISTRY)
+SECTION = {s.id: s for s in REGISTRY}
+
+
+def missing_parts(root) -> list[str]:
+    """What the registry declares and cannot be found, one line each naming the file (root: the repository, a
+    pathlib.Path, which a declaration's prose path is relative to); [] when every part is there."""
+    out = []
+    for s in REGISTRY:
+        for what, module in (("view", s.view), ("app", s.app)):
+            if module and _find(module) is None:
+                out.append(f"section {s.id!r}: its {what} module {module} is missing "
+                           f"({module.replace('.', '/')}.py, looked up on sys.path)")
+        if not (root / s.html).is_file():
+            out.append(f"section {s.id!r}: its prose {s.html} is missing")
+    return out
+
+
+def _find(module: str):
+    """importlib's spec of a module, or None when it (or its package) cannot be found."""
+    try:
+        return importlib.util.find_spec(module)
+    except ModuleNotFoundError:
+        return None
+Sections = dataclasses.make_dataclass(
+    "Sections", [(s.id, s.state, field(default_factory=s.state)) for s in REGISTRY], frozen=True)
+Sections.__doc__ = "Every section's state, in page order (REGISTRY)."
 
 
 @dataclass(frozen=True)
 class Page:
-    embed: str = _spec("", "Render one section alone, compactly, for an iframe.", choices=("", *SECTIONS))
-    hide: str = _spec("", "Comma-separated things to hide: 'prose', 'controls', section ids or control keys.")
-    theme: str = _spec("auto", "Colour scheme; 'auto' follows the reader's system.", choices=("auto", "light", "dark"))
-    projector: bool = _spec(False, "Projector mode: large type, thick lines and big controls, for a class reading "
+    embed: str = spec("", "Render one section alone, compactly, for an iframe.", choices=("", *SECTIONS))
+    hide: str = spec("", "Comma-separated things to hide: 'prose', 'controls', section ids or control keys.",
+                      kind="hide")
+    theme: str = spec("auto", "Colour scheme; 'auto' follows the reader's system.", choices=("auto", "light", "dark"))
+    projector: bool = spec(False, "Projector mode: large type, thick lines and big controls, for a class reading "
                             "from the back of a room (1 = on).")
-    live: str = _spec("auto", "When the live lab (Python in the browser) loads: 'auto' at once, 'click' only when the "
+    live: str = spec("auto", "When the live lab (Python in the browser) loads: 'auto' at once, 'click' only when the "
                       "reader presses its button (data saver; the controls answer from precomputed tables).",
                       choices=("auto", "click"))
 
@@ -163,25 +268,31 @@ class State(Sections):
 
 @dataclass(frozen=True)
 class Control:
-    """One URL key: section.name, its type, default and metadata."""
+    """One URL key: section.name, its kind (a name in KINDS), default and metadata."""
     section: str
     name: str
-    type: type
+    kind: str
     default: object
     help: str
     lo: float | None
     hi: float | None
     choices: tuple | None
-    log: bool
 
     @property
     def key(self) -> str:
         return self.name if self.section == "page" else f"{self.section}.{self.name}"
 
     @property
-    def kind(self) -> str:
-        """bool, int, float, choice or str (the hide list): how a raw value is read."""
-        return "bool" if self.type is bool else "choice" if self.choices else self.type.__name__
+    def spec(self) -> Kind:
+        return KINDS[self.kind]
+
+    @property
+    def type(self) -> type:
+        return self.spec.type
+
+    @property
+    def log(self) -> bool:
+        return self.spec.log
 
 
 def controls() -> tuple[Control, ...]:
@@ -190,8 +301,7 @@ def controls() -> tuple[Control, ...]:
     for sec in dataclasses.fields(State):
         for f in dataclasses.fields(sec.default_factory):
             m = f.metadata
-            out.append(Control(sec.name, f.name, type(f.default), f.default, m["help"],
-                               m["lo"], m["hi"], m["choices"], m["log"]))
+            out.append(Control(sec.name, f.name, m["kind"], f.default, m["help"], m["lo"], m["hi"], m["choices"]))
     return tuple(out)
 
 
@@ -206,11 +316,10 @@ def _show(raw: str) -> str:
 
 
 def _number(c: Control, raw: str) -> tuple[object | None, str | None]:
-    """(value, note) for an int/float control: strict syntax, finite, clamped into [lo, hi]."""
-    pattern, kind = (_INT, "a whole number") if c.type is int else (_FLOAT, "a number")
-    if not pattern.fullmatch(raw):
-        return None, f"{c.key}={_show(raw)} is not {kind}; kept {fmt(c.default)}"
-    x = int(raw) if c.type is int else float(raw)
+    """(value, note) for a number: its kind's strict syntax, finite, clamped into [lo, hi]."""
+    if not re.fullmatch(c.spec.syntax, raw):
+        return None, f"{c.key}={_show(raw)} is not {c.spec.what}; kept {fmt(c.default)}"
+    x = c.type(raw)
     if not math.isfinite(x):
         return None, f"{c.key}={_show(raw)} is not finite; kept {fmt(c.default)}"
     lo, hi = c.lo, c.hi
@@ -220,34 +329,43 @@ def _number(c: Control, raw: str) -> tuple[object | None, str | None]:
     return x, None
 
 
-def _hide(raw: str) -> tuple[str, str | None]:
-    """The hide list, keeping known tokens in order and naming the unknown ones."""
-    tokens = [t.strip(SPACE) for t in raw.split(",") if t.strip(SPACE)]
-    good = [t for t in dict.fromkeys(tokens) if t in HIDE_TOKENS]
-    bad = [t for t in tokens if t not in HIDE_TOKENS]
-    note = f"hide: ignored unknown {', '.join(_show(t) for t in bad[:5])}" if bad else None
-    return ",".join(good), note
+def _onoff(c: Control, raw: str) -> tuple[bool | None, str | None]:
+    """(value, note) for a toggle: one of the on/off words."""
+    low = raw.lower()
+    if low in TRUE_WORDS or low in FALSE_WORDS:
+        return low in TRUE_WORDS, None
+    return None, f"{c.key}={_show(raw)} is not on/off (use 1 or 0); kept {fmt(c.default)}"
 
 
-def parse_value(c: Control, raw: str) -> tuple[object | None, str | None]:
-    """(value or None, note or None) for one raw URL value of control c."""
-    raw = raw.strip(SPACE)
-    limit = MAX_HIDE_CHARS if c.key == "hide" else MAX_VALUE_CHARS
-    if len(raw) > limit:
-        return None, f"{c.key}: value of {len(raw)} characters is too long (max {limit}); kept default"
-    if c.type is bool:
-        low = raw.lower()
-        if low in TRUE_WORDS or low in FALSE_WORDS:
-            return low in TRUE_WORDS, None
-        return None, f"{c.key}={_show(raw)} is not on/off (use 1 or 0); kept {fmt(c.default)}"
-    if c.type in (int, float):
-        return _number(c, raw)
-    if c.key == "hide":
-        return _hide(raw)
+def _word(c: Control, raw: str) -> tuple[str | None, str | None]:
+    """(value, note) for a choice: one of its words, in any case."""
     if raw.lower() in c.choices:
         return raw.lower(), None
     allowed = ", ".join(repr(x) for x in c.choices if x)
     return None, f"{c.key}={_show(raw)} is not one of {allowed}; kept {fmt(c.default) or 'none'}"
+
+
+def _hide(c: Control, raw: str) -> tuple[str, str | None]:
+    """The hide list, keeping known tokens in order and naming the unknown ones."""
+    tokens = [t.strip(SPACE) for t in raw.split(",") if t.strip(SPACE)]
+    good = [t for t in dict.fromkeys(tokens) if t in HIDE_TOKENS]
+    bad = [t for t in tokens if t not in HIDE_TOKENS]
+    note = f"{c.key}: ignored unknown {', '.join(_show(t) for t in bad[:5])}" if bad else None
+    return ",".join(good), note
+
+
+READERS: dict[str, Callable] = {"number": _number, "onoff": _onoff, "words": _word, "list": _hide}  # by Kind.url
+
+
+def parse_value(c: Control, raw: str) -> tuple[object | None, str | None]:
+    """(value or None, note or None) for one raw URL value of control c."""
+    if c.spec.url is None:
+        return None, f"{c.key} is never read from a link (it may be long or private); ignored"
+    raw = raw.strip(SPACE)
+    limit = c.spec.max_chars
+    if len(raw) > limit:
+        return None, f"{c.key}: value of {len(raw)} characters is too long (max {limit}); kept default"
+    return READERS[c.spec.url](c, raw)
 
 
 def parse_query(query: str) -> tuple[State, list[str]]:
@@ -297,7 +415,8 @@ def fmt(x: object) -> str:
 def to_query(state: State) -> str:
     """The query string (no leading '?') holding every non-default value of state."""
     defaults = values(State())
-    return "&".join(f"{k}={quote(fmt(v), safe=',.-+')}" for k, v in values(state).items() if v != defaults[k])
+    return "&".join(f"{k}={quote(fmt(v), safe=',.-+')}" for k, v in values(state).items()
+                    if v != defaults[k] and BY_KEY[k].spec.url)
 
 
 def replace(state: State, key: str, value: object) -> State:
@@ -335,6 +454,11 @@ PRESETS: dict[str, dict[str, dict[str, object]]] = {
     "tasks": {
         "the page's five seeds": {},
         "one quick seed": {"seeds": 1, "steps": 200},
+    },
+    "owntext": {
+        "Alice (English prose)": {},
+        "Python source": {"sample": "code"},
+        "a carol with a refrain": {"sample": "song"},
     },
     "sweep": {
         "page's coarse grid": {},
@@ -380,11 +504,12 @@ def fill(fills: dict, values: dict[str, object], defaults: dict[str, object], ch
 
 def rules(fills: dict[str, dict]) -> dict:
     """Every rule above as data, for the page's JS (build.py puts it into the page's config as "state"; site/state.js
-    reads it): the value syntax and words, each control's kind, default and bounds, presets and FILLS ({section:
-    its view's FILLS}). The JS re-types none of it."""
+    reads it): the on/off words, the kinds table (KINDS), each control's kind, default and bounds, presets and FILLS
+    ({section: its view's FILLS}). The JS re-types none of it."""
     return {
-        "float": FLOAT_SYNTAX, "int": INT_SYNTAX, "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE,
-        "hide_words": HIDE_WORDS, "max_value_chars": MAX_VALUE_CHARS, "max_hide_chars": MAX_HIDE_CHARS,
+        "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE, "hide_words": HIDE_WORDS,
+        "kinds": {k.name: {f.name: getattr(k, f.name) for f in dataclasses.fields(k) if f.name != "type"}
+                  | {"whole": k.type is int} for k in KINDS.values()},
         "sections": SECTIONS,
         "controls": [{"key": c.key, "section": c.section, "name": c.name, "kind": c.kind, "default": c.default,
                       "lo": c.lo, "hi": c.hi, "choices": c.choices, "log": c.log} for c in CONTROLS],

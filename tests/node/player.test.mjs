@@ -40,9 +40,9 @@ test("a value off the grid shows the nearest grid value, in log space for a log 
 });
 
 test("a control the table does not cover is approximate unless at its default", () => {
-  const sid = Object.keys(config.playback).find((s) => rules.section(s).some((c) => !table(s).keys.includes(c.name)
-    && (c.kind === "int" || c.kind === "float")));
-  const c = rules.section(sid).find((x) => !table(sid).keys.includes(x.name) && (x.kind === "int" || x.kind === "float"));
+  const uncovered = (s, x) => !table(s).keys.includes(x.name) && rules.kind(x).url === "number";
+  const sid = Object.keys(config.playback).find((s) => rules.section(s).some((c) => uncovered(s, c)));
+  const c = rules.section(sid).find((x) => uncovered(sid, x));
   const off = { ...defaults(sid), [c.name]: c.default === c.hi ? c.lo : c.hi };
   assert.deepEqual(lookup(table(sid), off, rules.section(sid)).approx, [[c.name, off[c.name], c.default]]);
 });

@@ -34,6 +34,15 @@ for (const f of cases.fills) {
   });
 }
 
+// the notes' words are the same; a bad value is quoted as each language quotes it (repr, JSON)
+const quotes = (note) => note && note.replaceAll('"', "'");
+for (const v of cases.values) {
+  test(`value: ${v.why}`, () => {
+    const { value, note } = c.read(v.control, v.raw);
+    assert.deepEqual({ value, note: quotes(note) }, { value: v.value, note: quotes(v.note) });
+  });
+}
+
 test("fmt writes floats as Python's repr does", () => {
   const cases = [[0.25, "0.25"], [1e-5, "1e-05"], [1.5e-7, "1.5e-07"], [1e16, "1e+16"], [1.5e16, "1.5e+16"],
     [123456789012345.6, "123456789012345.6"], [1e21, "1e+21"], [0.0001, "0.0001"], [-2.5e-5, "-2.5e-05"],

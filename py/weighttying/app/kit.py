@@ -292,8 +292,9 @@ class Runner:
     """
 
     def __init__(self, label: str, steps: Callable[[], Iterator[dict]], total: Callable[[], int],
-                 on_step: Callable[[dict], None], on_done: Callable[[dict | None], None] = lambda last: None):
-        self.job, self.steps, self.total = Job(), steps, total
+                 on_step: Callable[[dict], None], on_done: Callable[[dict | None], None] = lambda last: None,
+                 check: Callable[[], str] = lambda: ""):
+        self.job, self.steps, self.total, self.check = Job(), steps, total, check
         self.on_step, self.on_done = on_step, on_done
         # no fixed width: a long label ("Recompute central differences") ran out of a 160 px button over Cancel
         self.run = pn.widgets.Button(name=label, button_type="primary", min_width=160)
@@ -318,7 +319,12 @@ class Runner:
         self.run.disabled, self.cancel.disabled, self.bar.visible = running, not running, running
 
     def start(self) -> None:
-        """(Re)start the run from the current settings; a run already going is dropped."""
+        """(Re)start the run from the current settings; a run already going is dropped. When check() names a
+        problem (a reader's input the run cannot take), it is said instead and nothing changes."""
+        problem = self.check()
+        if problem:
+            self.say(problem, "wt-bad")
+            return
         total = max(self.total(), 1)
         self.bar.value = 0
         self.busy(True)
@@ -386,12 +392,14 @@ class RunSection:
       which every slot needs): any change restarts its run, unless the build's results apply;
     - results nobody has (no results.json; for a view without RUN_KEYS, also settings the build did not
       run) are computed live once the page shows the section, as pressing Run would.
-    `draw(run)` replaces `run.slots.show` for a section whose slots need more than its results.
+    `draw(run)` replaces `run.slots.show` for a section whose slots need more than its results; `check()` names
+    why Run cannot start (a bad input: said in the status line, the results shown stay), "" when it can.
     """
 
     def __init__(self, store: Store, section: str, view, label: str, steps: Callable[[object], Iterator[dict]],
                  total: Callable[[object], int], collect: Callable[[dict, dict], bool], fresh: Callable[[], dict] = dict,
-                 keep: Sequence[str] = (), draw: Callable[["RunSection"], None] | None = None):
+                 keep: Sequence[str] = (), draw: Callable[["RunSection"], None] | None = None,
+                 check: Callable[[], str] = lambda: ""):
         self.store, self.section, self.view, self.fresh, self.keep = store, section, view, fresh, keep
         self.results: dict = built(store, section, view) or fresh()
         self.slots = Slots(store, section, view, lambda: self.results)
@@ -402,7 +410,7 @@ class RunSection:
             if collect(self.results, point):
                 redraw()
         self.runner = Runner(label, lambda: self._restart(steps), lambda: total(self.st()), step,
-                             lambda last: redraw(True))
+                             lambda last: redraw(True), check)
         self.follows, self.live = not view.RUN_KEYS, False  # follows: results follow every control, no Run wait
         obj = store[section]
         others = [p for p in obj.param if p != "name" and p not in view.RUN_KEYS]

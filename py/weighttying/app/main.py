@@ -8,7 +8,6 @@ sync with the page (Panel's pyodide-worker protocol, driven from site/worker.js)
 from __future__ import annotations
 
 import html
-import importlib
 import json
 import traceback
 from typing import Callable
@@ -18,6 +17,7 @@ from bokeh.embed.util import standalone_docs_json_and_render_items
 
 from .. import prebuilt
 from .. import state as S
+from . import sections as live
 from .sections import SECTIONS
 from .store import Store
 
@@ -45,7 +45,7 @@ def add_root(doc, store: Store, sid: str):
     takes its place, so one broken section never takes the rest of the page down with it."""
     first = len(doc.roots)  # server_doc adds the section's model first, then any helper roots
     try:
-        importlib.import_module(f".sections.{sid}", __package__).build(store).server_doc(doc, location=False)
+        live.build(store, sid).server_doc(doc, location=False)
         return doc.roots[first]
     except Exception as err:
         traceback.print_exc()  # the worker's console keeps the traceback; the reader gets one line

@@ -19,22 +19,26 @@ from ..views.kit import Differences
 SLIDER_MAX_STEPS = 5000  # an integer range wider than this gets a number box, not a slider
 
 
-def _parameter(c: S.Control) -> param.Parameter:
-    """The param.Parameter that mirrors one control of the spec."""
-    if c.type is bool:
-        return param.Boolean(c.default, doc=c.help)
-    if c.type is int:
-        return param.Integer(c.default, bounds=(c.lo, c.hi), doc=c.help)
-    if c.type is float:
-        return param.Number(c.default, bounds=(c.lo, c.hi), doc=c.help)
-    if c.choices:
-        return param.Selector(default=c.default, objects=list(c.choices), doc=c.help)
+def _string(c: S.Control) -> param.Parameter:
     return param.String(c.default, doc=c.help)
+
+
+def _bounded(cls: type) -> Callable[[S.Control], param.Parameter]:
+    return lambda c: cls(c.default, bounds=(c.lo, c.hi), doc=c.help)
+
+
+# The param.Parameter that mirrors a control of each kind (by state.Kind name); WIDGETS below draws it
+PARAMETERS = {
+    "number": _bounded(param.Number), "whole": _bounded(param.Integer), "log": _bounded(param.Number),
+    "choice": lambda c: param.Selector(default=c.default, objects=list(c.choices), doc=c.help),
+    "toggle": lambda c: param.Boolean(c.default, doc=c.help),
+    "hide": _string, "text": _string, "file": _string,
+}
 
 
 SECTION_CLASSES = {
     name: param.parameterized_class(
-        name.title(), {c.name: _parameter(c) for c in S.CONTROLS if c.section == name})
+        name.title(), {c.name: PARAMETERS[c.kind](c) for c in S.CONTROLS if c.section == name})
     for name in (*S.SECTIONS, "page")
 }
 
@@ -131,22 +135,70 @@ def log_control(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     return pn.Row(slider, box, sizing_mode="stretch_width")
 
 
+def _whole(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+    """A slider over a narrow integer range, a number box over a wide one."""
+    if c.hi - c.lo <= SLIDER_MAX_STEPS:
+        return pn.widgets.IntSlider.from_param(obj.param[c.name], name=c.name, throttled=True)
+    return number_box(obj, c)
+
+
+def _number(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+    """A slider in about a hundred steps of a round size."""
+    step = 10 ** math.floor(math.log10((c.hi - c.lo) / 100))
+    return pn.widgets.FloatSlider.from_param(obj.param[c.name], name=c.name, step=step, throttled=True)
+
+
+def _text(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+    """A text area for free text (long, never in a link), up to its kind's max_chars."""
+    return pn.widgets.TextAreaInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
+                                               sizing_mode="stretch_width", auto_grow=True, max_rows=12)
+
+
+def decoded(data: bytes | None, limit: int) -> tuple[str | None, str]:
+    """(a file's text, or None; what is wrong with it): UTF-8 text of at most `limit` characters."""
+    if not data:
+        return None, ""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return None, f"The file is not UTF-8 text (byte {err.start}); nothing was changed."
+    if len(text) > limit:
+        return None, f"The file holds {len(text):,} characters, more than {limit:,}; nothing was changed."
+    return text, ""
+
+
+def _file(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+    """A file input (click or drop) whose UTF-8 text becomes the control's value; a file that is not text, or too
+    long, is refused with a line saying why and changes nothing."""
+    picker = pn.widgets.FileInput(accept=".txt,text/plain", name=c.name, sizing_mode="stretch_width")
+    said = pn.pane.HTML("", sizing_mode="stretch_width")
+
+    def read(event) -> None:
+        text, problem = decoded(event.new, c.spec.max_chars)
+        said.object = f'<p class="wt-bad" role="alert">{problem}</p>' if problem else ""
+        if text is not None:
+            setattr(obj, c.name, text)
+
+    picker.param.watch(read, "value")
+    return pn.Column(pn.pane.HTML(f"<label>{c.name}</label>", margin=(0, 10)), picker, said, sizing_mode="stretch_width")
+
+
+# Each kind's Panel widget, by state.Kind name: (the section's param object, control) -> widget
+WIDGETS = {
+    "number": _number,
+    "whole": _whole,
+    "log": lambda obj, c: log_control(obj, c),
+    "choice": lambda obj, c: pn.widgets.RadioButtonGroup.from_param(obj.param[c.name], name=c.name),
+    "toggle": lambda obj, c: pn.widgets.Checkbox.from_param(obj.param[c.name], name=c.name),
+    "hide": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name),
+    "text": _text,
+    "file": _file,
+}
+
+
 def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
     """The labelled widget for control c with its help text beside it, hidden in teacher mode."""
-    obj, p = store[c.section], store[c.section].param[c.name]
-    if c.log:
-        w = log_control(obj, c)
-    elif c.type is bool:
-        w = pn.widgets.Checkbox.from_param(p, name=c.name)
-    elif c.type is int and c.hi - c.lo <= SLIDER_MAX_STEPS:
-        w = pn.widgets.IntSlider.from_param(p, name=c.name, throttled=True)
-    elif c.type is int:
-        w = number_box(obj, c)
-    elif c.type is float:
-        step = 10 ** math.floor(math.log10((c.hi - c.lo) / 100))
-        w = pn.widgets.FloatSlider.from_param(p, name=c.name, step=step, throttled=True)
-    else:
-        w = pn.widgets.RadioButtonGroup.from_param(p, name=c.name)
+    w = WIDGETS[c.kind](store[c.section], c)
     help_text = pn.pane.HTML(help_html(c), margin=(0, 10), css_classes=["wt-help-pane"])
     hidden = store.hidden(c.key) or store.hidden("controls")
     # a stable handle per control for tests and for teacher-mode CSS: .wt-ctl-<section>-<name>

@@ -329,17 +329,21 @@ def control(section: str, key: str) -> S.Control:
     return S.BY_KEY[f"{section}.{key}"]
 
 
+def _numbers(section: str, c: S.Control, values: Iterable) -> tuple:
+    presets = [p[c.name] for p in S.PRESETS.get(section, {}).values() if c.name in p]
+    return tuple(sorted({c.type(v) for v in (*values, c.default, *presets) if c.lo <= v <= c.hi}))
+
+
+# A kind's playback grid, by how a link holds it (state.Kind.url): a kind never in a link has none
+GRIDS = {"number": _numbers, "onoff": lambda section, c, values: (False, True),
+         "words": lambda section, c, values: tuple(c.choices)}
+
+
 def grid(section: str, key: str, values: Iterable = ()) -> tuple:
     """A playback grid for one control: values (or every choice / both booleans), its default and
     every preset's value, in bounds, sorted and without repeats."""
     c = control(section, key)
-    if c.type is bool:
-        return (False, True)
-    if c.choices:
-        return tuple(c.choices)
-    presets = [p[key] for p in S.PRESETS.get(section, {}).values() if key in p]
-    out = {c.type(v) for v in (*values, c.default, *presets) if c.lo <= v <= c.hi}
-    return tuple(sorted(out))
+    return GRIDS[c.spec.url](section, c, values)
 
 
 def lin(lo: float, hi: float, step: float) -> list[float]:

@@ -1,8 +1,30 @@
-"""The live sections, in page order (state.SECTIONS). Each is a module `sections/<id>.py` with
-`build(store)` returning its Panel root; app.main embeds that root into `<div id="live-<id>">`.
-A section is live as soon as its module exists, so adding one touches no shared list."""
-import importlib.util
+"""The live sections, in page order (state.REGISTRY). A section is built by its declared app module's
+`build(store)`, or, when it declares none, by `generic`: its view's slots beside its controls, from the shared
+kit (app/kit.py). app.main embeds the root into the section's `<div id="live-<id>">`, which the build wraps
+around its prerender."""
+from __future__ import annotations
 
-from ...state import SECTIONS as ALL
+import importlib
 
-SECTIONS = tuple(s for s in ALL if importlib.util.find_spec(f"{__name__}.{s}") is not None)
+import panel as pn
+
+from ... import state as S
+from ..kit import Slots, layout
+from ..store import Store
+
+SECTIONS = S.SECTIONS
+
+
+def generic(store: Store, sid: str) -> pn.viewable.Viewable:
+    """A section with no controls of its own beyond the shared ones: every slot follows every control."""
+    view = importlib.import_module(S.SECTION[sid].view)
+    slots = Slots(store, sid, view).follow()
+    figures = set(view.OVERLAYS.values())
+    return layout(store, sid, [slots.error, *(slots.figure(n) if n in figures else slots[n]
+                                              for n in view.SLOTS if n not in view.OVERLAYS)])
+
+
+def build(store: Store, sid: str) -> pn.viewable.Viewable:
+    """Section sid's Panel root: its app module's, or the generic one."""
+    app = S.SECTION[sid].app
+    return importlib.import_module(app).build(store) if app else generic(store, sid)

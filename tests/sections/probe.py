@@ -1,0 +1,16 @@
+"""A test-only section, declared: its State (a number and a free text) and where its parts are. Only a test build
+(build.py --with-test-sections probe, which names this module in $WT_TEST_SECTIONS) has it; tests/test_browser_probe.py
+checks it goes through everything a page section does."""
+from dataclasses import dataclass
+from pathlib import Path
+
+from weighttying.state import Section, spec
+
+
+@dataclass(frozen=True)
+class Probe:
+    n: float = spec(1.0, "A number the probe doubles.", 0.0, 10.0)
+    words: str = spec("", "Any text: the probe counts its words (live only).", kind="text")
+
+
+SECTION = Section("probe", Probe, "probe_view", None, str(Path(__file__).with_name("probe.html")))

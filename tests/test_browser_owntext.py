@@ -1,0 +1,157 @@
+"""The own-text section in headless Chromium (embed=owntext).
+
+- Before Python (?live=click): choosing each shipped sample answers at once from the playback tables, with
+  CPython's numbers for that sample.
+- Live (owntext.steps=100, one cold load for the module): a pasted text trains with Run and the hooks show
+  CPython's numbers for that text (1e-9 relative), with no request from the paste to the result; a file set
+  through the file input trains the same way; every bad input (empty, too short, one character, not UTF-8,
+  over 2 MB) is named in the section and the results shown stay; Cancel stops a long run.
+"""
+from __future__ import annotations
+
+import math
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from conftest import live_page
+from harness import assert_same_origin, new_context
+from test_browser_repeat import press_slider, status, value
+from weighttying import owntext as O
+from weighttying import state as S
+from weighttying.views import kit
+from weighttying.views import owntext as V
+
+pytestmark = pytest.mark.browser
+LIVE = "#live-owntext[data-live=true]"
+STEPS = 100
+HOOKS = ("owntext-heldout-tied", "owntext-heldout-untied", "owntext-unigram", "owntext-bigram",
+         "owntext-repeat-rate", "owntext-rank-tied", "owntext-rank-untied")
+WORDS = "the cat sat on a mat and saw the dog run off to see a bird sing in the tall green tree".split()
+
+
+def text_of(seed: int, n: int = 3000) -> str:
+    """A deterministic text of about n characters over a small vocabulary of words."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while sum(map(len, out)) < n:
+        out.append(" ".join(rng.choice(WORDS, 12)) + ".\n")
+    return "".join(out)
+
+
+def cpython(text: str) -> dict:
+    """{hook: value} CPython shows for text at the module's settings."""
+    r = O.run(text, s=O.Setup(steps=STEPS))
+    m = r["models"]
+    return {"owntext-heldout-tied": m["tied"]["curve"][-1]["heldout"], "owntext-heldout-untied": m["untied"]["curve"][-1]["heldout"],
+            "owntext-unigram": r["unigram"], "owntext-bigram": r["bigram"], "owntext-repeat-rate": r["repeat_rate"],
+            "owntext-rank-tied": m["tied"]["rank_after"], "owntext-rank-untied": m["untied"]["rank_after"]}
+
+
+def hooks(page, live: str = LIVE) -> dict:
+    return {h: value(page, live, h) for h in HOOKS}
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def test_each_sample_answers_before_python(browser, server):
+    ctx = new_context(browser)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=owntext&live=click", wait_until="domcontentloaded")
+        built = kit.as_built(V.results(S.Owntext()))
+        for name in ("code", "song", "prose"):
+            page.select_option("#wt-p-owntext-sample", name)
+            want = V.slots(S.Owntext(sample=name), built)["table"]
+            bigram = want.split('data-testid="owntext-bigram" data-value="')[1].split('"')[0]
+            page.locator(f"#live-owntext [data-testid=owntext-bigram][data-value='{bigram}']").wait_for(timeout=5_000)
+            assert f"owntext-heldout-tied" in want and page.locator("#live-owntext [data-testid=owntext-heldout-tied]").count() == 1
+        page.select_option("#wt-p-owntext-sample", "yours")
+        page.locator("#live-owntext [data-testid=owntext-now]", has_text="never leaves your browser").wait_for(timeout=5_000)
+        assert page.evaluate("() => !window.__wt || window.__wt.status !== 'ready'")  # no Python was asked for
+    finally:
+        ctx.close()
+
+
+live = live_page(f"embed=owntext&owntext.steps={STEPS}")
+
+
+def paste(page, text: str) -> None:
+    box = page.locator(f"{LIVE} textarea")
+    box.fill(text)
+    box.press("Tab")  # the box reports its value when it loses focus
+
+
+def said(page, text: str) -> None:
+    page.locator(f"{LIVE} [data-testid=owntext-input]", has_text=text).wait_for(timeout=30_000)
+
+
+def run_and_wait(page) -> None:
+    page.locator(LIVE).get_by_role("button", name="Run", exact=True).click()
+    status(page, LIVE, "Done.")
+
+
+def test_a_pasted_text_trains_here_and_sends_nothing(live):
+    text = text_of(1)
+    before = len(live.rec.requests)
+    paste(live, text)
+    said(live, "Ready: your pasted text")
+    run_and_wait(live)
+    got, want = hooks(live), cpython(text)
+    assert all(math.isfinite(x) for x in got.values()) and all(close(got[h], want[h]) for h in HOOKS), (got, want)
+    assert "Your text" in live.locator(f"{LIVE} [data-testid=owntext-now]").text_content()
+    # the text went nowhere: after the paste the page only re-reads its own stylesheets (Panel's panes link
+    # them), same origin, GET, no query; nothing is posted or sent off the origin
+    after = live.rec.requests[before:]
+    assert all(m == "GET" and t == "stylesheet" and not urlsplit(u).query for m, u, t in after), after
+    assert_same_origin([u for _, u, _ in after] or [live.server.url], live.server.url)
+    assert "owntext" in live.url and text[:20] not in live.url
+
+
+@pytest.mark.parametrize("raw, message", [
+    ("", "The text is empty"),
+    ("too short " * 5, "at least 200 are needed"),
+    ("z" * 400, "one character"),
+])
+def test_a_bad_paste_is_named_and_the_results_stay(live, raw, message):
+    shown = hooks(live)
+    paste(live, raw)
+    said(live, message)
+    live.locator(LIVE).get_by_role("button", name="Run", exact=True).click()
+    live.locator(f"{LIVE} .wt-status.wt-bad", has_text=message).wait_for(timeout=30_000)
+    assert hooks(live) == shown
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("latin1.txt", "caf\xe9 au lait, ".encode("latin-1") * 40, "not UTF-8 text"),
+    ("big.txt", b"ab cd\n" * 350_001, "the limit is 2 MB"),
+])
+def test_a_bad_file_is_named_and_the_results_stay(live, name, data, message):
+    shown = hooks(live)
+    live.locator(f"{LIVE} input[type=file]").set_input_files({"name": name, "mimeType": "text/plain", "buffer": data})
+    said(live, message)
+    assert hooks(live) == shown
+
+
+def test_a_file_trains_like_a_paste(live):
+    text = text_of(2)
+    live.locator(f"{LIVE} input[type=file]").set_input_files(
+        {"name": "mine.txt", "mimeType": "text/plain", "buffer": text.encode()})
+    said(live, "Ready: the file mine.txt")
+    run_and_wait(live)
+    got, want = hooks(live), cpython(text)
+    assert all(close(got[h], want[h]) for h in HOOKS), (got, want)
+
+
+def test_cancel_stops_a_long_run(live):
+    press_slider(live, "owntext", "steps", "End")  # 5000 steps a model: the settings change drops the shown run
+    live.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").wait_for(state="detached", timeout=30_000)
+    live.locator(LIVE).get_by_role("button", name="Run", exact=True).click()
+    status(live, LIVE, f"of {2 * 5000}")  # both models' steps
+    live.locator(LIVE).get_by_role("button", name="Cancel").click()
+    status(live, LIVE, "Cancelled.")
+    assert live.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").count() == 0  # nothing claims to be trained
+    assert live.locator(LIVE).get_by_role("button", name="Run", exact=True).is_enabled()
