@@ -91,3 +91,89 @@ def test_encode_keeps_every_bit_nan_and_dtype():
 def test_a_section_that_does_not_split_is_refused():
     with pytest.raises(ValueError, match="does not split"):
         pool.split("sweep", S.Sweep(), 2)
+
+
+def drive(gen, stop_after: int | None = None) -> list[dict]:
+    """The points of an async Run stream (app.pooled.steps), closing it after stop_after points."""
+    import asyncio
+
+    async def take():
+        out = []
+        async for p in gen:
+            out.append(p)
+            if stop_after is not None and len(out) >= stop_after:
+                await gen.aclose()
+                break
+        return out
+    return asyncio.run(take())
+
+
+def fake_page(answer):
+    """emit() of a page whose pool answers each "pool-run" with answer(run, specs): [(kind, part, text)]."""
+    import json as j
+
+    from weighttying.app import pooled
+    said = []
+
+    def emit(kind, data):
+        said.append((kind, j.loads(data)))
+        if kind == "pool-run":
+            msg = j.loads(data)
+            for kind_, part, text in answer(msg["run"], [j.loads(s) for s in msg["parts"]]):
+                pooled.heard(kind_, msg["run"], part, text)
+    return said, emit
+
+
+def run_parts(run, specs):
+    out = []
+    for i, spec in enumerate(specs):
+        part = pool.Part(pool.encode(spec))
+        while not part.done:
+            out.append(("points", i, part.batch(0.01)))
+    return out
+
+
+def test_the_panel_worker_gathers_a_pooled_run_into_the_one_worker_results():
+    from weighttying.app import pooled
+    said, emit = fake_page(run_parts)
+    pooled.setup(3, emit)
+    st = SMALL["tasks"]
+    points = drive(pooled.steps("tasks", st, st.seeds * 4 * st.steps, lambda: iter(())))
+    merged = [p["merged"] for p in points if p["merged"] is not None]
+    assert largest_difference(one_worker("tasks", st), merged[-1]) == 0.0
+    assert points[-1]["step"] == st.seeds * 4 * st.steps and points[-1]["models"] == st.seeds * 4
+    assert [k for k, _ in said] == ["pool-run"] and len(said[0][1]["parts"]) == 3
+
+
+def test_a_cancelled_pooled_run_tells_the_page_to_stop_every_part():
+    from weighttying.app import pooled
+    said, emit = fake_page(lambda run, specs: run_parts(run, specs)[:1])
+    pooled.setup(2, emit)
+    drive(pooled.steps("tasks", SMALL["tasks"], 240, lambda: iter(())), stop_after=1)
+    assert [k for k, _ in said] == ["pool-run", "pool-cancel"] and said[1][1]["run"] == said[0][1]["run"]
+
+
+def test_a_pool_that_cannot_start_runs_here_with_a_note_and_is_not_asked_again():
+    from weighttying.app import pooled
+    said, emit = fake_page(lambda run, specs: [("failed", None, "The pool could not start (out of memory).")])
+    pooled.setup(2, emit)
+    st = SMALL["repeat"]
+    points = drive(pooled.steps("repeat", st, st.steps, lambda: repeat.iter_race(st)))
+    assert points[0]["note"].startswith("The pool could not start") and len(points) > 2
+    assert largest_difference([p for p in points[1:] if "tied" in p], one_worker("repeat", st)["points"]) == 0.0
+    assert not pooled.available("repeat")
+
+
+def test_a_replaced_worker_restarts_its_part_and_the_run_still_merges():
+    from weighttying.app import pooled
+
+    def answer(run, specs):
+        first = run_parts(run, specs)
+        return [first[0], ("retry", 0, "A numerics worker stopped; its part was started again."), *first]
+    said, emit = fake_page(answer)
+    pooled.setup(2, emit)
+    st = SMALL["pathdrop"]
+    points = drive(pooled.steps("pathdrop", st, st.steps, lambda: iter(())))
+    assert any("note" in p for p in points)
+    merged = [p["merged"] for p in points if p.get("merged") is not None]
+    assert largest_difference(one_worker("pathdrop", st), merged[-1]) == 0.0

@@ -131,10 +131,15 @@ class Gather:
         self.streams[part], self.done[part] = [], False
 
     def progress(self) -> dict:
+        """{step (of total), loss (the worst)}, and what a section's status names: the models training at once
+        (every part's) and the phase (the latest part's)."""
         latest = [s[-1] for s in self.streams if s]
         done = sum(p["step"] / max(1, p["total"]) for p in latest) / len(self.streams)  # balanced parts: a mean
-        loss = float(np.max([p["loss"] for p in latest])) if latest else 0.0
-        return {"step": min(self.total, math.floor(self.total * done)), "loss": loss}
+        out = {"step": min(self.total, math.floor(self.total * done)),
+               "loss": float(np.max([p["loss"] for p in latest])) if latest else 0.0}
+        if latest and all("models" in p for p in latest):
+            out["models"] = sum(p["models"] for p in latest)
+        return out | ({"phase": latest[-1]["phase"]} if latest and "phase" in latest[-1] else {})
 
     @property
     def finished(self) -> bool:
