@@ -46,7 +46,8 @@ async def steps(section: str, st, total: int, alone: Callable[[], Iterator[dict]
     """The Run of st in the pool: progress dicts {step, loss, merged (the results so far, None when unchanged)}
     or {step, note}."""
     run, specs = next(_ids), pool.split(section, st, SIZE["workers"])
-    gather, queue, shown = pool.Gather(section, st, len(specs), total), asyncio.Queue(), [""]
+    gather, queue = pool.Gather(section, st, len(specs), total), asyncio.Queue()
+    shown = [pool.encode(gather.results())]  # nothing yet: what the Run's start drew
     _runs[run] = queue
 
     def merged() -> dict | None:
