@@ -47,7 +47,7 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
     if (msg.type === "numerics-ready") resolve();
     else if (msg.type === "error" && msg.fatal) reject(new Error(msg.message));
     else if (msg.type === "lifeline") {
-      navigator.locks.request(worker.lock, () => died(worker, "a numerics worker stopped")).catch(() => {});
+      navigator.locks.request(worker.lock, () => died(worker, "")).catch(() => {});
     } else if (msg.type === "points") relay(worker, msg);
     else if (msg.type === "part-error") finish(worker, msg, "error", msg.message);
     else if (msg.type === "ended") pool.ended.push({ run: msg.run, part: msg.part, step: msg.step, at: performance.now() });
@@ -70,7 +70,8 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
   }
 
   function died(worker, why) {
-    // A worker that ended unasked: its part (if any) runs again in a new worker, and the section says so.
+    // A worker that ended unasked (why: what it said, if anything): its part (if any) runs again in a new worker,
+    // and the section says so.
     if (worker.quit || worker.dead) return;
     worker.dead = true;
     worker.reject(new Error(why));
@@ -78,8 +79,9 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
     const part = worker.part, r = part && pool.runs.get(part.run);
     if (!r) return;
     part.tries += 1;
-    if (part.tries > MAX_RETRIES) return finish(worker, { run: part.run, part: part.part }, "error", `${why} ${part.tries} times while running part ${part.part + 1}`);
-    const note = `A numerics worker stopped (${why}); its part (${part.part + 1} of ${r.parts}) was started again in a new one.`;
+    const stopped = `A numerics worker stopped${why ? ` (${why})` : ""}`;
+    if (part.tries > MAX_RETRIES) return finish(worker, { run: part.run, part: part.part }, "error", `${stopped} ${part.tries} times running part ${part.part + 1}.`);
+    const note = `${stopped}; its part (${part.part + 1} of ${r.parts}) was started again in a new one.`;
     pool.notes.push(note);
     post({ type: "pool", kind: "retry", sid: r.sid, run: part.run, part: part.part, text: note });
     r.waiting.unshift(part);

@@ -209,8 +209,9 @@ function runPart({ run, part: index, spec }) {
       const batch = mine.py.batch();
       const done = mine.py.done;
       post({ type: "points", run, part: index, batch, done });
-      if (done) part = null;
-      else setTimeout(next, 0);
+      if (!done) return void setTimeout(next, 0);
+      part = null;
+      mine.py.destroy();
     } catch (err) {
       console.error(err);
       part = null;
@@ -225,6 +226,7 @@ function cancelPart(run) {
   const mine = part && part.run === run ? part : null;
   if (mine) part = null;
   post({ type: "ended", run, part: mine ? mine.part : null, step: mine ? mine.py.step : null });
+  if (mine) mine.py.destroy();
 }
 
 function follow() {

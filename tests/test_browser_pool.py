@@ -3,11 +3,13 @@
 The page is told it has 4 cores and 8 GB (so a pool of 3): the tasks Run goes to three workers, fills the table
 with the numbers one worker computes (the second page, whose pool cannot start, runs it in the Panel worker and
 says so); Cancel stops every part, each worker confirming the last step it took; a numerics worker killed
-mid-run is replaced, its part run again, the section says so and the result is still the one-worker result.
+mid-run is replaced, its part run again, the section says so and the result is still the one-worker result;
+and a pooled Run works from the classroom file opened from disk.
 """
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 
@@ -92,3 +94,28 @@ def test_cancel_stops_every_part_and_each_worker_confirms_its_last_step(pooled):
     ended = until(lambda: (e := pooled.evaluate(f"__wt.pool.ended.filter((x) => x.run === {run_id})")) and len(e) == 3 and e)
     assert sorted(e["part"] for e in ended) == [0, 1, 2] and all(0 < e["step"] < 4 * 5000 for e in ended), ended
     assert pooled.evaluate("__wt.pool.workers.every((w) => !w.part) && __wt.pool.runs.size === 0")
+
+
+def test_a_pooled_run_from_the_classroom_file(browser, dist_dir, tmp_path):
+    """The numerics workers of the file opened from disk get the file's own checked bytes, as its Panel worker does."""
+    from test_browser_classroom import FileRecorder, assert_stayed_local
+    from tools import single_file
+    from weighttying import tasks
+
+    path = tmp_path / single_file.NAME
+    shutil.copyfile(dist_dir / single_file.NAME, path)
+    rec = FileRecorder()
+    ctx = new_context(browser, rec, init_js=(CORES,))
+    try:
+        page = ctx.new_page()
+        page.goto(f"{path.as_uri()}?embed=tasks&tasks.seeds=1&tasks.steps=30", wait_until="domcontentloaded")
+        wait_booted(page)
+        got = run(page)
+        assert page.evaluate("__wt.pool.started") == 2, "one worker per (seed, task) pair"
+        for r in tasks.table(seeds=range(1), steps=30):
+            slug = r["task"].lower()
+            assert abs(float(got[f"tasks-{slug}-tied"]) - r["tied"]) <= 1e-9 * max(1.0, abs(r["tied"])), slug
+        assert_stayed_local(rec, path)
+        assert not rec.page_errors, rec.page_errors
+    finally:
+        ctx.close()
