@@ -73,9 +73,9 @@ def test_a_pooled_run_equals_the_one_worker_run(pooled, browser, server):
 
 def test_a_killed_worker_is_replaced_and_the_run_still_equals(pooled):
     want = pooled.evaluate(VALUES_JS)  # the first test's run, for these settings
-    started = pooled.evaluate("__wt.pool.started")
     pooled.locator(LIVE).get_by_role("button", name="Run the seeds").click()
     pooled.locator(f"{LIVE} .wt-status", has_text="Step").wait_for(timeout=60_000)
+    started = pooled.evaluate("__wt.pool.started")  # a pool idle for a minute since the last Run started anew
     pooled.evaluate("__wt.pool.workers.find((w) => w.part).w.terminate()")
     status(pooled, LIVE, "Done.")
     assert "A numerics worker stopped" in pooled.locator(f"{LIVE} .wt-status").text_content()
