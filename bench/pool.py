@@ -19,6 +19,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -123,7 +124,8 @@ def main(argv=None) -> int:
     visits: dict = {s: {m: [] for m in modes(s)} for s in sections}
     load = [os.getloadavg()]
     exe = harness.chromium_path()
-    with harness.serve(a.dist.resolve()) as server, sync_playwright() as pw:
+    logs = Path(tempfile.mkdtemp(prefix="wt-pool-bench-"))  # the server's log, not in the working tree
+    with harness.serve(a.dist.resolve(), log_dir=logs) as server, sync_playwright() as pw:
         for section in sections:
             for mode, init in modes(section).items():
                 v = visit(pw, exe, server.url, section, init, a.runs, a.timeout)
