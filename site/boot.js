@@ -17,6 +17,8 @@
 // reload: a new one boots from the state in the URL, and the page says what happened. Repeated crashes
 // (MAX_CRASHES within CRASH_WINDOW_MS) stop at a Retry button instead of looping.
 
+import { createPool, poolSize } from "./pool.js";
+
 // Where the worker and the page's files come from: this site over http (this), or, in the classroom file
 // opened from disk, the page itself (site/classroom.js's classroomTransport).
 export const httpTransport = {
@@ -121,6 +123,13 @@ export function startLab(config, transport, wt) {
   });
   // Data saver (?live=click, or the browser asks to save data): no Python until the reader asks.
   const onClick = wt.page.live === "click" || !!(navigator.connection && navigator.connection.saveData);
+  // The numerics workers a Run may use (site/pool.js), started on the first Run; the Panel worker learns the size.
+  const pageAddress = location.href.split(/[?#]/)[0];
+  wt.pool = createPool({
+    size: poolSize({ cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
+      saveData: !!(navigator.connection && navigator.connection.saveData), click: wt.page.live === "click" }),
+    spawn: () => transport.worker(), boot: { config, query: "", address: pageAddress }, post: (msg) => wt.lab && wt.lab.worker && wt.lab.worker.postMessage(msg),
+  });
   let settle = null;
   let patching = 0; // >0 while a worker patch is applied, so it is not echoed back
   let scripts = null;
@@ -459,6 +468,10 @@ export function startLab(config, transport, wt) {
       case "notes":
         showNotes(msg.data);
         break;
+      case "pool-run": // a Run's parts for the pool; its batches go back to this worker
+      case "pool-cancel":
+        wt.pool[msg.type === "pool-run" ? "run" : "cancel"](msg.data);
+        break;
       case "error":
         if (msg.crashed && booted(lab)) crashed(`Python failed fatally (${msg.message})`);
         else fail(msg.message, msg.fatal);
@@ -525,7 +538,7 @@ export function startLab(config, transport, wt) {
     }
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     // address: this page without query, for the links Python writes into exports and figure stamps.
-    worker.postMessage({ type: "boot", config, query: location.search.slice(1), address: location.href.split(/[?#]/)[0],
+    worker.postMessage({ type: "boot", config, query: location.search.slice(1), address: pageAddress, pool: wt.pool.size,
       scheme: document.documentElement.dataset.wtScheme || "light" });
     scripts = null;
     // The page's files that failed their check (the classroom file) stop the lab now, not when BokehJS is asked for.

@@ -29,6 +29,8 @@ if not hasattr(pyodide.ffi, "jsnull"):
 `;
 
 let py = null;
+let numerics = null; // weighttying.pool, in a numerics worker of the page's pool (site/pool.js): no Panel
+let part = null; // that worker's part in progress: {run, part, py: its pool.Part}
 let app = null; // weighttying.app.main once its State is set up (start)
 let current = null; // the query the live State was last set from
 let pending = null; // {query, sections}: a newer one from the page's playback controls, not applied yet
@@ -132,7 +134,7 @@ async function whichWheels(config, runtime, message) {
   }
 }
 
-async function boot({ config, query, scheme, address }) {
+async function boot({ config, query, scheme, address, pool }) {
   // The runtime's bytes come from this site over http, or, in the classroom file opened from disk, from
   // the page, which posted them with this script (self.wtPosted; site/classroom.js, site/unpack.js).
   const base = self.wtPosted ? address : self.location;
@@ -152,10 +154,10 @@ async function boot({ config, query, scheme, address }) {
       py = await loadPyodide({ indexURL: runtime, lockFileURL: `${runtime}pyodide-lock.json` });
     });
     // Small, fetched while the packages load; in the classroom file it is one of the checked bytes posted.
-    const built = builtResults(config, base);
+    const built = pool === "numerics" ? null : builtResults(config, base);
     await step(1, async () => {
       const errors = [];
-      await py.loadPackage(config.packages, {
+      await py.loadPackage(pool === "numerics" ? ["numpy", "weighttying"] : config.packages, {
         checkIntegrity: true,
         messageCallback: () => {},
         errorCallback: (m) => errors.push(m),
@@ -164,6 +166,7 @@ async function boot({ config, query, scheme, address }) {
       // Python runs and its packages are installed: the checked bytes (runtime, wheels) are not needed
       checked.clear();
     });
+    if (pool === "numerics") return numericsReady();
     await step(2, () => {
       py.runPython(PRELUDE(config));
       py.runPython("import panel");
@@ -177,12 +180,55 @@ async function boot({ config, query, scheme, address }) {
       const main = py.pyimport("weighttying.app.main");
       const { sections, query: held } = JSON.parse(main.start(current, emit, scheme || "light", address, text, problem));
       app = main;
+      py.pyimport("weighttying.app.pooled").setup(pool || 0, emit); // how many numerics workers the page may start
       post({ type: "sections", sections, query: held });
     });
   } catch (err) {
     console.error(err);
     post({ type: "error", fatal: true, message: `${err.step || "Starting"} failed: ${readable(err)}` });
   }
+}
+
+// ---- a numerics worker of the page's pool: runs parts of a run (weighttying.pool), a batch at a time ----
+
+function numericsReady() {
+  numerics = py.pyimport("weighttying.pool");
+  post({ type: "numerics-ready" });
+}
+
+function runPart({ run, part: index, spec }) {
+  // One part, a batch of points per task: between batches this worker reads its messages, so a cancel lands.
+  try {
+    part = { run, part: index, py: numerics.Part(spec) };
+  } catch (err) {
+    console.error(err);
+    return post({ type: "part-error", run, part: index, message: readable(err) });
+  }
+  const mine = part;
+  const next = () => {
+    if (part !== mine) return; // cancelled: "ended" was said
+    try {
+      const batch = mine.py.batch();
+      const done = mine.py.done;
+      post({ type: "points", run, part: index, batch, done });
+      if (!done) return void setTimeout(next, 0);
+      part = null;
+      mine.py.destroy();
+    } catch (err) {
+      console.error(err);
+      part = null;
+      post({ type: "part-error", run, part: index, message: readable(err) });
+    }
+  };
+  next();
+}
+
+function cancelPart(run) {
+  // The round trip a Cancel waits for: this worker stopped the run's part (if it had one) after its step `step`.
+  const mine = part && part.run === run ? part : null;
+  if (mine) part = null;
+  post({ type: "ended", run, part: mine ? mine.part : null, step: mine ? mine.py.step : null });
+  if (mine) mine.py.destroy();
 }
 
 function follow() {
@@ -209,6 +255,17 @@ self.onmessage = (event) => {
       .catch(() => {}); // no locks here (an opaque origin may be denied them): the page relies on the heartbeat
   } else if (msg.type === "boot") {
     boot(msg);
+  } else if (msg.type === "part") {
+    runPart(msg);
+  } else if (msg.type === "cancel") {
+    cancelPart(msg.run);
+  } else if (msg.type === "pool") {
+    // the pool's word on a run this worker asked for (site/pool.js, relayed by the page)
+    try {
+      py.pyimport("weighttying.app.pooled").heard(msg.kind, msg.run, msg.part, msg.text || "");
+    } catch (err) {
+      console.error(err);
+    }
   } else if (msg.type === "build") {
     const t = performance.now();
     try {

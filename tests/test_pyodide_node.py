@@ -4,8 +4,9 @@ and every gradient of `model.loss_and_grads` (tied/untied x both paths/output on
 `sweep.init_scales` on a 4 x 3 (sigma, inScale) grid and at the default setting, the fast central
 differences of every entry (`gradcheck.numerical_grads`), the three-block `deep.loss_and_grads`
 (tied/untied), 20 Adam steps of the tuned lens's translators (`lens.fit`) with their KL, 15 steps of
-each race's calibrated recipe (`measure.run`), the verdict rule (`quoted.judge`) on a one-run case and the
-own-text run (`owntext.run`) on a shipped sample, its samples' text included.
+each race's calibrated recipe (`measure.run`), the verdict rule (`quoted.judge`) on a one-run case, the
+own-text run (`owntext.run`) on a shipped sample, its samples' text included, and every run section's
+Run split in 3 parts for a pool of workers, merged (weighttying.pool), against the same Run in one.
 
 One Pyodide boot runs every case (booting costs ~5 s on this machine), so the cases live in one
 Python snippet that both interpreters execute; it ends with a JSON string of plain floats.
@@ -104,6 +105,22 @@ for net, params in ((model, [model.init_params(r.cfg) for r in runs]), (deep, [d
 from weighttying import owntext
 # the own-text section's run on a shipped sample (read from the wheel's package data), a few steps
 out["owntext"] = plain(owntext.run(owntext.shipped("song"), 24, owntext.Setup(d=8, steps=30, lr=0.5, seed=3)))
+from weighttying import pool
+from weighttying import state as S
+# every run section's Run in 1 part (one worker's stack) and in 3 (a pool's), each part through its JSON batches
+small = {"tasks": S.Tasks(seeds=2, steps=12), "repeat": S.Repeat(steps=30), "pathdrop": S.Pathdrop(steps=10),
+         "paper": S.Paper(steps=12, seeds=2, scale=4.0)}
+for section, st in small.items():
+    merged = []
+    for n in (1, 3):
+        specs = pool.split(section, st, n)
+        gather = pool.Gather(section, st, len(specs), 100)
+        for i, spec in enumerate(specs):
+            part = pool.Part(pool.encode(spec))
+            while not part.done:
+                gather.add(i, part.batch(0.01))
+        merged.append(plain(gather.results()))
+    out[f"pool {section}"] = {"one": merged[0], "three": merged[1]}
 
 RESULT = json.dumps(out)
 RESULT
@@ -208,6 +225,10 @@ def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
     own = want["owntext"]  # the sample came out of the wheel, merged beyond the cap, and both models trained
     assert own["V"] == 24.0 and own["merged"] and own["bigram"] < own["unigram"], own
     assert {m: len(r["samples"]) for m, r in own["models"].items()} == {"tied": 24, "untied": 24}
+    # A Run split across a pool merges into the one-worker stack's results, under Pyodide as under CPython.
+    for section in ("tasks", "repeat", "pathdrop", "paper"):
+        pooled = got[f"pool {section}"]
+        assert pooled["one"] and not compare(pooled["three"], pooled["one"]), section
 
     assert got["numpy"] == "2.0.2", got["numpy"]
     got.pop("numpy"), want.pop("numpy")

@@ -104,44 +104,73 @@ def _mean_rows(rows: list[dict]) -> dict:
     return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
 
 
-def iter_study(scale: float = 1.0, steps: int = 300, seed: int = 0, seeds: int = 3, lr: float = 0.5,
-               probe: int = 256, chunk: int = 1, measure_chunk: int = 1):
-    """Yield {step, total, phase, loss[, norms]} every chunk, then a last dict with "result" (see study).
+def study_keys(scale: float, seed: int, seeds: int) -> list[tuple[str, int]]:
+    """(role, seed) of every run of a study, one-block runs first: the units a study can be split into."""
+    return [(role, s) for net in (model, deep) for s in range(seed, seed + seeds)
+            for role, _, _, n in study_runs(scale, 1) if n is net]
 
-    Seeds seed..seed+seeds-1. The one-block runs of every seed train as one stack, then the two-block
-    runs as another; "loss" is the stack's worst. On the first seed's tied run the output- and
-    input-path gradient norms into E are measured on a fixed probe batch every max(1, steps // 300)
-    steps ("norms"), which is also that stack's chunk; the two-block stack yields every `chunk` steps.
+
+def iter_trained(scale: float = 1.0, steps: int = 300, seed: int = 0, seeds: int = 3, lr: float = 0.5, keys=None,
+                 probe: int = 256, chunk: int = 1, measure_chunk: int = 1):
+    """The training of a study (or of its runs `keys`, a part of study_keys: no run depends on the others it
+    trains with): yield {step, total, phase, loss[, norms]} every chunk, then {"final": {(role, seed): params},
+    "norms": the raw path norms, or None when the first seed's tied run is not among keys}.
+
+    The one-block runs train as one stack, then the two-block runs as another; "loss" is the stack's worst.
+    On the first seed's tied run the output- and input-path gradient norms into E are measured on a fixed
+    probe batch every max(1, steps // 300) steps ("norms"), which is also that stack's chunk; the
+    two-block stack yields every `chunk` steps.
     """
     task = data.default_task()
     inputs, targets = data.sample_batch(task, probe, np.random.default_rng([seed, 1]))
     every = max(1, steps // 300)
-    total, done = study_total(scale, steps, seeds), 0
+    keys = study_keys(scale, seed, seeds) if keys is None else [tuple(k) for k in keys]
+    total, done = steps * len(keys), 0
     norms = {"step": [], "output": [], "input": []}
+    measured = ("tied", seed) in keys
     final = {}
     for net in (model, deep):
-        roles = [(role, tied, s_in) for role, tied, s_in, n in study_runs(scale, 1) if n is net]
-        keys = [(role, s) for s in range(seed, seed + seeds) for role, _, _ in roles]
-        runs = [stack.Run(model.Config(tied=tied, seed=s), task, s, input_grad_scale=s_in)
-                for s in range(seed, seed + seeds) for _, tied, s_in in roles]
+        roles = {role: (tied, s_in) for role, tied, s_in, n in study_runs(scale, 1) if n is net}
+        mine = [k for k in keys if k[0] in roles]
+        runs = [stack.Run(model.Config(tied=roles[role][0], seed=s), task, s, input_grad_scale=roles[role][1])
+                for role, s in mine]
+        if not runs:
+            continue
         params = [net.init_params(r.cfg) for r in runs]
-        measuring = net is model  # runs[0]: the first seed's tied run at this scale
+        measuring = net is model and measured
+        at = mine.index(("tied", seed)) if measuring else 0
         if measuring:
-            _measure(norms, 0, params[0], runs[0].cfg, inputs, targets)
+            _measure(norms, 0, params[at], runs[at].cfg, inputs, targets)
         phase = f"{seeds} seed{'s' if seeds > 1 else ''} at once: " + "; ".join(
-            PHASES[role].format(scale=f"{s_in:g}") for role, _, s_in in roles)
+            PHASES[role].format(scale=f"{s_in:g}") for role, (_, s_in) in roles.items())
         for p in stack.iter_train(runs, params, steps, lr, chunk=every if measuring else chunk, net=net, every=steps):
             out = {"step": done + len(runs) * p["step"], "total": total, "phase": phase, "loss": float(np.max(p["loss"]))}
             if measuring:
-                _measure(norms, p["step"], stack.member(p["params"], 0, runs[0]), runs[0].cfg, inputs, targets)
+                _measure(norms, p["step"], stack.member(p["params"], at, runs[at]), runs[at].cfg, inputs, targets)
                 if len(norms["step"]) % measure_chunk and p["step"] != steps:
                     continue
                 out["norms"] = _norms(norms, scale)
             yield out
         done += len(runs) * steps
-        final.update({key: stack.member(p["params"], i, r) for i, (key, r) in enumerate(zip(keys, runs))})
-    yield {"step": total, "total": total, "phase": "done", "loss": 0.0,
-           "result": _study_result(final, _norms(norms, scale), scale, range(seed, seed + seeds), task)}
+        final.update({key: stack.member(p["params"], i, r) for i, (key, r) in enumerate(zip(mine, runs))})
+    yield {"step": total, "total": total, "phase": "trained", "loss": 0.0, "final": final,
+           "norms": norms if measured else None}
+
+
+def iter_study(scale: float = 1.0, steps: int = 300, seed: int = 0, seeds: int = 3, lr: float = 0.5,
+               probe: int = 256, chunk: int = 1, measure_chunk: int = 1):
+    """Yield {step, total, phase, loss[, norms]} every chunk (iter_trained), then a last dict with "result"
+    (see study). Seeds seed..seed+seeds-1."""
+    for p in iter_trained(scale, steps, seed, seeds, lr, None, probe, chunk, measure_chunk):
+        if "final" not in p:
+            yield p
+    yield {"step": p["total"], "total": p["total"], "phase": "done", "loss": 0.0,
+           "result": study_result(p["final"], p["norms"], scale, seed, seeds)}
+
+
+def study_result(final: dict, norms: dict, scale: float, seed: int, seeds: int) -> dict:
+    """A study's result from its trained runs {(role, seed): params} and the raw path norms."""
+    return _study_result(final, _norms(norms, scale), scale, range(seed, seed + seeds), data.default_task())
 
 
 def _measure(norms: dict, step: int, params: dict, cfg: model.Config, inputs, targets) -> None:

@@ -79,20 +79,21 @@ def training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 
 
 
 def iter_training_curves(cfg: model.Config = model.Config(), task=None, steps: int = 600, lr: float = train.LR,
-                         seed: int = 0, chunk: int = 25, batch: int = train.BATCH):
-    """training_curves() as it trains: yield {"step", "loss" (worst eval), "points": {setting: {step, loss, eval}}}.
+                         seed: int = 0, chunk: int = 25, batch: int = train.BATCH, names=tuple(CURVES)):
+    """training_curves() as it trains: yield {"step", "loss" (worst eval), "points": {setting: {step, loss, eval}}}
+    for the settings `names` (one alone gives its numbers in the pair, so the two can train in different workers).
 
     The correct and the output-path-only run train as one stack from the same init and batches, so a UI
     can draw both curves live and stop them between chunks; the points are training_curves()'s histories.
     """
     task = data.default_task(cfg.V) if task is None else task
     params = model.init_params(cfg)
-    runs = [stack.Run(cfg, task, seed, paths) for paths in CURVES.values()]
+    runs = [stack.Run(cfg, task, seed, CURVES[name]) for name in names]
     first = data.expected_loss(params, cfg, task)
-    yield {"step": 0, "loss": first, "points": {name: {"step": 0, "loss": float("nan"), "eval": first} for name in CURVES}}
+    yield {"step": 0, "loss": first, "points": {name: {"step": 0, "loss": float("nan"), "eval": first} for name in names}}
     for p in stack.iter_train(runs, [params] * len(runs), steps=steps, lr=lr, batch=batch, chunk=chunk):
         pts = {name: {"step": p["step"], "loss": float(p["loss"][i]), "eval": float(p["eval"][i])}
-               for i, name in enumerate(CURVES)}
+               for i, name in enumerate(names)}
         worst = float(np.max(p["eval"])) if np.isfinite(p["eval"]).all() else float("nan")
         yield {"step": p["step"], "loss": worst, "points": pts}
 

@@ -71,16 +71,17 @@ def ranks_over_training(cfg: model.Config, task=None, steps: int = 600, lr: floa
 
 
 def race(res: float = 1.0, sigma: float = 0.25, steps: int = 600, lr: float = train.LR, seed: int = 0,
-         chunk: int = 5, every: int = 25, V: int = 64, d: int = 16, task=None, batch: int = train.BATCH):
+         chunk: int = 5, every: int = 25, V: int = 64, d: int = 16, task=None, batch: int = train.BATCH,
+         names=("tied", "untied")):
     """Train tied and untied side by side on task (data.default_task if None; same res, sigma, seed, batches;
     one stack); yield every chunk of steps {step, loss (the worse of the two, NaN if either is)}, and at init,
     every `every` steps and at the end also {tied, untied (mean self-rank), ranks: {"tied": (V,), "untied": (V,)},
     eval: {"tied", "untied"}}.
 
     Small chunks keep each yield short (a UI can stay responsive between them); `every` sets the
-    points of the rank curves. Neither changes any number.
+    points of the rank curves. Neither changes any number. names: the models to train (one alone gives
+    its numbers in the race, so the two can train in different workers).
     """
-    names = ("tied", "untied")
     runs = [stack.Run(model.Config(V=V, d=d, sigma=sigma, tied=name == "tied", res=res, seed=seed),
                       data.default_task(V) if task is None else task, seed) for name in names]
     params = stack.stack([model.init_params(r.cfg) for r in runs], runs)

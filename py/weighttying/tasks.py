@@ -47,31 +47,34 @@ def table(seeds=range(5), steps: int = STEPS, lr: float = LR, V: int = 64, d: in
     return [summary(name, runs[name], V, d, **task_kw) for name in TASKS]
 
 
-def stack_runs(seeds, V: int, d: int, tasks: dict, **task_kw) -> list[stack.Run]:
-    """The stack of a table: per seed, per task, tied then untied (batches seeded by the seed)."""
+def stack_runs(pairs, V: int, d: int, tasks: dict, **task_kw) -> list[stack.Run]:
+    """The stack of a table's (seed, task) pairs: per pair, tied then untied (batches seeded by the seed)."""
     P = {name: data.markov_task(V, aligned=aligned, **{**TASK, **task_kw}) for name, aligned in tasks.items()}
     return [stack.Run(model.Config(V=V, d=d, tied=tied, seed=seed), P[name], seed)
-            for seed in seeds for name in tasks for tied in (True, False)]
+            for seed, name in pairs for tied in (True, False)]
 
 
 def iter_runs(seeds=range(5), steps: int = STEPS, lr: float = LR, V: int = 64, d: int = 16, chunk: int = 50,
-              batch: int = BATCH, tasks: dict = TASKS, **task_kw):
+              batch: int = BATCH, tasks: dict = TASKS, pairs=None, **task_kw):
     """The runs of `table`, streamed: yield {step (done over all runs), total, loss (the worst run's), seed, task,
     model, models} every chunk of training; all (seed, task, tied) runs train at once as one stack
     (stack.iter_train), so the last chunk is followed by one point per (seed, task) pair carrying
     "run" = {seed, tied, untied (excess losses), ratio}, in seed order. "seed", "task" and "model" name
     the stack's first run, "models" how many train at once. The chunk size does not change any number.
+    pairs: the (seed, task) pairs to train (default: every seed with every task); a pair's numbers do not
+    depend on the others it trains with (a seed's batches come from its own generator), so a table can be
+    split across workers.
     """
-    runs = stack_runs(list(seeds), V, d, tasks, **task_kw)
+    pairs = [(s, name) for s in seeds for name in tasks] if pairs is None else [tuple(p) for p in pairs]
+    runs = stack_runs(pairs, V, d, tasks, **task_kw)
     if not runs:
         return
-    entropy = {name: data.entropy(r.task) for name, r in zip(tasks, runs[::2])}
+    entropy = {name: data.entropy(r.task) for (_, name), r in zip(pairs, runs[::2])}
     total = len(runs) * steps
-    first = {"seed": runs[0].seed, "task": next(iter(tasks)), "model": "tied", "models": len(runs), "total": total}
+    first = {"seed": runs[0].seed, "task": pairs[0][1], "model": "tied", "models": len(runs), "total": total}
     for point in stack.iter_train(runs, steps=steps, lr=lr, batch=batch, chunk=chunk, every=steps):
         yield {**first, "step": len(runs) * point["step"], "loss": float(np.max(point["loss"]))}
-    names = [name for _ in seeds for name in tasks]
-    for (i, r), name in zip(enumerate(runs[::2]), names):
+    for (i, r), (_, name) in zip(enumerate(runs[::2]), pairs):
         tied, untied = (float(point["eval"][2 * i + k]) - entropy[name] for k in (0, 1))
         yield {**first, "step": total, "loss": float(np.max(point["loss"])), "seed": r.seed, "task": name,
                "run": {"seed": r.seed, "tied": tied, "untied": untied, "ratio": tied / untied}}

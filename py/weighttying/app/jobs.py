@@ -42,9 +42,13 @@ class Job:
     async def _drive(steps, on_step, on_done, on_error) -> None:
         last = None
         try:
-            for last in steps:
-                on_step(last)
-                await asyncio.sleep(0)
+            if hasattr(steps, "__aiter__"):  # a run in other workers (app.pooled): it awaits their messages
+                async for last in steps:
+                    on_step(last)
+            else:
+                for last in steps:
+                    on_step(last)
+                    await asyncio.sleep(0)
         except asyncio.CancelledError:
             # The driver is the task's outermost frame and nobody awaits it: ending quietly keeps
             # Pyodide's event loop from logging every Cancel click as an error.

@@ -23,6 +23,7 @@ import panel as pn
 from .. import render as R
 from .. import state as S
 from ..views import kit as views_kit
+from . import pooled
 from .jobs import Job
 from .store import Store, controls
 
@@ -303,6 +304,7 @@ class Runner:
         self.bar = pn.indicators.Progress(value=0, max=100, width=200, bar_color="primary", visible=False)
         self.status = pn.pane.HTML('<p class="wt-status" role="status"></p>', sizing_mode="stretch_width",
                                    visible=False)
+        self.notes: list[str] = []  # what happened to this run besides its steps (a numerics worker replaced)
         self.run.on_click(lambda _: self.start())
         self.cancel.on_click(lambda _: self.stop("Cancelled."))
 
@@ -328,7 +330,9 @@ class Runner:
         total = max(self.total(), 1)
         self.bar.value = 0
         self.busy(True)
+        self.notes = []
         self.say("Running…")
+        told = lambda text: " ".join([text, *self.notes])  # noqa: E731
 
         def step(p: dict) -> None:
             loss = p.get("loss", 0.0)
@@ -336,14 +340,15 @@ class Runner:
                 self.stop(f"Diverged at step {p['step']}: the loss became {R.num(loss)}. "
                           "Lower the learning rate and run again.", "wt-bad")
                 return
+            self.notes += [p["note"]] if "note" in p else []
             self.bar.value = min(100, int(100 * p["step"] / total))
-            self.say(f"Step {p['step']} of {total}")
+            self.say(told(f"Step {p['step']} of {total}"))
             self.on_step(p)
 
         def done(last: dict | None) -> None:
             self.bar.value = 100
             self.busy(False)
-            self.say("Done.")
+            self.say(told("Done."))
             self.on_done(last)
 
         def failed(err: Exception) -> None:
@@ -407,9 +412,19 @@ class RunSection:
         redraw = every(DRAW_S, self.draw)
 
         def step(point: dict) -> None:
-            if collect(self.results, point):
+            if "merged" in point:  # a pooled Run: the results its parts have merged into so far (None: as before)
+                collect(self.fresh(), {k: v for k, v in point.items() if k != "merged"})  # only what it says of the run
+                if point["merged"] is not None:
+                    self.results.clear()
+                    self.results.update(self.fresh(), **kept(store, section, keep), **point["merged"])
+                    redraw()
+            elif "note" not in point and collect(self.results, point):
                 redraw()
-        self.runner = Runner(label, lambda: self._restart(steps), lambda: total(self.st()), step,
+
+        def run(st) -> Iterator[dict]:
+            """The Run of st: on the page's pool of numerics workers when there is one, else here."""
+            return pooled.steps(section, st, total(st), lambda: steps(st)) if pooled.available(section) else steps(st)
+        self.runner = Runner(label, lambda: self._restart(run), lambda: total(self.st()), step,
                              lambda last: redraw(True), check)
         self.follows, self.live = not view.RUN_KEYS, False  # follows: results follow every control, no Run wait
         obj = store[section]

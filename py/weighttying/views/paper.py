@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from .. import lens, paper
+from .. import lens, paper, pool
 from .. import render as R
 from .. import quoted
 from .. import state as S
@@ -239,3 +239,35 @@ def slots(st: S.Paper, results: dict | None = None) -> dict[str, str]:
     return {"claim": claim_html(r.get("tuned")), **out, "claims": claims_html(r) if done else pending("Claims"), "tuned": tuned,
             "align": align_html(r) if done else pending("Similarity"), "lens": lens_html(r) if done else pending("Lens"),
             "layers": layers_html(r["tuned"]) if "tuned" in r else ""}
+
+
+# ---- a Run split across workers (weighttying.pool) ----
+
+LATEST = ("norms",)  # the path norms so far: each point's supersedes the one before
+COST = {"lens_tied": 2.0, "lens_untied": 2.0}  # a two-block run costs about two one-block runs
+
+
+def split(st: S.Paper, n: int) -> list[dict]:
+    """The study's runs (role, seed) in at most n parts of near-equal cost: {"keys": [[role, seed]]}."""
+    keys = [list(k) for k in paper.study_keys(st.scale, st.seed, st.seeds)]
+    return [{"keys": p} for p in pool.balanced(keys, n, lambda k: COST.get(k[0], 1.0))]
+
+
+def iter_part(st: S.Paper, part: dict):
+    """paper.iter_trained for the part's runs; its last point's trained runs as [[role, seed, params]]."""
+    for p in paper.iter_trained(st.scale, st.steps, st.seed, st.seeds, st.lr, keys=part["keys"]):
+        if "final" in p:
+            p = {**p, "final": [[role, s, params] for (role, s), params in p.pop("final").items()],
+                 "raw_norms": p.pop("norms")}
+        yield p
+
+
+def merge(st: S.Paper, streams: list[list[dict]]) -> dict:
+    """The study so far as one Run streams it: the latest path norms, then, every part done, its result."""
+    last = [s[-1] for s in streams if s]
+    if len(last) == len(streams) and all("final" in p for p in last):
+        final = {(role, s): params for p in last for role, s, params in p["final"]}
+        raw = next(p["raw_norms"] for p in last if p["raw_norms"] is not None)
+        return paper.study_result(final, raw, st.scale, st.seed, st.seeds)
+    norms = [p["norms"] for s in streams for p in s if "norms" in p]
+    return {"norms": norms[-1]} if norms else {}

@@ -12,7 +12,7 @@ import html
 
 import numpy as np
 
-from .. import gradcheck, measure, model, pathdrop, recipes
+from .. import gradcheck, measure, model, pathdrop, pool, recipes
 from .. import render as R
 from .. import state as S
 from ..quoted import PAGE
@@ -173,10 +173,10 @@ def trap_html(t: dict) -> str:
             f'fancy-index write keeps one contribution per repeated row instead of their sum.</p>')
 
 
-def iter_curves(st: S.Pathdrop):
-    """pathdrop.iter_training_curves for this state: progress dicts with both runs' latest points."""
-    return pathdrop.iter_training_curves(config(st), measure.race_task(RECIPE),
-                                         steps=st.steps, lr=st.lr, seed=st.seed, chunk=CURVE_CHUNK, batch=RECIPE.batch)
+def iter_curves(st: S.Pathdrop, names=CURVES):
+    """pathdrop.iter_training_curves for this state: progress dicts with both runs' (`names`') latest points."""
+    return pathdrop.iter_training_curves(config(st), measure.race_task(RECIPE), steps=st.steps, lr=st.lr,
+                                         seed=st.seed, chunk=CURVE_CHUNK, batch=RECIPE.batch, names=names)
 
 
 def curve_rows(st: S.Pathdrop, finals: dict[str, float], noise: dict | None = None) -> list[list[object]]:
@@ -243,3 +243,29 @@ def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
             f"Step {end['step']} of {st.steps}: correct {finals[CURVES[0]]:.4f}, broken {finals[CURVES[1]]:.4f}")}
     return {**out, "curves": curves_svg(points), **text,
             "finals": curves_html(st, finals, (results or {}).get("noise") or {}) + source(results, "pathdrop-source")}
+
+
+# ---- a Run split across workers (weighttying.pool) ----
+
+LATEST = ()  # no key of a streamed point supersedes an earlier one's
+
+
+def split(st: S.Pathdrop, n: int) -> list[dict]:
+    """The two runs of the curves, apart when there are two workers: {"names": [...]}."""
+    return [{"names": p} for p in pool.balanced(list(CURVES), n)]
+
+
+def iter_part(st: S.Pathdrop, part: dict):
+    """iter_curves for the part's runs alone (each run's points are the pair's), "total" in every point."""
+    return ({**p, "total": st.steps} for p in iter_curves(st, tuple(part["names"])))
+
+
+def merge(st: S.Pathdrop, streams: list[list[dict]]) -> dict:
+    """The curve points that every part has reached, each as the one-stack pair yields it."""
+    points = []
+    for same in zip(*streams):
+        pts = {name: q for p in same for name, q in p["points"].items()}
+        evals = np.array([pts[n]["eval"] for n in CURVES])
+        worst = float(np.max(evals)) if np.isfinite(evals).all() else float("nan")
+        points.append({"step": same[0]["step"], "loss": same[0]["loss"] if same[0]["step"] == 0 else worst, "points": pts})
+    return {"points": points}

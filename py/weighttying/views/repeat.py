@@ -13,7 +13,7 @@ import html
 
 import numpy as np
 
-from .. import measure, model, recipes, repeat
+from .. import measure, model, pool, recipes, repeat
 from .. import render as R
 from .. import quoted
 from .. import state as S
@@ -182,10 +182,10 @@ def curves_html(points: list[dict]) -> str:
 RECIPE = recipes.REPEAT  # the race's task and batch (no control: the page leaves them open, calibrate chose)
 
 
-def iter_race(st: S.Repeat, chunk: int = CHUNK):
-    """repeat.race for st: progress dicts every chunk of steps, rank points every EVERY steps."""
+def iter_race(st: S.Repeat, chunk: int = CHUNK, names=("tied", "untied")):
+    """repeat.race for st (its models `names`): progress dicts every chunk of steps, rank points every EVERY steps."""
     return repeat.race(st.res, st.sigma, st.steps, st.lr, st.seed, chunk, EVERY, V=TOY.V, d=TOY.d,
-                       task=measure.race_task(RECIPE), batch=RECIPE.batch)
+                       task=measure.race_task(RECIPE), batch=RECIPE.batch, names=names)
 
 
 def results(st: S.Repeat) -> dict:
@@ -209,3 +209,32 @@ def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
             "trained": trained_table(trained_rows(st, points[-1] if points else None, noise), st,
                                      points[-1]["step"] if points else 0)
             + (source(results, "repeat-source") if points else "")}
+
+
+# ---- a Run split across workers (weighttying.pool) ----
+
+LATEST = ()  # no key of a streamed point supersedes an earlier one's
+
+
+def split(st: S.Repeat, n: int) -> list[dict]:
+    """The race's two models, apart when there are two workers: {"names": [...]}."""
+    return [{"names": p} for p in pool.balanced(["tied", "untied"], n)]
+
+
+def iter_part(st: S.Repeat, part: dict):
+    """iter_race for the part's models alone (each model's numbers are the race's), "total" in every point."""
+    return ({**p, "total": st.steps} for p in iter_race(st, names=tuple(part["names"])))
+
+
+def merge(st: S.Repeat, streams: list[list[dict]]) -> dict:
+    """The race's rank points that every part has reached, each as the one-stack race yields it."""
+    ranked = [[p for p in s if "ranks" in p] for s in streams]
+    points = []
+    for same in zip(*ranked):
+        point = {"step": same[0]["step"], "loss": float(np.max([p["loss"] for p in same])), "ranks": {}, "eval": {}}
+        for p in same:
+            point.update({k: p[k] for k in p["ranks"]})
+            point["ranks"].update(p["ranks"])
+            point["eval"].update(p["eval"])
+        points.append(point)
+    return {"points": points}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .. import measure, tasks
+from .. import measure, pool, tasks
 from .kit import TOY, Num, at_defaults, claim, grid, judged, log, note, source, table
 
 CHUNK = 1  # stack steps per streamed chunk, each stepping every model of the table (20 at the defaults): ~15-30 ms in an idle worker
@@ -162,3 +162,26 @@ def slots(st: S.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str
     runs = results or empty()
     return {"claim": claim_html(runs), "status": status(st, runs), "table": summary_table(summary_rows(runs, st.seeds), st),
             "plot": plot(runs), "seeds": seed_table(seed_rows(runs))}
+
+
+# ---- a Run split across workers (weighttying.pool) ----
+
+LATEST = ()  # no key of a streamed point supersedes an earlier one's
+
+
+def split(st: S.Tasks, n: int) -> list[dict]:
+    """The Run's (seed, task) pairs in at most n balanced parts: {"pairs": [[seed, task]]}."""
+    return [{"pairs": p} for p in pool.balanced([[s, name] for s in range(st.seeds) for name in tasks.TASKS], n)]
+
+
+def iter_part(st: S.Tasks, part: dict):
+    """iter_runs for the part's pairs alone (a pair's numbers do not depend on the pairs it trains with)."""
+    return tasks.iter_runs(range(st.seeds), st.steps, st.lr, TOY.V, TOY.d, chunk=CHUNK, pairs=part["pairs"])
+
+
+def merge(st: S.Tasks, streams: list[list[dict]]) -> dict[str, list[dict]]:
+    """The runs the parts have finished, filed as one Run files them (by task, in seed order)."""
+    runs = empty()
+    for point in sorted((p for s in streams for p in s if "run" in p), key=lambda p: p["seed"]):
+        collect(runs, point)
+    return runs

@@ -1,0 +1,110 @@
+// The page's pool of numerics workers (site/pool.js): its size rule, and its dispatch with stand-in workers
+// (the browser tests run the real ones): parts to workers, batches relayed, Cancel, a dead worker's part run
+// again, a pool that cannot start, release when idle.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createPool, poolSize } from "../../site/pool.js";
+
+test("size: cores - 1, within 1..4; 1 saving data, on click or under 4 GB; at most 2 where memory is unsaid", () => {
+  const size = (cores, memory, more = {}) => poolSize({ cores, memory, ...more });
+  assert.deepEqual([1, 2, 3, 4, 5, 8, 64].map((c) => size(c, 8)), [1, 1, 2, 3, 4, 4, 4]);
+  assert.equal(size(undefined, 8), 1, "no core count: one");
+  assert.equal(size(8, 8, { click: true }), 1);
+  assert.equal(size(8, 8, { saveData: true }), 1);
+  assert.equal(size(8, 2), 1);
+  assert.equal(size(8, 0.5), 1);
+  assert.equal(size(8, 4), 4, "4 GB is enough");
+  assert.deepEqual([2, 3, 8].map((c) => size(c, undefined)), [1, 2, 2]);
+});
+
+function fakeWorkers({ bootFails = false } = {}) {
+  // Stand-ins for worker.js in numerics mode: they boot at once and run a part when told to (step()).
+  const made = [];
+  const spawn = () => {
+    const w = { sent: [], terminated: false, part: null };
+    w.postMessage = (msg) => {
+      w.sent.push(msg);
+      const say = (data) => queueMicrotask(() => w.onmessage({ data }));
+      if (msg.type === "boot") say(bootFails ? { type: "error", fatal: true, message: "out of memory" } : { type: "numerics-ready" });
+      if (msg.type === "part") w.part = { run: msg.run, part: msg.part, step: 0 };
+      if (msg.type === "cancel") {
+        say({ type: "ended", run: msg.run, part: w.part && w.part.part, step: w.part && w.part.step });
+        w.part = null;
+      }
+    };
+    w.batch = (done = false) => { // the worker sends a batch of its part
+      w.part.step += 10;
+      w.onmessage({ data: { type: "points", run: w.part.run, part: w.part.part, batch: `b${w.part.step}`, done } });
+      if (done) w.part = null;
+    };
+    w.terminate = () => { w.terminated = true; };
+    made.push(w);
+    return w;
+  };
+  return { made, spawn };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+test("parts go one to a worker, batches are relayed, the workers are released once idle", async () => {
+  const { made, spawn } = fakeWorkers(), posted = [];
+  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 5 });
+  pool.run({ sid: "tasks", run: 1, parts: ["p0", "p1", "p2"] });
+  await tick();
+  assert.equal(made.length, 2, "no more workers than the size");
+  assert.deepEqual(made.map((w) => w.sent.at(-1).spec), ["p0", "p1"]);
+  made[0].batch();
+  made[0].batch(true);
+  await tick();
+  assert.equal(made[0].sent.at(-1).spec, "p2", "a free worker takes the waiting part");
+  assert.deepEqual(posted.map((m) => [m.kind, m.part, m.text]), [["points", 0, "b10"], ["points", 0, "b20"]]);
+  made[1].batch(true);
+  made[0].batch(true);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(made.every((w) => w.terminated) && pool.workers.length === 0 && pool.released === 2, "released when idle");
+});
+
+test("Cancel stops every part: each worker confirms its last step, nothing of the run is relayed after", async () => {
+  const { made, spawn } = fakeWorkers(), posted = [];
+  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
+  pool.run({ sid: "paper", run: 7, parts: ["a", "b"] });
+  await tick();
+  made[0].batch();
+  made[1].batch();
+  made[1].batch();
+  pool.cancel({ run: 7 });
+  await tick();
+  assert.deepEqual(pool.ended.map(({ run, part, step }) => [run, part, step]), [[7, 0, 10], [7, 1, 20]]);
+  const relayed = posted.length;
+  made[0].onmessage({ data: { type: "points", run: 7, part: 0, batch: "late", done: false } });
+  assert.equal(posted.length, relayed, "a batch in flight when Cancel landed is dropped");
+  pool.release();
+});
+
+test("a worker that dies mid-part is replaced, its part runs again from its start, and the section is told", async () => {
+  const { made, spawn } = fakeWorkers(), posted = [];
+  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
+  pool.run({ sid: "tasks", run: 3, parts: ["a", "b"] });
+  await tick();
+  made[1].batch();
+  made[1].onerror({ preventDefault() {}, message: "killed" });
+  await tick();
+  assert.equal(made.length, 3, "a new worker");
+  assert.equal(made[2].sent.at(-1).spec, "b", "the dead worker's part, from its start");
+  const retry = posted.find((m) => m.kind === "retry");
+  assert.ok(retry && retry.part === 1 && /started again/.test(retry.text), JSON.stringify(posted));
+  pool.release();
+});
+
+test("a pool that cannot start tells the Panel worker to run the Run itself, once, and asks no more", async () => {
+  const { spawn } = fakeWorkers({ bootFails: true }), posted = [];
+  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
+  pool.run({ sid: "tasks", run: 1, parts: ["a", "b"] });
+  await tick();
+  await tick();
+  assert.equal(posted.filter((m) => m.kind === "failed").length, 1, JSON.stringify(posted));
+  assert.match(posted[0].text, /could not start \(out of memory\)/);
+  assert.equal(pool.size, 0);
+  pool.run({ sid: "tasks", run: 2, parts: ["a"] });
+  assert.equal(posted.at(-1).kind, "failed", "a later Run is answered at once");
+});

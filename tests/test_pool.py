@@ -1,0 +1,179 @@
+"""A run split into parts for a pool of numerics workers (weighttying.pool): every run section's parts, run
+apart and merged, give the one-worker run's results to 1e-12, however many parts; a part travels as JSON."""
+import math
+
+import numpy as np
+import pytest
+
+from weighttying import paper, pool
+from weighttying import state as S
+from weighttying.views import pathdrop, repeat, tasks
+
+SMALL = {"tasks": S.Tasks(seeds=3, steps=20), "repeat": S.Repeat(steps=30), "pathdrop": S.Pathdrop(steps=20),
+         "paper": S.Paper(steps=20, seeds=2, scale=4.0)}
+
+
+def one_worker(section: str, st) -> dict:
+    """What the live section's one-worker Run collects for st."""
+    if section == "tasks":
+        return {k: v for k, v in tasks.results(st).items() if k != "noise"}
+    if section == "repeat":
+        return {"points": [p for p in repeat.iter_race(st) if "tied" in p]}
+    if section == "pathdrop":
+        return {"points": list(pathdrop.iter_curves(st))}
+    return paper.study(st.scale, st.steps, st.seed, st.seeds, st.lr)
+
+
+def pooled(section: str, st, n: int) -> tuple[dict, list[dict]]:
+    """The run in n parts, each run to its end through Part (JSON batches, as the workers send them), merged."""
+    specs = pool.split(section, st, n)
+    gather = pool.Gather(section, st, len(specs), 1000)
+    progress = []
+    for i, spec in enumerate(specs):
+        part = pool.Part(pool.encode(spec))
+        while not part.done:
+            progress.append(gather.add(i, part.batch(0.01)))
+    assert gather.finished
+    return gather.results(), progress
+
+
+def largest_difference(a, b) -> float:
+    """The largest absolute difference between two results of the same shape (inf where the shapes differ)."""
+    if isinstance(a, dict):
+        return max([largest_difference(a[k], b[k]) for k in a], default=0.0) if set(a) == set(b) else math.inf
+    if isinstance(a, (list, tuple, np.ndarray)) and not isinstance(a, str):
+        a, b = list(a), list(b)
+        return max([largest_difference(x, y) for x, y in zip(a, b)], default=0.0) if len(a) == len(b) else math.inf
+    if isinstance(a, (float, np.floating)) or isinstance(b, (float, np.floating)):
+        return 0.0 if (math.isnan(a) and math.isnan(b)) else abs(float(a) - float(b))
+    return 0.0 if a == b else math.inf
+
+
+@pytest.mark.parametrize("section", list(SMALL))
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_parts_merge_into_the_one_worker_result(section, n):
+    st = SMALL[section]
+    got, progress = pooled(section, st, n)
+    want = one_worker(section, st)
+    assert largest_difference(want, got) <= 1e-12
+    assert [p["step"] for p in progress] == sorted(p["step"] for p in progress) and progress[-1]["step"] == 1000
+
+
+def test_parts_are_balanced_and_cover_every_model_once():
+    specs = pool.split("tasks", S.Tasks(seeds=5), 2)
+    pairs = [tuple(p) for s in specs for p in s["part"]["pairs"]]
+    assert [len(s["part"]["pairs"]) for s in specs] == [5, 5] and sorted(pairs) == sorted(set(pairs)) and len(pairs) == 10
+    costs = [sum(paper_cost(k) for k in s["part"]["keys"]) for s in pool.split("paper", S.Paper(), 2)]
+    assert max(costs) - min(costs) <= 1
+    assert len(pool.split("repeat", S.Repeat(), 4)) == 2 and len(pool.split("repeat", S.Repeat(), 1)) == 1
+
+
+def paper_cost(key) -> float:
+    from weighttying.views import paper as V
+    return V.COST.get(key[0], 1.0)
+
+
+def test_a_partial_merge_shows_only_what_every_part_reached():
+    st = SMALL["repeat"]
+    specs = pool.split("repeat", st, 2)
+    gather = pool.Gather("repeat", st, 2, st.steps)
+    gather.add(0, pool.Part(pool.encode(specs[0])).batch(10))  # the tied model done, the untied not started
+    assert gather.results() == {"points": []} and not gather.finished
+    assert gather.progress()["step"] == st.steps // 2
+
+
+def test_encode_keeps_every_bit_nan_and_dtype():
+    x = {"a": np.array([0.1, np.nan, -np.inf, 1 / 3]), "i": np.arange(3), "f": float("nan")}
+    back = pool.decode(pool.encode(x))
+    assert back["a"].tobytes() == x["a"].tobytes() and back["i"].dtype == x["i"].dtype and math.isnan(back["f"])
+
+
+def test_a_section_that_does_not_split_is_refused():
+    with pytest.raises(ValueError, match="does not split"):
+        pool.split("sweep", S.Sweep(), 2)
+
+
+def drive(gen, stop_after: int | None = None) -> list[dict]:
+    """The points of an async Run stream (app.pooled.steps), closing it after stop_after points."""
+    import asyncio
+
+    async def take():
+        out = []
+        async for p in gen:
+            out.append(p)
+            if stop_after is not None and len(out) >= stop_after:
+                await gen.aclose()
+                break
+        return out
+    return asyncio.run(take())
+
+
+def fake_page(answer):
+    """emit() of a page whose pool answers each "pool-run" with answer(run, specs): [(kind, part, text)]."""
+    import json as j
+
+    from weighttying.app import pooled
+    said = []
+
+    def emit(kind, data):
+        said.append((kind, j.loads(data)))
+        if kind == "pool-run":
+            msg = j.loads(data)
+            for kind_, part, text in answer(msg["run"], [j.loads(s) for s in msg["parts"]]):
+                pooled.heard(kind_, msg["run"], part, text)
+    return said, emit
+
+
+def run_parts(run, specs):
+    out = []
+    for i, spec in enumerate(specs):
+        part = pool.Part(pool.encode(spec))
+        while not part.done:
+            out.append(("points", i, part.batch(0.01)))
+    return out
+
+
+def test_the_panel_worker_gathers_a_pooled_run_into_the_one_worker_results():
+    from weighttying.app import pooled
+    said, emit = fake_page(run_parts)
+    pooled.setup(3, emit)
+    st = SMALL["tasks"]
+    points = drive(pooled.steps("tasks", st, st.seeds * 4 * st.steps, lambda: iter(())))
+    merged = [p["merged"] for p in points if p["merged"] is not None]
+    assert largest_difference(one_worker("tasks", st), merged[-1]) == 0.0
+    assert points[-1]["step"] == st.seeds * 4 * st.steps and points[-1]["models"] == st.seeds * 4
+    assert [k for k, _ in said] == ["pool-run"] and len(said[0][1]["parts"]) == 3
+
+
+def test_a_cancelled_pooled_run_tells_the_page_to_stop_every_part():
+    from weighttying.app import pooled
+    said, emit = fake_page(lambda run, specs: run_parts(run, specs)[:1])
+    pooled.setup(2, emit)
+    drive(pooled.steps("tasks", SMALL["tasks"], 240, lambda: iter(())), stop_after=1)
+    assert [k for k, _ in said] == ["pool-run", "pool-cancel"] and said[1][1]["run"] == said[0][1]["run"]
+
+
+def test_a_pool_that_cannot_start_runs_here_with_a_note_and_is_not_asked_again():
+    from weighttying.app import pooled
+    said, emit = fake_page(lambda run, specs: [("failed", None, "The pool could not start (out of memory).")])
+    pooled.setup(2, emit)
+    st = SMALL["repeat"]
+    points = drive(pooled.steps("repeat", st, st.steps, lambda: repeat.iter_race(st)))
+    assert points[0]["note"].startswith("The pool could not start") and len(points) > 2
+    assert largest_difference([p for p in points[1:] if "tied" in p], one_worker("repeat", st)["points"]) == 0.0
+    assert not pooled.available("repeat")
+
+
+def test_a_replaced_worker_restarts_its_part_and_the_run_still_merges():
+    from weighttying.app import pooled
+
+    def answer(run, specs):
+        first = run_parts(run, specs)
+        return [first[0], ("retry", 0, "A numerics worker stopped; its part was started again."), *first]
+    said, emit = fake_page(answer)
+    pooled.setup(2, emit)
+    st = SMALL["pathdrop"]
+    points = drive(pooled.steps("pathdrop", st, st.steps, lambda: iter(())))
+    assert any("note" in p for p in points)
+    merged = [p["merged"] for p in points if p.get("merged") is not None]
+    assert largest_difference(one_worker("pathdrop", st), merged[-1]) == 0.0
