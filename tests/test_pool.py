@@ -9,6 +9,14 @@ from weighttying import paper, pool
 from weighttying import state as S
 from weighttying.views import pathdrop, repeat, tasks
 
+
+@pytest.fixture(autouse=True)
+def no_pool_after():
+    """Each test that gives this process a pool takes it back: the sections' tests after it run their Runs here."""
+    yield
+    from weighttying.app import pooled
+    pooled.setup(0, lambda kind, data: None)
+
 SMALL = {"tasks": S.Tasks(seeds=3, steps=20), "repeat": S.Repeat(steps=30), "pathdrop": S.Pathdrop(steps=20),
          "paper": S.Paper(steps=20, seeds=2, scale=4.0)}
 

@@ -23,6 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from weighttying import pool
+from weighttying import state as S
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "tests" / "node" / "run_pyodide.mjs"
 PYODIDE = ROOT / "node_modules" / "pyodide"
@@ -226,7 +229,9 @@ def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
     assert own["V"] == 24.0 and own["merged"] and own["bigram"] < own["unigram"], own
     assert {m: len(r["samples"]) for m, r in own["models"].items()} == {"tied": 24, "untied": 24}
     # A Run split across a pool merges into the one-worker stack's results, under Pyodide as under CPython.
-    for section in ("tasks", "repeat", "pathdrop", "paper"):
+    split = {k.removeprefix("pool ") for k in got if k.startswith("pool ")}
+    assert split == {s for s in S.SECTIONS if pool.parted(s)}, split  # every section whose Run splits, no other
+    for section in split:
         pooled = got[f"pool {section}"]
         assert pooled["one"] and not compare(pooled["three"], pooled["one"]), section
 

@@ -20,13 +20,20 @@ import numpy as np
 
 from . import state as S
 
-PARTED = ("tasks", "paper", "repeat", "pathdrop")  # the sections whose runs split into parts
 BUDGET_S = 0.2  # compute per batch of points a part sends: a few messages a second, each a few ms to pass on
+
+
+def parted(section: str) -> bool:
+    """Whether `section`'s Run splits into parts: its view declares split, iter_part and merge."""
+    if section not in S.SECTION:
+        return False
+    mod = importlib.import_module(f".views.{section}", __package__)
+    return all(hasattr(mod, f) for f in ("split", "iter_part", "merge"))
 
 
 def view(section: str):
     """The view module of a run section that splits."""
-    if section not in PARTED:
+    if not parted(section):
         raise ValueError(f"the {section!r} section's run does not split into parts")
     return importlib.import_module(f".views.{section}", __package__)
 

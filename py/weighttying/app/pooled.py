@@ -31,7 +31,7 @@ def setup(size: int, emit: Callable[[str, str], None]) -> None:
 
 def available(section: str) -> bool:
     """Whether a Run of `section` goes to the pool."""
-    return SIZE["workers"] > 0 and section in pool.PARTED
+    return SIZE["workers"] > 0 and pool.parted(section)
 
 
 def heard(kind: str, run: int, part: int, text: str) -> None:
