@@ -82,16 +82,24 @@ def printed(url: str, query: str, section: str, pdf_page: int | None) -> bytes:
     with sync_playwright() as p:
         browser, page = booted(p, url + (f"?{query}" if query else ""), {"viewport": {"width": WIDTH, "height": HEIGHT}})
         page.emulate_media(media="print")
-        # which printed page the section starts on, from its place in the print layout (A4 at 96 dpi, 1 cm margins)
-        guess = 1 + int(top_of(page, section) // (29.7 / 2.54 * 96 - 2 * 38)) if section else 1
+        heading = page.evaluate("(id) => { const h = id && document.querySelector(`#${id} h2`)?.cloneNode(true);"
+                                " h?.querySelector('.wt-anchor')?.remove(); return h ? h.textContent : ''; }", section)
         pdf = page.pdf(format="A4", margin={"top": "1cm", "bottom": "1cm", "left": "1cm", "right": "1cm"})
         browser.close()
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "page.pdf").write_bytes(pdf)
-        n = pdf_page or guess
+        n = pdf_page or starts_on(tmp, heading)
         subprocess.run(["pdftoppm", "-png", "-r", "110", "-f", str(n), "-l", str(n), "-singlefile",
                         "page.pdf", "out"], cwd=tmp, check=True)
         return (Path(tmp) / "out.png").read_bytes()
+
+
+def starts_on(folder: str, heading: str) -> int:
+    """The printed page (1-based) whose text first holds HEADING (pdftotext, poppler-utils); 1 without one."""
+    text = subprocess.run(["pdftotext", "page.pdf", "-"], cwd=folder, check=True, capture_output=True, text=True).stdout
+    words = " ".join(heading.split())
+    pages = [" ".join(p.split()) for p in text.split("\f")]
+    return next((i + 1 for i, p in enumerate(pages) if words and words in p), 1)
 
 
 def shrink(png: bytes) -> bytes:

@@ -59,7 +59,7 @@ REPO_TEXT = re.compile(r"python -m|\bpip install|\bnpm (ci|install|run)|\./dev\b
 # A control's text, which a handout must not show.
 CONTROL_TEXT = ("Reset section", "Download CSV", "Download JSON", "Download figure", "Copy link", "Check every entry",
                 "Recompute central differences", "Train tied + untied", "Run the seeds", "Run again", "Data and downloads",
-                "Preset")
+                "Preset", "Your text (it stays in this browser)", "Or a .txt file", "Prompt for the samples")
 
 WALK_JS = """
 function walk(root, fn) { for (const el of root.querySelectorAll('*')) { fn(el); if (el.shadowRoot) walk(el.shadowRoot, fn); } }
