@@ -34,6 +34,9 @@ class Runner:
         self.status = pn.pane.HTML('<p class="wt-status" role="status"></p>', sizing_mode="stretch_width",
                                    visible=False)
         self.notes: list[str] = []  # what happened to this run besides its steps (a numerics worker replaced)
+        # The status line's data-run and data-step: "over" once the run's task has ended (no step can follow),
+        # with the last step it applied; what a test waits on after Cancel instead of sleeping
+        self.over, self.last_step, self.said = True, 0, ("", "")
         self.run.on_click(lambda _: self.start())
         self.cancel.on_click(lambda _: self.stop("Cancelled."))
 
@@ -42,8 +45,16 @@ class Runner:
         return pn.Column(pn.Row(self.run, self.cancel), self.bar, self.status, sizing_mode="stretch_width")
 
     def say(self, text: str, kind: str = "") -> None:
-        self.status.param.update(object=f'<p class="wt-status {kind}" role="status">{html.escape(text)}</p>',
+        run = f'data-testid="run-status" data-run="{"over" if self.over else "going"}" data-step="{self.last_step}"'
+        self.status.param.update(object=f'<p class="wt-status {kind}" role="status" {run}>{html.escape(text)}</p>',
                                  visible=bool(text))
+        self.said = (text, kind)
+
+    def ended(self, task) -> None:
+        """The run's task is over (done, failed or cancelled): say so on the status line, unless a newer run took over."""
+        if task is self.job.task:
+            self.over = True
+            self.say(*self.said)
 
     def busy(self, running: bool) -> None:
         """Buttons and bar for a run starting (True) or over (False)."""
@@ -59,7 +70,7 @@ class Runner:
         total = max(self.total(), 1)
         self.bar.value = 0
         self.busy(True)
-        self.notes = []
+        self.notes, self.over, self.last_step = [], False, 0
         self.say("Running…")
         told = lambda text: " ".join([text, *self.notes])  # noqa: E731
 
@@ -70,6 +81,7 @@ class Runner:
                           "Lower the learning rate and run again.", "wt-bad")
                 return
             self.notes += [p["note"]] if "note" in p else []
+            self.last_step = p["step"]
             self.bar.value = min(100, int(100 * p["step"] / total))
             self.say(told(f"Step {p['step']} of {total}"))
             self.on_step(p)
@@ -83,7 +95,7 @@ class Runner:
         def failed(err: Exception) -> None:
             self.stop(f"Stopped: {type(err).__name__}: {err}", "wt-bad")
 
-        self.job.start(self.steps(), step, done, failed)
+        self.job.start(self.steps(), step, done, failed).add_done_callback(self.ended)
 
     def stop(self, message: str, kind: str = "") -> None:
         self.job.cancel()
