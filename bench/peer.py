@@ -31,7 +31,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import build as B  # noqa: E402  (build.py: pins, verification, wheels, compression)
+from packaging.utils import canonicalize_name  # noqa: E402
+
+# build.py's stages: pins, verification, wheels, compression
+from tools.buildsteps import archives, assemble, base, compress, fetch, wheels  # noqa: E402
 
 PEER_PINS = ROOT / "bench" / "peer_pins.json"
 CACHE = ROOT / ".cache" / "peer"  # its own folder: build.py writes .cache/built/ours concurrently
@@ -90,11 +93,11 @@ def log(msg: str) -> None:
 @contextlib.contextmanager
 def build_cache(path: Path):
     """build.py's caches (built wheels, lock wheels, gzip/brotli) under PATH for the duration."""
-    old, B.CACHE = B.CACHE, path
+    old, base.CACHE = base.CACHE, path
     try:
         yield
     finally:
-        B.CACHE = old
+        base.CACHE = old
 
 
 def peer_pypi(pins: dict, offline: bool) -> dict[str, Path]:
@@ -105,18 +108,18 @@ def peer_pypi(pins: dict, offline: bool) -> dict[str, Path]:
     missing = [n for n in want if not (cache / n).is_file()]
     if missing:
         if offline:
-            raise B.BuildError(f"not in {cache} and --offline: {', '.join(missing)}")
+            raise base.BuildError(f"not in {cache} and --offline: {', '.join(missing)}")
         req = cache / "req.txt"
-        req.write_text("".join(f"{'=='.join(B.split_filename(n))} --hash=sha256:{want[n]}\n" for n in missing))
+        req.write_text("".join(f"{'=='.join(base.split_filename(n))} --hash=sha256:{want[n]}\n" for n in missing))
         log(f"pip download {len(missing)} wheels")
-        B.run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+        base.run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
                "--require-hashes", "--only-binary", ":all:", "--platform", "any", "--python-version", "3.12",
                "-d", str(cache), "-r", str(req)], "pip download (peer)")
-    return {n: B.verified(cache / n, h, "bench/peer_pins.json") for n, h in want.items()}
+    return {n: base.verified(cache / n, h, "bench/peer_pins.json") for n, h in want.items()}
 
 
 def by_project(files: dict[str, Path]) -> dict[str, Path]:
-    return {B.canonicalize_name(B.split_filename(n)[0]): p for n, p in files.items()}
+    return {canonicalize_name(base.split_filename(n)[0]): p for n, p in files.items()}
 
 
 def cdn_wheels(pypi: dict[str, Path]) -> dict[str, Path]:
@@ -128,13 +131,13 @@ def cdn_wheels(pypi: dict[str, Path]) -> dict[str, Path]:
     with zipfile.ZipFile(bokeh) as z:
         drop = tuple(n for n in z.namelist() if not n.startswith("bokeh/core/_templates")
                      and n.endswith(("bokeh.json", ".js", ".d.ts", ".tsbuildinfo")))
-    return {"panel": B.slim_wheel(panel, ("panel/tests/", "panel/dist/bundled/")), "bokeh": B.slim_wheel(bokeh, drop)}
+    return {"panel": wheels.slim_wheel(panel, ("panel/tests/", "panel/dist/bundled/")), "bokeh": wheels.slim_wheel(bokeh, drop)}
 
 
 def stub_wheel(name: str, version: str, code: str, out: Path) -> Path:
     dist_info = f"{name}-{version}.dist-info"
     meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: stub (bench/peer.py)\n"
-    return B.write_wheel(out / f"{name}-{version}-py3-none-any.whl", dist_info,
+    return archives.write_wheel(out / f"{name}-{version}-py3-none-any.whl", dist_info,
                          {f"{name}/__init__.py": code.encode(), f"{dist_info}/METADATA": meta.encode()})
 
 
@@ -142,20 +145,20 @@ def runtime(site: Path, pins: dict, pypi: dict[str, Path], peer: dict[str, Path]
     """site/pyodide/: a stock 'full' Pyodide 0.27.7 layout (runtime + lock + the wheels the peer loads)."""
     out = site / "pyodide"
     out.mkdir(parents=True)
-    files = B.npm_files(pins["npm"], offline=True)
+    files = fetch.npm_files(pins["npm"], offline=True)
     lock = json.loads(files.pop("pyodide-lock.json").read_text())
     for name, path in files.items():
         shutil.copyfile(path, out / name)
-    archived = B.lock_wheels({**pins, "lock_wheels": {**pins["lock_wheels"], "packages": list(LOCK_FROM_ARCHIVE)}},
+    archived = fetch.lock_wheels({**pins, "lock_wheels": {**pins["lock_wheels"], "packages": list(LOCK_FROM_ARCHIVE)}},
                              lock, pypi, None)
     replaced = {p: peer[p] for p in LOCK_FROM_PYPI}
-    replaced |= {p: B.sdist_wheel(pypi[sdist], p) for p, sdist in LOCK_FROM_SDIST.items()}
+    replaced |= {p: wheels.sdist_wheel(pypi[sdist], p) for p, sdist in LOCK_FROM_SDIST.items()}
     replaced |= {p: stub_wheel(p, lock["packages"][p]["version"], code, CACHE) for p, code in LOCK_STUBS.items()}
     for name, path in {**archived, **replaced}.items():
         shutil.copyfile(path, out / path.name)
         if name in replaced:
             entry = lock["packages"][name]
-            entry.update(file_name=path.name, sha256=B.sha256(path), version=B.split_filename(path.name)[1],
+            entry.update(file_name=path.name, sha256=base.sha256(path), version=base.split_filename(path.name)[1],
                          package_type="package", install_dir="site")
     (out / "pyodide-lock.json").write_text(json.dumps(lock, separators=(",", ":")))
 
@@ -164,16 +167,16 @@ def simple_index(site: Path, wheels: list[Path]) -> None:
     """site/simple/<project>/: a PEP 691 (PyPI Simple JSON API) page per project, with PEP 658 metadata files,
     as https://pypi.org/simple/<project>/ answers micropip's Accept header."""
     for whl in wheels:
-        project = B.canonicalize_name(B.split_filename(whl.name)[0])
+        project = canonicalize_name(base.split_filename(whl.name)[0])
         d = site / "simple" / project
         d.mkdir(parents=True)
         shutil.copyfile(whl, d / whl.name)
         with zipfile.ZipFile(whl) as z:
             meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA")))
         (d / f"{whl.name}.metadata").write_bytes(meta)
-        page = {"meta": {"api-version": "1.1"}, "name": project, "versions": [B.split_filename(whl.name)[1]],
-                "files": [{"filename": whl.name, "url": f"/simple/{project}/{whl.name}", "hashes": {"sha256": B.sha256(whl)},
-                           "core-metadata": {"sha256": B.sha256(meta)}, "data-dist-info-metadata": {"sha256": B.sha256(meta)}}]}
+        page = {"meta": {"api-version": "1.1"}, "name": project, "versions": [base.split_filename(whl.name)[1]],
+                "files": [{"filename": whl.name, "url": f"/simple/{project}/{whl.name}", "hashes": {"sha256": base.sha256(whl)},
+                           "core-metadata": {"sha256": base.sha256(meta)}, "data-dist-info-metadata": {"sha256": base.sha256(meta)}}]}
         (d / "index.json").write_text(json.dumps(page))
 
 
@@ -191,7 +194,7 @@ def convert(work: Path, wheel: Path) -> Path:
                            "--out", str(out), "--requirements", str(src / "requirements.txt")],
                           cwd=src, env=env, capture_output=True, text=True)
     if proc.returncode or not (out / "peer_app.js").is_file():
-        raise B.BuildError(f"panel convert failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
+        raise base.BuildError(f"panel convert failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
     return out
 
 
@@ -201,7 +204,7 @@ def rewrite(text: str, absolute: bool = False) -> str:
         text = re.sub(pattern, "${LOCAL}" + local if absolute and local.startswith("static/") else local, text)
     left = sorted(set(re.findall(r"https?://cdn\.[^\s\"'<>)]+", text)))
     if left:
-        raise B.BuildError(f"CDN URLs left after the rewrite: {left[:5]}")
+        raise base.BuildError(f"CDN URLs left after the rewrite: {left[:5]}")
     return text
 
 
@@ -213,7 +216,7 @@ def patch_worker(js: str) -> str:
                       f"self.pyodide = await loadPyodide();\n  self.pyodide.runPython('{SHIM}');\n"),
                      ("import micropip\n", f"import micropip\n      {INDEX_PATCH}\n")):
         if js.count(old) != 1:
-            raise B.BuildError(f"Panel's worker script changed: expected {old!r} once")
+            raise base.BuildError(f"Panel's worker script changed: expected {old!r} once")
         js = js.replace(old, new)
     return js
 
@@ -226,11 +229,11 @@ def static_files(site: Path, pypi: dict[str, Path], html: str, wheels: dict[str,
         named = set(re.findall(rf"static/panel/{re.escape(version)}/dist/([^\"'\s<>?]+)", html))
         for n in z.namelist():
             rel = n[len("panel/dist/"):]
-            if n.startswith("panel/dist/") and not n.endswith("/") and (rel.startswith((*B.PANEL_STATIC, "assets/")) or rel in named):
+            if n.startswith("panel/dist/") and not n.endswith("/") and (rel.startswith((*assemble.PANEL_STATIC, "assets/")) or rel in named):
                 (site / "static/panel" / version / "dist" / rel).parent.mkdir(parents=True, exist_ok=True)
                 (site / "static/panel" / version / "dist" / rel).write_bytes(z.read(n))
     with zipfile.ZipFile(bokeh) as z:
-        bversion = B.split_filename(bokeh.name)[1]
+        bversion = base.split_filename(bokeh.name)[1]
         for name in re.findall(rf"static/bokeh/release/(bokeh[\w-]*)-{re.escape(bversion)}\.min\.js", html):
             (site / "static/bokeh/release").mkdir(parents=True, exist_ok=True)
             (site / f"static/bokeh/release/{name}-{bversion}.min.js").write_bytes(
@@ -244,10 +247,10 @@ def static_files(site: Path, pypi: dict[str, Path], html: str, wheels: dict[str,
 def compress(site: Path) -> None:
     """.br and .gz twins (what serve.py sends a browser that accepts them) of what a CDN compresses."""
     paths = [p for p in site.rglob("*") if p.is_file() and p.name.endswith(CDN_COMPRESSES)]
-    brs = B.brotlied([p.read_bytes() for p in paths if p.stat().st_size >= 4096])
+    brs = compress.brotlied([p.read_bytes() for p in paths if p.stat().st_size >= 4096])
     for p in paths:
         data = p.read_bytes()
-        for ext, twin in ((".gz", B.gzipped(data)), (".br", brs.get(B.sha256(data)))):
+        for ext, twin in ((".gz", compress.gzipped(data)), (".br", brs.get(base.sha256(data)))):
             if twin is not None and len(twin) < len(data):
                 p.with_name(p.name + ext).write_bytes(twin)
 
@@ -255,17 +258,17 @@ def compress(site: Path) -> None:
 def inputs_key(pins: dict, peer_pins: dict, wheel: Path) -> str:
     import panel
     parts = [Path(__file__).read_text(), APP.read_text(), APP_CSS.read_text(), json.dumps(pins, sort_keys=True),
-             json.dumps(peer_pins, sort_keys=True), B.sha256(wheel), panel.__version__]
-    return B.sha256("\n".join(parts).encode())[:16]
+             json.dumps(peer_pins, sort_keys=True), base.sha256(wheel), panel.__version__]
+    return base.sha256("\n".join(parts).encode())[:16]
 
 
 def build_peer(offline: bool = True) -> Path:
     """The peer site's folder under CACHE (built once per distinct input)."""
-    pins, peer_pins = json.loads(B.PINS.read_text()), json.loads(PEER_PINS.read_text())
-    pypi = B.pypi_files(pins, offline)  # the project's own pins, in the project's .cache/pypi
+    pins, peer_pins = json.loads(base.PINS.read_text()), json.loads(PEER_PINS.read_text())
+    pypi = fetch.pypi_files(pins, offline)  # the project's own pins, in the project's .cache/pypi
     CACHE.mkdir(parents=True, exist_ok=True)
     with build_cache(CACHE):
-        wheel = B.our_wheel()
+        wheel = wheels.our_wheel()
         site = CACHE / f"site-{inputs_key(pins, peer_pins, wheel)}"
         if (site / "index.html").is_file():
             return site
@@ -281,8 +284,8 @@ def build_peer(offline: bool = True) -> Path:
             runtime(new, pins, pypi, peer)
             static_files(new, pypi, html, cdn_wheels(pypi))
             ours = by_project(pypi)
-            simple_index(new, [ours[B.canonicalize_name(p)] for p in INDEX_FROM_PINS]
-                         + [peer[B.canonicalize_name(B.split_filename(n)[0])] for n in peer_pins["index"]])
+            simple_index(new, [ours[canonicalize_name(p)] for p in INDEX_FROM_PINS]
+                         + [peer[canonicalize_name(base.split_filename(n)[0])] for n in peer_pins["index"]])
             compress(new)
             shutil.copyfile(APP_CSS, new / APP_CSS.name)
             (new / "serve.py").write_text(SERVE_PY.format(bench=str(ROOT / "bench")))
@@ -296,7 +299,7 @@ def build_peer(offline: bool = True) -> Path:
 def serve_main(argv: list[str]) -> int:
     """site/serve.py for the peer: the same compression twins, ETag/304 and no-cache, minus the CSP (the
     converted page runs inline scripts), plus the PEP 691 content type for the index pages."""
-    serve = B.serve_module()
+    serve = assemble.serve_module()
 
     class PeerHandler(serve.Handler):
         def end_headers(self) -> None:  # serve.Handler's, less the Content-Security-Policy
@@ -329,7 +332,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     try:
         site = build_peer(a.offline)
-    except B.BuildError as e:
+    except base.BuildError as e:
         print(f"peer.py: error: {e}", file=sys.stderr)
         return 1
     print(site)

@@ -33,7 +33,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from harness import CHROMIUM_ARGS, ROOT, chromium_path, free_port, stop_process
+from harness import CHROMIUM_ARGS, ROOT, chromium_path, free_port, new_context, stop_process
 
 ENGINES = ("chromium", "firefox", "webkit")
 FIREFOX = os.environ.get("WT_FIREFOX", "/usr/bin/firefox-esr")
@@ -283,10 +283,8 @@ class Chromium(Engine):
         self.page = None
 
     def open(self, url, init_js=None):
-        ctx = self.browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+        ctx = new_context(self.browser, init_js=(init_js,) if init_js else (), accept_downloads=True)
         ctx.set_default_timeout(60_000)
-        if init_js:
-            ctx.add_init_script(init_js)
         refused = []
 
         def route(r):

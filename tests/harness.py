@@ -5,6 +5,7 @@ exception with a message.
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -364,6 +365,35 @@ def until(check, timeout_s: float = 20.0, every_s: float = 0.05):
     while not (got := check()) and time.monotonic() < deadline:
         time.sleep(every_s)
     return got
+
+
+def run_over(page, scope: str, said: str = "Cancelled.", timeout_s: float = 60) -> int:
+    """The last step of the run in SCOPE (a section's selector) whose status line says SAID, once the worker confirms
+    that run is over: app/kit/runner.py marks its status line data-run="over" only after the run's task has ended,
+    so no step can follow, and the page has every patch the worker sent before it. What a test of Cancel waits on
+    instead of sleeping through the time a run that kept going would take to show it."""
+    over = page.locator(f"{scope} [data-testid=run-status][data-run=over]").filter(has_text=said).first
+    over.wait_for(state="attached", timeout=timeout_s * 1000)
+    return int(over.get_attribute("data-step"))
+
+
+async def until_async(check, timeout_s: float = 60.0, what: str = ""):
+    """until() for a test that runs the sections' jobs on its own event loop (CPython, no browser): check()'s first
+    truthy value, polled while the loop runs the jobs; an AssertionError naming WHAT after timeout_s."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout_s
+    while not (got := check()):
+        assert loop.time() < end, f"still false after {timeout_s} s: {what or check.__doc__ or check}"
+        await asyncio.sleep(0.01)
+    return got
+
+
+def run_is_over(root, said: str = "") -> bool:
+    """Whether a section's Runner (under the Panel ROOT) has confirmed its run over (app/kit/runner.py's
+    data-run="over": the run's task has ended, no step can follow), with SAID on its status line."""
+    import panel as pn  # only the CPython tests of the live sections ask this; the browser tests never load Panel
+
+    return any('data-run="over"' in (p.object or "") and said in p.object for p in root.select(pn.pane.HTML))
 
 
 STABLE_LAYOUT_JS = """async (width) => {

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import BOOT_TIMEOUT_S, Recorder, recorded
+from harness import BOOT_TIMEOUT_S, Recorder, recorded, until
 
 # Installed before any page script: what the page itself would otherwise swallow.
 WATCH_JS = """
@@ -99,15 +99,11 @@ def wait_boot_over(page, timeout_s: float = BOOT_TIMEOUT_S) -> str:
 
 
 def poll(page, js: str, arg=None, timeout_s: float = 30, every_s: float = 0.05, what: str = ""):
-    """Evaluate JS (a function) until it returns something truthy; return that."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        v = page.evaluate(js, arg)
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s}s waiting for {what or js}")
-        time.sleep(every_s)
+    """Evaluate JS (a function) until it returns something truthy (harness.until); return that."""
+    got = until(lambda: page.evaluate(js, arg), timeout_s, every_s)
+    if not got:
+        raise AssertionError(f"timed out after {timeout_s}s waiting for {what or js}")
+    return got
 
 
 SETTLED_JS = """() => { const lab = window.__wt.lab;

@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from harness import ROOT, Recorder, recorded, resize, wait_booted
+from harness import ROOT, Recorder, new_context, recorded, resize, wait_booted
 from robust import settle
 from weighttying import state as S
 from weighttying.state import SECTIONS
@@ -139,12 +139,13 @@ def test_the_sections_have_no_serious_violations(findings):
 
 def test_the_audit_fails_on_a_page_with_a_violation(browser, axe_source):
     """The audit can fail: an image without alt text and an unlabelled input are reported by rule."""
-    page = browser.new_page()
+    ctx = new_context(browser)
     try:
+        page = ctx.new_page()
         page.set_content('<html lang="en"><body><main><img src="data:,"><input type="text"></main></body></html>')
         ids = {v["id"] for v in audit(page, axe_source)}
     finally:
-        page.close()
+        ctx.close()
     assert {"image-alt", "label"} <= ids, ids
 
 

@@ -12,6 +12,8 @@ import dataclasses
 import pytest
 
 from conftest import live_page
+from harness import run_over
+from robust import settle
 from weighttying import state as S
 from weighttying.views import gradcheck as V
 
@@ -84,6 +86,7 @@ def test_cancel_stops_a_check(live):
         status.filter(has_text="Cancelled.").wait_for(timeout=60_000)
     finally:
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
-    live.wait_for_timeout(1500)  # fixed: a check that kept going would finish and overwrite Cancelled by now
+    run_over(live, LIVE)  # the worker confirms the check is over: nothing can overwrite Cancelled after it
+    settle(live.page)  # a round trip: the worker is idle and every patch it sent is in
     assert "Cancelled." in status.text_content()
     assert live.locator(f"{LIVE} [data-testid=gradcheck-badge]").get_attribute("data-value") == "cancelled"

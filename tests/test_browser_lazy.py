@@ -64,7 +64,7 @@ def test_sections_wait_while_the_reader_works(browser, server):
         for i in range(16):  # ~4 s of a reader stepping a live slider (far more often than boot.js's IDLE_MS)
             focus_slider(page, "sweep.sigma")
             page.keyboard.press("ArrowRight" if i % 2 else "ArrowLeft")
-            page.wait_for_timeout(250)
+            page.wait_for_timeout(250)  # fixed: a reader's pace between keys is the thing under test
         keys = page.evaluate("() => window.__wtKeys")
         near = set(page.evaluate("() => [...window.__wt.near]"))
         timings = page.evaluate(TIMINGS_JS)

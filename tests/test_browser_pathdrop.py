@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import live_page
+from harness import run_over
+from robust import settle
 from weighttying import measure, pathdrop
 from weighttying import state as S
 from weighttying.views import pathdrop as V
@@ -75,6 +77,7 @@ def test_cancel_stops_training(live):
     status.wait_for(timeout=20_000)
     live.locator(f"{LIVE} button", has_text="Cancel").last.click()
     live.locator(f"{LIVE} .wt-status", has_text="Cancelled.").wait_for(timeout=10_000)
-    live.wait_for_timeout(2000)  # fixed: a run that kept going would reach its end and print its losses
+    run_over(live, LIVE)  # the worker confirms the run is over: no step can follow
+    settle(live.page)  # a round trip: the worker is idle and every patch it sent is in
     assert live.locator(f"{LIVE} [data-testid=pathdrop-loss-broken]").count() == 0
     assert live.locator(f"{LIVE} .wt-status", has_text="Cancelled.").count() == 1

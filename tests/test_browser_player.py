@@ -14,13 +14,12 @@ import functools
 import html
 import math
 import re
-import time
 from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
-from harness import BOOT_TIMEOUT_S, HELPERS_JS
+from harness import BOOT_TIMEOUT_S, HELPERS_JS, until
 from robust import session, settle
 from weighttying import state as S
 from weighttying.prerender import view
@@ -110,13 +109,11 @@ def play(page, query: str) -> None:
 def wait_live_values(page, sid: str, want: dict, timeout_s: float = 60, common: bool = False) -> list[str]:
     """Poll until the live section shows want's values (common: those of want's hooks it shows, at least
     one); the mismatches left at the timeout."""
-    deadline = time.monotonic() + timeout_s
-    while True:
+    def bad() -> list[str]:
         got = page.evaluate(VALUES_JS, sid)
-        bad = mismatches(got, want, common) or ([] if set(got) & set(want) or not want else ["no hook in common"])
-        if not bad or time.monotonic() > deadline:
-            return bad
-        time.sleep(0.2)
+        return mismatches(got, want, common) or ([] if set(got) & set(want) or not want else ["no hook in common"])
+    until(lambda: not bad(), timeout_s, every_s=0.2)
+    return bad()
 
 
 def test_playback_before_python_then_live_agrees(browser, server):

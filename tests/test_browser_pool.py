@@ -27,11 +27,9 @@ NO_POOL = "(() => { const W = window.Worker; let n = 0; window.Worker = function
           " if (n++ >= 1) throw new Error('no more workers allowed here'); return new W(...a); }; })();"
 VALUES_JS = """() => {  // every hooked number of the section, through Panel's shadow roots: {testid: repr}
   const out = {};
-  const walk = (root) => root.querySelectorAll("*").forEach((el) => {
+  __wtTest.walk(document.getElementById("live-tasks"), (el) => {
     if (el.dataset && el.dataset.value !== undefined && /^tasks-/.test(el.dataset.testid || "")) out[el.dataset.testid] = el.dataset.value;
-    if (el.shadowRoot) walk(el.shadowRoot);
   });
-  walk(document.getElementById("live-tasks"));
   return out;
 }"""
 

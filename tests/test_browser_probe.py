@@ -113,7 +113,8 @@ def test_the_page_wide_checks_pass_with_the_probe(probe_dist):
 def test_a_missing_part_fails_the_build_naming_it(tmp_path, gone):
     shutil.copytree(SECTIONS_DIR, tmp_path / "sections", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "sections" / gone).unlink()
-    code = ("import sys, build; build.TEST_SECTIONS_DIR = build.Path(sys.argv[1]); "
+    code = ("import sys, build; from tools.buildsteps import sections; "
+            "sections.TEST_SECTIONS_DIR = build.Path(sys.argv[1]); "
             "sys.exit(build.main(['--with-test-sections', 'probe', '--out', sys.argv[2]]))")
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "sections"), str(tmp_path / "out")], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)

@@ -62,7 +62,7 @@ CONTROL_TEXT = ("Reset section", "Download CSV", "Download JSON", "Download figu
                 "Preset", "Your text (it stays in this browser)", "Or a .txt file", "Prompt for the samples")
 
 WALK_JS = """
-function walk(root, fn) { for (const el of root.querySelectorAll('*')) { fn(el); if (el.shadowRoot) walk(el.shadowRoot, fn); } }
+const { walk } = __wtTest;
 const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.checkVisibility({visibilityProperty: true, opacityProperty: true}); };
 const ownText = (el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
 const content = (el) => ['svg', 'TABLE', 'INPUT', 'SELECT', 'BUTTON', 'IMG', 'CANVAS', 'PROGRESS', 'SUMMARY'].includes(el.tagName)

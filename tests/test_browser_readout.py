@@ -13,6 +13,7 @@ from weighttying import state as S
 from weighttying.views import kit, repeat, savings, sweep
 
 from conftest import live_page
+from harness import Recorder, new_context
 from robust import session
 
 pytestmark = pytest.mark.browser
@@ -21,10 +22,7 @@ pytestmark = pytest.mark.browser
 # viewport position of the K-th drawn item (heatmap cell, bar of the first series, point of the first line)
 # and that item's own box on screen.
 POINT_JS = """([sid, slot, kind, k]) => {
-  const find = (root) => { const el = root.querySelector(`.wt-slot[data-slot="${slot}"] svg[data-fig]`); if (el) return el;
-    for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const f = find(h.shadowRoot); if (f) return f; }
-    return null; };
-  const svg = find(document.getElementById(`live-${sid}`));
+  const svg = __wtTest.deep(document.getElementById(`live-${sid}`), `.wt-slot[data-slot="${slot}"] svg[data-fig]`);
   if (!svg) return null;
   svg.scrollIntoView({block: 'center'});
   const m = svg.getScreenCTM();
@@ -165,8 +163,8 @@ def test_pointing_and_keys_read_the_live_figures(live):
 
 
 def test_a_tap_reads_a_cell_on_a_phone(browser, server):
-    ctx = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
-                              device_scale_factor=2)
+    ctx = new_context(browser, Recorder(), viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
+                      device_scale_factor=2)
     try:
         page = ctx.new_page()
         page.goto(server.url + "?live=click", wait_until="load")

@@ -9,11 +9,11 @@ the browser must agree to 1e-12.
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
 from conftest import live_page
+from harness import run_over
 from robust import settle
 from weighttying import measure, model, repeat
 from weighttying import state as S
@@ -88,9 +88,10 @@ def test_cancel_stops_a_training_run(live):
     value(live, LIVE, "repeat-trained-tied")  # the first curve point arrived
     live.locator(LIVE).get_by_role("button", name="Cancel").click()
     status(live, LIVE, "Cancelled.")
+    last = run_over(live, LIVE)  # the worker confirms the run is over: no step follows `last`
     stopped = trained_step(live)
-    time.sleep(1.0)  # fixed: a run that kept going would stream further steps within this
-    assert trained_step(live) == stopped < 2000
+    settle(live.page)  # a round trip: the worker is idle and every patch it sent is in
+    assert trained_step(live) == stopped <= last < 2000
     assert live.locator(LIVE).get_by_role("button", name="Train tied + untied").is_enabled()
 
 

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from harness import BOOT_TIMEOUT_S, serve
+from harness import BOOT_TIMEOUT_S, serve, until
 from robust import error_box, session, wait_boot_over, wait_status
 
 pytestmark = pytest.mark.browser
@@ -145,10 +145,8 @@ def test_each_asset_blocked_in_turn(browser, server):
                                    state="attached", timeout=BOOT_TIMEOUT_S * 1000)
             box = error_box(page)
             if len(files) > 1 and box["kind"] == "asset":  # they fail one by one: wait for the message to name all
-                deadline = time.monotonic() + 60
-                while not all(names(f.rsplit("/", 1)[1], box["message"]) for f in files) and time.monotonic() < deadline:
-                    time.sleep(0.1)
-                    box = error_box(page)
+                until(lambda: all(names(f.rsplit("/", 1)[1], error_box(page)["message"]) for f in files), 60, 0.1)
+                box = error_box(page)
             if not page_level(first):
                 assert page.evaluate("() => window.__wt.status") == "failed", f"{files} blocked: {box}"
             readable(page, live_ok=page_level(first))

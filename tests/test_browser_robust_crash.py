@@ -18,12 +18,11 @@ boot one section; each restart must show the URL's state (the sweep's readout is
 """
 from __future__ import annotations
 
-import time
 
 import pytest
 
 from robust import booted, error_box, live_sections, newest_worker, poll, runner_sections, session, settle, wait_status
-from harness import focus_slider, sweep_readout
+from harness import focus_slider, sweep_readout, until
 from weighttying import state as S
 from weighttying import sweep
 
@@ -65,10 +64,8 @@ def expect_recovery(s, t0: float, what: str, results: list, hang: bool = False) 
     box = error_box(page)
     assert "restarted" in box["title"] and not box["retry"], box
     assert page.evaluate("() => window.__wtNoReload") == 1, "the page was reloaded"
-    deadline = time.monotonic() + 60
-    while not sweep_is_urls(page):
-        assert time.monotonic() < deadline, f"{what}: the sweep never showed the URL's state: {sweep_readout(page)}"
-        time.sleep(0.1)
+    assert until(lambda: sweep_is_urls(page), 60, 0.1), \
+        f"{what}: the sweep never showed the URL's state: {sweep_readout(page)}"
     results.append((what, round(noticed), rec["reason"]))
     print(f"[crash] {what}: noticed after {noticed:.0f} ms (bound {bound_ms:.0f} ms)", flush=True)
     assert noticed <= bound_ms, f"{what}: noticed after {noticed:.0f} ms (> {bound_ms:.0f} ms): {rec}"

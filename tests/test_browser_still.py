@@ -33,7 +33,7 @@ def test_nothing_moves_while_the_sections_go_live(browser, server, width, height
         ctx.add_init_script(SHIFTS_JS)
         page.goto(server.url + query, wait_until="commit")
         wait_booted(page)  # ready: every section has been handed over to Python
-        page.wait_for_timeout(500)  # the frame after the last hand-over is drawn and observed
+        page.wait_for_timeout(500)  # fixed: the frames after the last hand-over are drawn and their shifts observed
         shifts = [s for s in page.evaluate("window.__shifts") if not s["input"]]
         total = sum(s["value"] for s in shifts)
         print(f"[still] {width} px{query}: layout shift {total:.4f} over {len(shifts)} entries")

@@ -7,11 +7,11 @@ steps pushed up by keyboard, Cancel stops a long run.
 """
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from conftest import live_page
+from harness import run_over
+from robust import settle
 from test_browser_repeat import press_slider, status, value
 from weighttying import tasks
 
@@ -58,8 +58,9 @@ def test_cancel_stops_the_seeds(live):
     live.locator(f"{LIVE} [data-testid=tasks-now]", has_text="Training all 40 models at once").wait_for()
     live.locator(LIVE).get_by_role("button", name="Cancel").click()
     status(live, LIVE, "Cancelled.")
+    run_over(live, LIVE)  # the worker confirms the run is over: no step can follow
     now = live.locator(f"{LIVE} [data-testid=tasks-now]").text_content()
-    time.sleep(1.0)  # fixed: a run that kept going would stream further steps within this
+    settle(live.page)  # a round trip: the worker is idle and every patch it sent is in
     assert live.locator(f"{LIVE} [data-testid=tasks-now]").text_content() == now
     assert live.locator(f"{LIVE} [data-testid=tasks-aligned-tied]").count() == 0
     assert live.locator(LIVE).get_by_role("button", name="Run the seeds").is_enabled()

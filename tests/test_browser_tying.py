@@ -7,13 +7,13 @@ summation order may differ; any wrong setting is off by percent). Finally a pape
 """
 from __future__ import annotations
 
-import time
 from urllib.parse import urlsplit
 
 import pytest
 
 from conftest import live_page
-from harness import assert_same_origin, until
+from harness import assert_same_origin, run_over, until
+from robust import settle
 from weighttying import paper, savings
 from weighttying import state as S
 from weighttying.views import tying as tying_view
@@ -35,14 +35,11 @@ def hook(page, section: str, testid: str) -> str | None:
 
 def wait_value(page, section: str, testid: str, want: float, timeout: float = 60.0) -> float:
     """Poll until the hook shows `want` (within REL_TOL); return what it last showed."""
-    deadline, got = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
+    def shown() -> float | None:
         raw = hook(page, section, testid)
-        got = float(raw) if raw is not None else None
-        if got is not None and close(got, want):
-            return got
-        time.sleep(0.2)
-    return got
+        return float(raw) if raw is not None else None
+    until(lambda: (got := shown()) is not None and close(got, want), timeout, every_s=0.2)
+    return shown()
 
 
 def page_state(page) -> S.State:
@@ -123,9 +120,10 @@ def test_paper_cancel_stops_a_run(live):
     status.filter(has_text="Step").first.wait_for(state="attached", timeout=30_000)
     section.get_by_role("button", name="Cancel").click()
     status.filter(has_text="Cancelled.").first.wait_for(state="attached", timeout=30_000)
+    run_over(page, "#live-paper")  # the worker confirms the study is over: no step can follow
     phase = section.locator('[data-testid="paper-phase"]').first
     before = phase.text_content()
-    time.sleep(2.0)  # fixed: a study that kept going would print its next phase or Done within this
+    settle(page)  # a round trip: the worker is idle and every patch it sent is in
     assert "Cancelled." in status.first.text_content()  # not overwritten by a later step or "Done."
     assert phase.text_content() == before != "Now: done."  # the study stopped mid-way and stays stopped
     assert_same_origin(live.rec, live.server.origin)

@@ -209,15 +209,16 @@ def test_serve_speaks_http11_so_browsers_use_its_etags(server):
 def test_every_python_path_is_derived_from_the_lock_version():
     """Bumping Pyodide changes only pins: the paths and markers that name Python follow the lock's info.python."""
     sys.path.insert(0, str(ROOT))
-    import build
+    from tools.buildsteps.fetch import Python
 
-    py = build.Python("3.13.2")
+    py = Python("3.13.2")
     assert (py.site_packages, py.stdlib_zip, py.cache_tag) == ("/lib/python3.13/site-packages/", "/lib/python313.zip/",
                                                                "cpython-313")
     assert py.markers()["python_version"] == "3.13" and py.markers()["python_full_version"] == "3.13.2"
-    source = (ROOT / "build.py").read_text()
-    assert not re.search(r"3\.1[0-9]|python31[0-9]|cpython-31", source.split('"""', 2)[2]), \
-        "build.py names a Python version; read it from the lock (build.Python)"
+    for path in [ROOT / "build.py", *sorted((ROOT / "tools" / "buildsteps").glob("*.py"))]:
+        source = path.read_text().split('"""', 2)[2]  # past the module docstring
+        assert not re.search(r"3\.1[0-9]|python31[0-9]|cpython-31", source), \
+            f"{path.name} names a Python version; read it from the lock (tools/buildsteps/fetch.py's Python)"
 
 
 def notice_entries(dist_dir: Path) -> dict[str, str]:
@@ -251,15 +252,17 @@ def test_every_pinned_artifact_has_its_notice_reachable_from_the_footer(dist_dir
 
 def test_an_artifact_without_a_license_file_stops_the_build(tmp_path):
     sys.path.insert(0, str(ROOT))
-    import build
+    from tools.buildsteps.archives import write_wheel
+    from tools.buildsteps.base import BuildError
+    from tools.buildsteps.notices import artifact_license
 
-    bare = build.write_wheel(tmp_path / "bare-1.0-py3-none-any.whl", "bare-1.0.dist-info",
+    bare = write_wheel(tmp_path / "bare-1.0-py3-none-any.whl", "bare-1.0.dist-info",
                              {"bare/__init__.py": b"", "bare-1.0.dist-info/METADATA": b"Name: bare\nLicense: MIT\n"})
-    with pytest.raises(build.BuildError, match="bare-1.0-py3-none-any.whl carries no license file"):
-        build.artifact_license(bare)
-    build.write_wheel(bare, "bare-1.0.dist-info", {"bare/__init__.py": b"", "bare-1.0.dist-info/licenses/LICENSE": b"MIT text",
+    with pytest.raises(BuildError, match="bare-1.0-py3-none-any.whl carries no license file"):
+        artifact_license(bare)
+    write_wheel(bare, "bare-1.0.dist-info", {"bare/__init__.py": b"", "bare-1.0.dist-info/licenses/LICENSE": b"MIT text",
                                                    "bare-1.0.dist-info/METADATA": b"Name: bare\nLicense: MIT\n"})
-    assert build.artifact_license(bare) == ("MIT", {"bare-1.0.dist-info/licenses/LICENSE": "MIT text"})
+    assert artifact_license(bare) == ("MIT", {"bare-1.0.dist-info/licenses/LICENSE": "MIT text"})
 
 
 def test_shipped_worker_runs_no_code_it_is_sent_and_a_bench_build_adds_the_hook(dist_dir, cache_copy, tmp_path):
@@ -274,8 +277,8 @@ def test_shipped_worker_runs_no_code_it_is_sent_and_a_bench_build_adds_the_hook(
 
 
 def test_a_failing_prerender_computation_stops_the_build_with_its_reason(cache_copy, tmp_path):
-    """The prerender's child process (build.start_computing) raising: the build says so with the child's own
-    last words, exits 1 and leaves no site behind."""
+    """The prerender's child process (start_computing, tools/buildsteps/compute.py) raising: the build says so with
+    the child's own last words, exits 1 and leaves no site behind."""
     repo = tmp_path / "repo"
     for name in ("py", "site", "tools", "pins", "bench"):
         shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "out"))
@@ -293,8 +296,10 @@ def test_a_failing_prerender_computation_stops_the_build_with_its_reason(cache_c
 
 
 def test_the_build_writes_each_sections_live_box_and_refuses_prose_that_types_one(dist_dir, tmp_path, monkeypatch):
-    """The live box (build.LIVE_BOX) comes from the registry, once per section, never from a section's prose."""
-    import build
+    """The live box (tools/buildsteps/sections.py's LIVE_BOX) comes from the registry, once per section, never from a
+    section's prose."""
+    from tools.buildsteps.base import BuildError
+    from tools.buildsteps.sections import LIVE_BOX, prose
     from weighttying import state as S
 
     html = (dist_dir / "index.html").read_text()
@@ -302,8 +307,8 @@ def test_the_build_writes_each_sections_live_box_and_refuses_prose_that_types_on
     for sid in S.SECTIONS:
         assert "wt-live" not in (ROOT / S.SECTION[sid].html).read_text(), sid
     typed = tmp_path / "typed.html"
-    typed.write_text('<section id="sweep">\n' + build.LIVE_BOX.format(sid="sweep") + "\n</section>\n")
-    with pytest.raises(build.BuildError, match="types its own live box"):
-        build.prose(S.Section("sweep", S.Sweep, "", None, str(typed)))
-    with pytest.raises(build.BuildError, match=r'typed.html must be one <section id="tying"'):
-        build.prose(S.Section("tying", S.Tying, "", None, str(typed)))
+    typed.write_text('<section id="sweep">\n' + LIVE_BOX.format(sid="sweep") + "\n</section>\n")
+    with pytest.raises(BuildError, match="types its own live box"):
+        prose(S.Section("sweep", S.Sweep, "", None, str(typed)))
+    with pytest.raises(BuildError, match=r'typed.html must be one <section id="tying"'):
+        prose(S.Section("tying", S.Tying, "", None, str(typed)))

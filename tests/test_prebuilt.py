@@ -13,6 +13,7 @@ from bokeh.document import Document
 from bokeh.events import DocumentReady
 from panel.io.state import set_curdoc
 
+from harness import until_async
 from weighttying import prebuilt, prerender
 from weighttying import state as S
 from weighttying.app import jobs, main
@@ -93,7 +94,7 @@ def boot(built_results, query=""):
                 for root in roots.values():
                     root.server_doc(doc, location=False)
                 doc.callbacks.trigger_event(DocumentReady())
-                await asyncio.sleep(0.3)  # anything started would be running now
+                await asyncio.sleep(0.3)  # fixed: "starts nothing by itself" needs a time to have waited
                 # stop what the fallback started before the loop closes: a click, which in the worker
                 # arrives with the section's document as curdoc
                 for root in roots.values():
@@ -131,18 +132,6 @@ def test_settings_the_build_did_not_run_show_pending_not_the_builds_numbers():
     assert 'data-source="build"' in "".join(slot_panes(roots["pathdrop"]).values())
 
 
-async def until(condition, seconds: float = 60.0):
-    """condition()'s first truthy value, polled while the event loop runs the section's jobs; fails after seconds.
-
-    A fixed sleep would make these tests depend on how busy the machine is."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + seconds
-    while not (value := condition()):
-        assert loop.time() < end, f"still false after {seconds} s: {condition.__doc__ or condition}"
-        await asyncio.sleep(0.02)
-    return value
-
-
 def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
     async def run():
         store = Store(S.State(), base_url="http://x/", built=built())
@@ -152,7 +141,7 @@ def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
         train.clicks += 1
         await asyncio.sleep(0)
         assert 'data-source="build"' not in "".join(slot_panes(root).values())  # the build's race is gone
-        await until(lambda: not train.disabled)
+        await until_async(lambda: not train.disabled)
         after = slot_panes(root)
         assert 'data-source="live"' in after["trained"]
         assert HOOK.findall("".join(after.values())) == HOOK.findall("".join(before.values()))
@@ -161,11 +150,11 @@ def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
         [go] = [b for b in tasks.select(pn.widgets.Button) if b.name.startswith("Run")]
         [cancel] = [b for b in tasks.select(pn.widgets.Button) if b.name == "Cancel"]
         go.clicks += 1
-        await until(lambda: not cancel.disabled)
+        await until_async(lambda: not cancel.disabled)
         cancel.clicks += 1
         def shown():
             return "".join(p.object or "" for p in tasks.select(pn.pane.HTML))
-        await until(lambda: "Cancelled." in shown())
+        await until_async(lambda: "Cancelled." in shown())
         assert 'data-source="build"' not in shown()
     asyncio.run(run())
 
@@ -190,7 +179,7 @@ def test_the_run_keys_policy_a_change_stops_the_run_and_waits_for_run(sid):
         bar = [b for b in root.select(pn.indicators.Progress)][-1]
         assert not bar.visible and cancel.disabled  # progress shows only while something runs
         go.clicks += 1
-        await until(lambda: not cancel.disabled)
+        await until_async(lambda: not cancel.disabled)
         assert bar.visible and 'data-source="build"' not in "".join(slot_panes(root).values())
         st = changed(sid, store.state_of(sid))
         store[sid].param.update(**vars(st))

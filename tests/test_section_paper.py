@@ -6,6 +6,7 @@ import re
 import numpy as np
 import panel as pn
 
+from harness import run_is_over, until_async
 from weighttying import paper
 from weighttying import state as S
 from weighttying.app.sections import paper as live
@@ -61,14 +62,16 @@ def button(root, name: str) -> pn.widgets.Button:
     return b
 
 
-def drive(query: str, act, wait: float):
+def drive(query: str, act, said: str):
+    """Run the study at QUERY, act(store, root) while it runs, then wait until the Runner confirms the run over with
+    SAID on its status line (its task has ended: nothing can be drawn after)."""
     async def main():
         store = Store(S.parse_query(query)[0])
         root = live.build(store)
         assert "not computed for these settings yet" in slot(root, "align")  # settings the build did not run wait
         button(root, "Run again").clicks += 1
         await act(store, root)
-        await asyncio.sleep(wait)
+        await until_async(lambda: run_is_over(root, said), 120, f"the run to be over with {said!r}")
         return store, root
     return asyncio.run(main())
 
@@ -81,7 +84,7 @@ def test_live_section_streams_drops_the_run_on_change_and_matches_cpython():
         assert "Settings changed: the run was stopped" in shown(root) and not button(root, "Run again").disabled
         button(root, "Run again").clicks += 1
 
-    store, root = drive("paper.seeds=1&paper.steps=3000", change, 3.0)
+    store, root = drive("paper.seeds=1&paper.steps=3000", change, "Done.")
     want = paper.study(4.0, 40, 0, 1, 0.5)
     got = hooks(shown(root))
     assert float(got["paper-cka-u"]) == want["align"]["cka_with_U"]
@@ -93,10 +96,10 @@ def test_live_section_streams_drops_the_run_on_change_and_matches_cpython():
 
 def test_cancel_stops_the_run():
     async def cancel(store, root):
-        await asyncio.sleep(0.2)
+        await until_async(lambda: "Step" in shown(root), 60, "a first step")
         assert not button(root, "Cancel").disabled  # the run is going
         button(root, "Cancel").clicks += 1
 
-    store, root = drive("paper.steps=5000", cancel, 0.3)
+    store, root = drive("paper.steps=5000", cancel, "Cancelled.")
     assert "Cancelled." in shown(root)
     assert "not computed for these settings yet" in slot(root, "align")  # no result was drawn

@@ -9,6 +9,7 @@ import re
 import panel as pn
 import pytest
 
+from harness import run_is_over, until_async
 from weighttying import measure, pathdrop
 from weighttying import state as S
 from weighttying.app.sections import pathdrop as section
@@ -84,14 +85,6 @@ def button(root, name: str) -> pn.widgets.Button:
     return b
 
 
-async def until(cond, what: str, timeout: float = 30.0):
-    for _ in range(int(timeout / 0.01)):
-        if cond():
-            return
-        await asyncio.sleep(0.01)
-    pytest.fail(f"timed out waiting for {what}")
-
-
 def test_section_toggles_train_and_cancel():
     store = Store(S.parse_query("pathdrop.steps=40")[0], base_url="http://x/")
     root = section.build(store)
@@ -99,8 +92,8 @@ def test_section_toggles_train_and_cancel():
 
     async def main():
         button(root, "Recompute central differences").clicks += 1
-        await until(lambda: any('data-testid="pathdrop-wrong"' in (x.object or "") for x in root.select(pn.pane.HTML)),
-                    "the central differences")
+        await until_async(lambda: any('data-testid="pathdrop-wrong"' in (x.object or "") for x in root.select(pn.pane.HTML)),
+                          30, "the central differences")
         seen = {}
         for toggles in ((True, True), (False, True), (True, False)):
             p.param.update(input=toggles[0], output=toggles[1])
@@ -112,8 +105,8 @@ def test_section_toggles_train_and_cancel():
             pathdrop.miss_probability(100, r["wrong_entries"], r["entries"])
 
         button(root, "Train both").clicks += 1
-        await until(lambda: any('pathdrop-loss-correct' in (x.object or "") for x in root.select(pn.pane.HTML)),
-                    "the training runs")
+        await until_async(lambda: any('pathdrop-loss-correct' in (x.object or "") for x in root.select(pn.pane.HTML)),
+                          30, "the training runs")
         ref = pathdrop.training_curves(V.config(p), measure.race_task(V.RECIPE), steps=40, lr=p.lr, seed=p.seed,
                                        batch=V.RECIPE.batch)
         finals = pane_with(root, "pathdrop-loss-correct").object
@@ -134,10 +127,10 @@ def test_cancel_stops_training():
     async def main():
         button(root, "Recompute central differences").clicks += 1  # the slots draw once these are in
         button(root, "Train both").clicks += 1
-        await until(lambda: drawn() and last_step(curves()) > 10, "a few training points")
+        await until_async(lambda: drawn() and last_step(curves()) > 10, 30, "a few training points")
         train_cancel.clicks += 1
         shown = curves()
-        await asyncio.sleep(0.3)
+        await until_async(lambda: run_is_over(root, "Cancelled."), 30, "the run's end (no step can follow)")
         return shown
     shown = asyncio.run(main())
     assert curves() == shown and last_step(shown) < 5000  # nothing drawn after Cancel

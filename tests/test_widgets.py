@@ -3,6 +3,7 @@ import asyncio
 import csv
 import io
 import json
+import re
 
 import numpy as np
 
@@ -55,3 +56,41 @@ def test_runner_reports_divergence_and_stops():
     r = asyncio.run(main())
     assert [p["step"] for p in seen] == [1, 2]
     assert "Diverged at step 3" in r.status.object and not r.run.disabled and r.cancel.disabled
+
+
+def run_state(r: Runner) -> tuple[str, int]:
+    """(data-run, data-step) of a Runner's status line: what a browser test waits on after Cancel."""
+    run, step = re.search(r'data-run="(\w+)" data-step="(\d+)"', r.status.object).groups()
+    return run, int(step)
+
+
+def test_the_status_line_says_when_a_cancelled_run_is_over_and_its_last_step():
+    """Cancel asks the run's task to stop; the status line says "over" only once the task has ended (no step can
+    follow), with the last step applied. A run replaced by a newer one never marks the newer one over."""
+    pulled = []
+
+    def steps():
+        for i in range(1, 10_000):
+            pulled.append(i)
+            yield {"step": i}
+
+    async def main():
+        r = Runner("Train", steps, lambda: 10_000, lambda p: None)
+        r.start()
+        while len(pulled) < 3:
+            await asyncio.sleep(0)
+        going = run_state(r)
+        r.start()  # a newer run: the first one's end must not mark it over
+        first_pulled = len(pulled)
+        while r.job.task.done() or run_state(r)[1] < 2:
+            await asyncio.sleep(0)
+        assert run_state(r)[0] == "going"
+        r.stop("Cancelled.")
+        at_cancel = run_state(r)
+        await r.job.task
+        await asyncio.sleep(0)  # the task's done callback runs on the next turn of the loop
+        return going, first_pulled, at_cancel, run_state(r), len(pulled)
+    going, first_pulled, at_cancel, over, n = asyncio.run(main())
+    assert going[0] == "going" and going[1] >= 2
+    assert at_cancel[0] == "going"  # asked to stop, not yet confirmed
+    assert over[0] == "over" and over[1] == n - first_pulled  # the second run's last step: nothing pulled after it

@@ -23,6 +23,11 @@ class Job:
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    @property
+    def task(self) -> asyncio.Task | None:
+        """The newest computation's task (done once it has ended), None before the first start."""
+        return self._task
+
     def start(self, steps: Iterator[T], on_step: Callable[[T], None],
               on_done: Callable[[T | None], None] = lambda last: None,
               on_error: Callable[[Exception], None] = lambda err: None) -> asyncio.Task:

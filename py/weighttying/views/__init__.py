@@ -29,5 +29,6 @@ Every view module has:
   by side on a wide screen; `DATA`, the last slots, in the section's closed "Data and downloads" disclosure
   with every download.
 
-Shared HTML pieces live in `views/kit.py`; no view imports another.
+Shared HTML pieces live in `views/kit/` (one module per idea, imported as `from .kit import ...`); no view
+imports another.
 """

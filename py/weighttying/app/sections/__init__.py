@@ -1,6 +1,6 @@
 """The live sections, in page order (state.REGISTRY). A section is built by its declared app module's
 `build(store)`, or, when it declares none, by `generic`: its view's slots beside its controls, from the shared
-kit (app/kit.py). app.main embeds the root into the section's `<div id="live-<id>">`, which the build wraps
+kit (app/kit/). app.main embeds the root into the section's `<div id="live-<id>">`, which the build wraps
 around its prerender."""
 from __future__ import annotations
 

@@ -1,0 +1,116 @@
+"""The one lifecycle of a section's run (RunSection): the build's results at hand-over, Run, Cancel, the
+RUN_KEYS policy and redraws at most every DRAW_S."""
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable, Iterator, Sequence
+
+from ...views import kit as views_kit
+from .. import pooled
+from ..store import Store
+from .runner import Runner, on_document_ready
+from .slots import Slots, built, kept
+
+
+
+DRAW_S = 0.4  # a streaming run redraws its slots at most this often
+
+
+def every(seconds: float, fn: Callable[[], None]) -> Callable[[bool], None]:
+    """fn limited to one call per `seconds` (a streaming run's redraw: each is a patch the page applies);
+    calling the result with True runs fn regardless (the last point of a run)."""
+    last = [-math.inf]
+
+    def call(force: bool = False) -> None:
+        if force or time.perf_counter() - last[0] >= seconds:
+            last[0] = time.perf_counter()
+            fn()
+    return call
+
+
+class RunSection:
+    """A section's run and everything around it, one lifecycle for every section with one (docs/DESIGN.md):
+
+    - `results` is what the slots show: at hand-over the build's for the current settings (`built`), and
+      nothing runs by itself;
+    - Run restarts from `fresh()` plus the build's `keep` parts (which no run recomputes) and streams each
+      progress dict of `steps(st)` into it (`collect(results, point)`, True when what the slots show
+      changed: drawn at most every DRAW_S, and at the end); Cancel stops it; a failing step stops it with
+      a readable status line, a failing draw is Slots' error line;
+    - the one RUN_KEYS policy: a change of a RUN_KEYS field stops a run in flight and shows the build's
+      results if the settings are back at the defaults, else the pending state; it starts nothing: runs
+      wait for Run. A view without RUN_KEYS has results that follow every control (the gradient check,
+      which every slot needs): any change restarts its run, unless the build's results apply;
+    - results nobody has (no results.json; for a view without RUN_KEYS, also settings the build did not
+      run) are computed live once the page shows the section, as pressing Run would.
+    `draw(run)` replaces `run.slots.show` for a section whose slots need more than its results; `check()` names
+    why Run cannot start (a bad input: said in the status line, the results shown stay), "" when it can.
+    """
+
+    def __init__(self, store: Store, section: str, view, label: str, steps: Callable[[object], Iterator[dict]],
+                 total: Callable[[object], int], collect: Callable[[dict, dict], bool], fresh: Callable[[], dict] = dict,
+                 keep: Sequence[str] = (), draw: Callable[["RunSection"], None] | None = None,
+                 check: Callable[[], str] = lambda: ""):
+        self.store, self.section, self.view, self.fresh, self.keep = store, section, view, fresh, keep
+        self.results: dict = built(store, section, view) or fresh()
+        self.slots = Slots(store, section, view, lambda: self.results)
+        self.draw = (lambda: draw(self)) if draw else self.slots.show
+        redraw = every(DRAW_S, self.draw)
+
+        def step(point: dict) -> None:
+            if "merged" in point:  # a pooled Run: the results its parts have merged into so far (None: as before)
+                collect(self.fresh(), {k: v for k, v in point.items() if k != "merged"})  # only what it says of the run
+                if point["merged"] is not None:
+                    self.results.clear()
+                    self.results.update(self.fresh(), **kept(store, section, keep), **point["merged"])
+                    redraw()
+            elif "note" not in point and collect(self.results, point):
+                redraw()
+
+        def run(st) -> Iterator[dict]:
+            """The Run of st: on the page's pool of numerics workers when there is one, else here."""
+            return pooled.steps(section, st, total(st), lambda: steps(st)) if pooled.available(section) else steps(st)
+        self.runner = Runner(label, lambda: self._restart(run), lambda: total(self.st()), step,
+                             lambda last: redraw(True), check)
+        self.follows, self.live = not view.RUN_KEYS, False  # follows: results follow every control, no Run wait
+        obj = store[section]
+        others = [p for p in obj.param if p != "name" and p not in view.RUN_KEYS]
+        obj.param.watch(self._changed, list(view.RUN_KEYS) or others)
+        if not self.follows and others:  # the other controls redraw the same results
+            obj.param.watch(lambda *_: self.draw(), others)
+        self.draw()
+        if self.unrun():
+            on_document_ready(lambda: self.unrun() and self.runner.start())
+
+    def st(self):
+        """The section's current state."""
+        return self.store.state_of(self.section)
+
+    def unrun(self) -> bool:
+        """Whether the section must compute its results by itself: nothing ran live yet and there are none for
+        the settings shown (with RUN_KEYS: no results.json at all, and the settings are the defaults)."""
+        if self.live or self.runner.job.running:
+            return False
+        if self.follows:
+            return not self.results
+        return self.store.built is None and views_kit.built_applies(self.view, self.st())
+
+    def _restart(self, steps: Callable[[object], Iterator[dict]]) -> Iterator[dict]:
+        """A live run's start: the build's results go (but the parts no run redoes), the slots show that."""
+        self.live = True
+        self.results.clear()
+        self.results.update(self.fresh(), **kept(self.store, self.section, self.keep))
+        self.draw()
+        return steps(self.st())
+
+    def _changed(self, *_) -> None:
+        """The RUN_KEYS policy (see the class): the results shown always belong to the settings shown."""
+        if self.runner.job.running:
+            self.runner.stop(f"Settings changed: the run was stopped. Press “{self.runner.run.name}” to run "
+                             "with the new settings." if not self.follows else "")
+        self.results.clear()
+        self.results.update(built(self.store, self.section, self.view) or self.fresh())
+        self.draw()
+        if self.follows and not self.results:
+            self.runner.start()

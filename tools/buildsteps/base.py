@@ -1,0 +1,71 @@
+"""What every stage of build.py shares: the repo's paths, the build's error and log, hashing, checked
+subprocesses and the content-keyed cache of derived files."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]  # tools/buildsteps/base.py
+PINS = ROOT / "pins" / "artifacts.json"
+SITE = ROOT / "site"
+TOOLS = ROOT / "tools"
+CACHE = ROOT / ".cache"
+NPM_DIR = ROOT / "node_modules" / "pyodide"
+DIST = ROOT / "dist"
+
+
+class BuildError(Exception):
+    """A reason to stop the build, worded for the person running it."""
+
+
+def log(msg: str) -> None:
+    print(f"[build] {msg}", file=sys.stderr, flush=True)
+
+
+def sha256(data_or_path: bytes | Path) -> str:
+    data = data_or_path.read_bytes() if isinstance(data_or_path, Path) else data_or_path
+    return hashlib.sha256(data).hexdigest()
+
+
+def sri(data: bytes) -> str:
+    """The Subresource Integrity value of a file: sha256-<base64 digest>."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(data).digest()).decode()
+
+
+def verified(path: Path, want: str, what: str) -> Path:
+    """PATH itself, once its sha256 equals WANT; otherwise stop the build naming it."""
+    if not path.is_file():
+        raise BuildError(f"{what}: {path} is missing")
+    got = sha256(path)
+    if got != want:
+        raise BuildError(f"{what}: {path} has sha256 {got}, but the pin is {want}. Refusing to build: "
+                         f"delete the file to fetch it again, or update the pin if the change is intended.")
+    return path
+
+
+def run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        raise BuildError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def split_filename(name: str) -> tuple[str, str]:
+    """(project, version) of a wheel or sdist file name."""
+    stem = name.removesuffix(".tar.gz")
+    return tuple(stem.rsplit("-", 1)) if stem != name else tuple(name.split("-")[:2])
+
+
+def cached(key_parts: list[str], name: str, make) -> Path:
+    """.cache/built/<key>/<name>, made by make(path) once per distinct key."""
+    key = sha256("\n".join(key_parts).encode())[:16]
+    path = CACHE / "built" / key / name
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(path.name + ".part")  # another build may share this cache
+        make(part)
+        part.replace(path)
+    return path
