@@ -62,6 +62,11 @@ def test_each_sample_answers_before_python(browser, server):
     try:
         page = ctx.new_page()
         page.goto(f"{server.url}?embed=owntext&live=click", wait_until="domcontentloaded")
+        # the reader's text, file and prompt are the section's controls, drawn from the kinds table: inputs that
+        # say they wait for Python
+        for key, tag in (("text", "textarea"), ("file", "input[type=file]"), ("prompt", "input[type=text]")):
+            box = page.locator(f"#live-owntext .wt-player .wt-ctl-owntext-{key}")
+            assert box.locator(tag).count() == 1 and "once Python has loaded" in box.locator(".wt-needs-python").inner_text()
         built = kit.as_built(V.results(S.Owntext()))
         for name in ("code", "song", "prose"):
             page.select_option("#wt-p-owntext-sample", name)
@@ -132,7 +137,7 @@ def test_a_bad_paste_is_named_and_the_results_stay(live, raw, message):
 def test_a_bad_file_is_named_and_the_results_stay(live, name, data, message):
     shown = hooks(live)
     live.locator(f"{LIVE} input[type=file]").set_input_files({"name": name, "mimeType": "text/plain", "buffer": data})
-    said(live, message)
+    live.locator(f"{LIVE} [role=alert]", has_text=message).wait_for(timeout=30_000)  # the file control refuses it
     assert hooks(live) == shown
 
 
@@ -140,7 +145,8 @@ def test_a_file_trains_like_a_paste(live):
     text = text_of(2)
     live.locator(f"{LIVE} input[type=file]").set_input_files(
         {"name": "mine.txt", "mimeType": "text/plain", "buffer": text.encode()})
-    said(live, "Ready: the file mine.txt")
+    live.locator(f"{LIVE} [role=status]", has_text=f"Read mine.txt: {len(text):,} characters").wait_for(timeout=30_000)
+    said(live, "Ready: the file you chose")
     run_and_wait(live)
     got, want = hooks(live), cpython(text)
     assert all(close(got[h], want[h]) for h in HOOKS), (got, want)
