@@ -3,7 +3,8 @@
 - Before Python (?live=click): choosing each shipped sample answers at once from the playback tables, with
   CPython's numbers for that sample.
 - Live (owntext.steps=100, one cold load for the module): a pasted text trains with Run and the hooks show
-  CPython's numbers for that text (1e-9 relative), with no request from the paste to the result; a file set
+  CPython's numbers for that text (1e-9 relative), with no request from the paste to the result but for the
+  site's own files (the pool's workers starting); a file set
   through the file input trains the same way; every bad input (empty, too short, one character, not UTF-8,
   over 2 MB) is named in the section and the results shown stay; Cancel stops a long run.
 """
@@ -99,7 +100,7 @@ def run_and_wait(page) -> None:
     status(page, LIVE, "Done.")
 
 
-def test_a_pasted_text_trains_here_and_sends_nothing(live):
+def test_a_pasted_text_trains_here_and_sends_nothing(live, dist_dir):
     text = text_of(1)
     before = len(live.rec.requests)
     paste(live, text)
@@ -108,10 +109,12 @@ def test_a_pasted_text_trains_here_and_sends_nothing(live):
     got, want = hooks(live), cpython(text)
     assert all(math.isfinite(x) for x in got.values()) and all(close(got[h], want[h]) for h in HOOKS), (got, want)
     assert "Your text" in live.locator(f"{LIVE} [data-testid=owntext-now]").text_content()
-    # the text went nowhere: after the paste the page only re-reads its own stylesheets (Panel's panes link
-    # them), same origin, GET, no query; nothing is posted or sent off the origin
+    # the text went nowhere: after the paste the page only reads its own files (Panel's stylesheets, and the
+    # pool's numerics workers starting on the Run: worker.js, Pyodide, the wheels), same origin, GET, no query;
+    # nothing is posted or sent off the origin (the text reaches the workers by postMessage)
     after = live.rec.requests[before:]
-    assert all(m == "GET" and t == "stylesheet" and not urlsplit(u).query for m, u, t in after), after
+    assert all(m == "GET" and not urlsplit(u).query and (dist_dir / urlsplit(u).path.lstrip("/")).is_file()
+               for m, u, t in after), after
     assert_same_origin([u for _, u, _ in after] or [live.server.url], live.server.url)
     assert "owntext" in live.url and text[:20] not in live.url
 

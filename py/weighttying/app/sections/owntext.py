@@ -46,9 +46,7 @@ def build(store: Store) -> pn.viewable.Viewable:
 
     def check() -> str:
         st = store.state_of("owntext")
-        if st.sample != V.YOURS:
-            return ""
-        return problem(V.yours(st)) if st.text or st.file else "No text yet: paste one or choose a file first."
+        return problem(V.yours(st)) if st.sample == V.YOURS else ""  # no text yet: "The text is empty: paste ..."
 
     run = RunSection(store, "owntext", V, "Run", V.iter_runs, lambda st: len(V.MODELS) * st.steps, V.collect,
                      fresh=lambda: V.kept_entries(built(store, "owntext", V), store.state_of("owntext").sample),
