@@ -173,15 +173,15 @@ def _file(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     picker = pn.widgets.FileInput(accept=".txt,text/plain", name=c.name, sizing_mode="stretch_width")
     said = pn.pane.HTML("", sizing_mode="stretch_width")
 
-    def read(event) -> None:
-        text, problem = decoded(event.new, c.spec.max_chars)
+    def read(*_) -> None:
+        text, problem = decoded(picker.value, c.spec.max_chars)
         said.object = (f'<p class="wt-bad" role="alert">{html.escape(problem)}</p>' if problem else
                        f'<p class="wt-help" role="status">Read {html.escape(picker.filename or "the file")}: '
                        f'{len(text):,} characters.</p>' if text is not None else "")
         if text is not None:
             setattr(obj, c.name, text)
 
-    picker.param.watch(read, "value")
+    picker.param.watch(read, ["value", "filename"])  # either may arrive first; a text set twice is one change
     return pn.Column(pn.pane.HTML(f"<label>{c.name}</label>", margin=(0, 10)), picker, said, sizing_mode="stretch_width")
 
 
