@@ -7,6 +7,8 @@
   site's own files (the pool's workers starting); a file set
   through the file input trains the same way; every bad input (empty, too short, one character, not UTF-8,
   over 2 MB) is named in the section and the results shown stay; Cancel stops a long run.
+- On a pool of two numerics workers (the page told it has 3 cores): tied and untied train side by side, one part
+  each, to CPython's numbers; Cancel stops both parts, each worker confirming the last step it took.
 """
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from conftest import live_page
-from harness import assert_same_origin, new_context
+from conftest import Live, live_page
+from harness import Recorder, assert_same_origin, new_context, until, wait_booted
 from test_browser_repeat import press_slider, status, value
 from weighttying import owntext as O
 from weighttying import state as S
@@ -164,3 +166,36 @@ def test_cancel_stops_a_long_run(live):
     status(live, LIVE, "Cancelled.")
     assert live.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").count() == 0  # nothing claims to be trained
     assert live.locator(LIVE).get_by_role("button", name="Run", exact=True).is_enabled()
+
+
+TWO_WORKERS = ("Object.defineProperty(navigator, 'hardwareConcurrency', {get: () => 3});"
+               "Object.defineProperty(navigator, 'deviceMemory', {get: () => 8});")
+
+
+def test_tied_and_untied_train_side_by_side_on_two_workers_and_cancel_stops_both(browser, server):
+    ctx = new_context(browser, Recorder(), init_js=(TWO_WORKERS,))
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=owntext&owntext.steps={STEPS}", wait_until="domcontentloaded")
+        two = Live(page, Recorder(), server, wait_booted(page))
+        assert two.evaluate("__wt.pool.size") == 2
+        text = text_of(3)
+        paste(two, text)
+        said(two, "Ready: your pasted text")
+        run_and_wait(two)
+        assert two.evaluate("__wt.pool.started") == 2, "two workers, one model each"
+        got, want = hooks(two), cpython(text)
+        assert all(close(got[h], want[h]) for h in HOOKS), (got, want)
+        press_slider(two, "owntext", "steps", "End")  # 5000 steps a model
+        two.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").wait_for(state="detached", timeout=30_000)
+        two.locator(LIVE).get_by_role("button", name="Run", exact=True).click()
+        status(two, LIVE, "Step")
+        run_id = two.evaluate("Math.max(...__wt.pool.runs.keys())")
+        two.locator(LIVE).get_by_role("button", name="Cancel").click()
+        status(two, LIVE, "Cancelled.")
+        ended = until(lambda: (e := two.evaluate(f"__wt.pool.ended.filter((x) => x.run === {run_id})")) and len(e) == 2 and e)
+        assert ended and sorted(e["part"] for e in ended) == [0, 1] and all(e["step"] < 5000 for e in ended), ended
+        assert two.evaluate("__wt.pool.workers.every((w) => !w.part) && __wt.pool.runs.size === 0")
+        assert two.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").count() == 0
+    finally:
+        ctx.close()
