@@ -84,7 +84,12 @@ def one_run(page, live: str) -> dict:
     """Press Run; {first_points_ms, result_ms} from the click, on the page clock."""
     page.evaluate(ARM_JS)
     page.locator(live).get_by_role("button", name="Run", exact=True).click()
-    page.wait_for_function("() => window.__own.done !== undefined", timeout=300_000, polling=100)
+    try:
+        page.wait_for_function("() => window.__own.done !== undefined", timeout=180_000, polling=100)
+    except Exception:  # a Run that never ends is recorded with what the section said, and the bench goes on
+        said = page.evaluate("() => __wtTest.all(document.getElementById('live-owntext'), '.wt-status')"
+                             ".map((e) => e.textContent).join(' | ')")
+        return {"first_points_ms": None, "result_ms": None, "timed_out": said}
     w = page.evaluate("() => window.__own")
     return {"first_points_ms": w["first"] - w["click"], "result_ms": w["done"] - w["click"]}
 
@@ -114,9 +119,11 @@ def summary(visits: dict) -> dict:
     """Per mode: the warm Runs' medians (every Run but the first), the first Run's, and the warm result over one's."""
     out = {}
     for mode, v in visits.items():
-        warm = v["runs"][1:] or v["runs"]
+        ended = [r for r in v["runs"] if r["result_ms"] is not None]
+        warm = ended[1:] or ended or [{k: float("nan") for k in TARGETS}]
         out[mode] = {**{f"warm_{k}": statistics.median(r[k] for r in warm) for k in TARGETS},
-                     "first_run_result_ms": v["runs"][0]["result_ms"], "pool_size": v["size"], "workers_started": v["started"]}
+                     "first_run_result_ms": v["runs"][0]["result_ms"], "timed_out": len(v["runs"]) - len(ended),
+                     "pool_size": v["size"], "workers_started": v["started"]}
     one = out.get("one", {}).get("warm_result_ms")
     for row in out.values():
         row["over_one"] = row["warm_result_ms"] / one if one else None

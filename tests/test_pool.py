@@ -86,6 +86,15 @@ def test_a_pasted_text_reaches_the_parts_and_trains_tied_and_untied_apart(field)
     assert largest_difference(want, got) <= 1e-12
 
 
+def test_a_part_whose_first_batch_is_only_the_tokenised_text_gives_progress():
+    """A long text's tokenising can fill a part's first batch alone: that point counts as step 0 of the part."""
+    st = S.Owntext(sample="yours", text=PASTED, steps=20)
+    gather = pool.Gather("owntext", st, 2, 40)
+    first = next(pool.Part(pool.encode(pool.split("owntext", st, 2)[0])).points)
+    assert "entry" in first and gather.add(0, pool.encode({"points": [first], "done": False, "step": 0}))["step"] == 0
+    assert gather.results()["yours"]["chars"] == len(PASTED)
+
+
 def test_an_own_text_part_names_a_bad_text_and_merges_nothing_before_it_is_read():
     st = S.Owntext(sample="yours", text="too short")
     assert owntext.merge(st, [[], []]) == {}

@@ -83,7 +83,7 @@ def iter_runs(st: S.Owntext, chunk: int = CHUNK, models: tuple[str, ...] = MODEL
     """The run of st's sample (the reader's text is filed as "yours"): first {"entry": its summary, "sample"},
     then owntext.iter_runs's progress dicts for `models` (tokenising is inside the run, so it never blocks a page)."""
     prep = O.prepare(text_of(st), st.cap)
-    yield {"step": 0, "loss": 0.0, "sample": st.sample, "entry": fresh_entry(prep, st)}
+    yield {"step": 0, "total": len(models) * st.steps, "loss": 0.0, "sample": st.sample, "entry": fresh_entry(prep, st)}
     for p in O.iter_runs(prep, setup(st), models, chunk, EVERY):
         yield {**p, "sample": st.sample}
 
