@@ -182,7 +182,7 @@ def _file(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
             setattr(obj, c.name, text)
 
     picker.param.watch(read, ["value", "filename"])  # either may arrive first; a text set twice is one change
-    return pn.Column(pn.pane.HTML(f"<label>{c.name}</label>", margin=(0, 10)), picker, said, sizing_mode="stretch_width")
+    return pn.Column(picker, said, sizing_mode="stretch_width")  # the picker's name is its label
 
 
 # Each kind's Panel widget, by state.Kind name: (the section's param object, control) -> widget
