@@ -3,9 +3,12 @@
 - Before Python (?live=click): choosing each shipped sample answers at once from the playback tables, with
   CPython's numbers for that sample.
 - Live (owntext.steps=100, one cold load for the module): a pasted text trains with Run and the hooks show
-  CPython's numbers for that text (1e-9 relative), with no request from the paste to the result; a file set
+  CPython's numbers for that text (1e-9 relative), with no request from the paste to the result but for the
+  site's own files (the pool's workers starting); a file set
   through the file input trains the same way; every bad input (empty, too short, one character, not UTF-8,
   over 2 MB) is named in the section and the results shown stay; Cancel stops a long run.
+- On a pool of two numerics workers (the page told it has 3 cores): tied and untied train side by side, one part
+  each, to CPython's numbers; Cancel stops both parts, each worker confirming the last step it took.
 """
 from __future__ import annotations
 
@@ -15,8 +18,8 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from conftest import live_page
-from harness import assert_same_origin, new_context
+from conftest import Live, live_page
+from harness import Recorder, assert_same_origin, new_context, until, wait_booted
 from test_browser_repeat import press_slider, status, value
 from weighttying import owntext as O
 from weighttying import state as S
@@ -62,6 +65,11 @@ def test_each_sample_answers_before_python(browser, server):
     try:
         page = ctx.new_page()
         page.goto(f"{server.url}?embed=owntext&live=click", wait_until="domcontentloaded")
+        # the reader's text, file and prompt are the section's controls, drawn from the kinds table: inputs that
+        # say they wait for Python
+        for key, tag in (("text", "textarea"), ("file", "input[type=file]"), ("prompt", "input[type=text]")):
+            box = page.locator(f"#live-owntext .wt-player .wt-ctl-owntext-{key}")
+            assert box.locator(tag).count() == 1 and "once Python has loaded" in box.locator(".wt-needs-python").inner_text()
         built = kit.as_built(V.results(S.Owntext()))
         for name in ("code", "song", "prose"):
             page.select_option("#wt-p-owntext-sample", name)
@@ -94,7 +102,7 @@ def run_and_wait(page) -> None:
     status(page, LIVE, "Done.")
 
 
-def test_a_pasted_text_trains_here_and_sends_nothing(live):
+def test_a_pasted_text_trains_here_and_sends_nothing(live, dist_dir):
     text = text_of(1)
     before = len(live.rec.requests)
     paste(live, text)
@@ -103,10 +111,12 @@ def test_a_pasted_text_trains_here_and_sends_nothing(live):
     got, want = hooks(live), cpython(text)
     assert all(math.isfinite(x) for x in got.values()) and all(close(got[h], want[h]) for h in HOOKS), (got, want)
     assert "Your text" in live.locator(f"{LIVE} [data-testid=owntext-now]").text_content()
-    # the text went nowhere: after the paste the page only re-reads its own stylesheets (Panel's panes link
-    # them), same origin, GET, no query; nothing is posted or sent off the origin
+    # the text went nowhere: after the paste the page only reads its own files (Panel's stylesheets, and the
+    # pool's numerics workers starting on the Run: worker.js, Pyodide, the wheels), same origin, GET, no query;
+    # nothing is posted or sent off the origin (the text reaches the workers by postMessage)
     after = live.rec.requests[before:]
-    assert all(m == "GET" and t == "stylesheet" and not urlsplit(u).query for m, u, t in after), after
+    assert all(m == "GET" and not urlsplit(u).query and (dist_dir / urlsplit(u).path.lstrip("/")).is_file()
+               for m, u, t in after), after
     assert_same_origin([u for _, u, _ in after] or [live.server.url], live.server.url)
     assert "owntext" in live.url and text[:20] not in live.url
 
@@ -132,7 +142,7 @@ def test_a_bad_paste_is_named_and_the_results_stay(live, raw, message):
 def test_a_bad_file_is_named_and_the_results_stay(live, name, data, message):
     shown = hooks(live)
     live.locator(f"{LIVE} input[type=file]").set_input_files({"name": name, "mimeType": "text/plain", "buffer": data})
-    said(live, message)
+    live.locator(f"{LIVE} [role=alert]", has_text=message).wait_for(timeout=30_000)  # the file control refuses it
     assert hooks(live) == shown
 
 
@@ -140,7 +150,8 @@ def test_a_file_trains_like_a_paste(live):
     text = text_of(2)
     live.locator(f"{LIVE} input[type=file]").set_input_files(
         {"name": "mine.txt", "mimeType": "text/plain", "buffer": text.encode()})
-    said(live, "Ready: the file mine.txt")
+    live.locator(f"{LIVE} [role=status]", has_text=f"Read mine.txt: {len(text):,} characters").wait_for(timeout=30_000)
+    said(live, "Ready: the file you chose")
     run_and_wait(live)
     got, want = hooks(live), cpython(text)
     assert all(close(got[h], want[h]) for h in HOOKS), (got, want)
@@ -155,3 +166,36 @@ def test_cancel_stops_a_long_run(live):
     status(live, LIVE, "Cancelled.")
     assert live.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").count() == 0  # nothing claims to be trained
     assert live.locator(LIVE).get_by_role("button", name="Run", exact=True).is_enabled()
+
+
+TWO_WORKERS = ("Object.defineProperty(navigator, 'hardwareConcurrency', {get: () => 3});"
+               "Object.defineProperty(navigator, 'deviceMemory', {get: () => 8});")
+
+
+def test_tied_and_untied_train_side_by_side_on_two_workers_and_cancel_stops_both(browser, server):
+    ctx = new_context(browser, Recorder(), init_js=(TWO_WORKERS,))
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=owntext&owntext.steps={STEPS}", wait_until="domcontentloaded")
+        two = Live(page, Recorder(), server, wait_booted(page))
+        assert two.evaluate("__wt.pool.size") == 2
+        text = text_of(3)
+        paste(two, text)
+        said(two, "Ready: your pasted text")
+        run_and_wait(two)
+        assert two.evaluate("__wt.pool.started") == 2, "two workers, one model each"
+        got, want = hooks(two), cpython(text)
+        assert all(close(got[h], want[h]) for h in HOOKS), (got, want)
+        press_slider(two, "owntext", "steps", "End")  # 5000 steps a model
+        two.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").wait_for(state="detached", timeout=30_000)
+        two.locator(LIVE).get_by_role("button", name="Run", exact=True).click()
+        status(two, LIVE, "Step")
+        run_id = two.evaluate("Math.max(...__wt.pool.runs.keys())")
+        two.locator(LIVE).get_by_role("button", name="Cancel").click()
+        status(two, LIVE, "Cancelled.")
+        ended = until(lambda: (e := two.evaluate(f"__wt.pool.ended.filter((x) => x.run === {run_id})")) and len(e) == 2 and e)
+        assert ended and sorted(e["part"] for e in ended) == [0, 1] and all(e["step"] < 5000 for e in ended), ended
+        assert two.evaluate("__wt.pool.workers.every((w) => !w.part) && __wt.pool.runs.size === 0")
+        assert two.locator(f"{LIVE} [data-testid=owntext-heldout-tied]").count() == 0
+    finally:
+        ctx.close()

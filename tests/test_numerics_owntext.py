@@ -98,6 +98,8 @@ def test_ranks_share_and_samples():
     assert O.run(TEXT, s=O.Setup(d=8, steps=60, seed=0)) == r  # seeded: the same settings, the same text
     assert O.run(TEXT, s=O.Setup(d=8, steps=60, seed=1))["models"]["tied"]["samples"] != samples
     assert O.start_token("x!", O.vocabulary(TEXT)) == O.vocabulary(TEXT).chars.index("!")
+    assert "\u00e9" not in TEXT and O.start_token("caf\u00e9", O.vocabulary(TEXT)) == 0  # no "other" token: the most frequent
+    assert O.start_token("caf\u00e9", O.vocabulary(TEXT, cap=4)) == 3  # beyond the cap it is "other"
 
 
 def test_a_diverged_model_writes_nothing():

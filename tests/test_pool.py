@@ -5,9 +5,10 @@ import math
 import numpy as np
 import pytest
 
+from weighttying import owntext as O
 from weighttying import paper, pool
 from weighttying import state as S
-from weighttying.views import pathdrop, repeat, tasks
+from weighttying.views import owntext, pathdrop, repeat, tasks
 
 
 @pytest.fixture(autouse=True)
@@ -18,7 +19,8 @@ def no_pool_after():
     pooled.setup(0, lambda kind, data: None)
 
 SMALL = {"tasks": S.Tasks(seeds=3, steps=20), "repeat": S.Repeat(steps=30), "pathdrop": S.Pathdrop(steps=20),
-         "paper": S.Paper(steps=20, seeds=2, scale=4.0)}
+         "paper": S.Paper(steps=20, seeds=2, scale=4.0), "owntext": S.Owntext(sample="song", steps=30, d=8, cap=24)}
+PASTED = "the cat sat on the mat; the dog ran after the cat and the cat ran up a tree.\n" * 6  # a reader's own text
 
 
 def one_worker(section: str, st) -> dict:
@@ -29,6 +31,11 @@ def one_worker(section: str, st) -> dict:
         return {"points": [p for p in repeat.iter_race(st) if "tied" in p]}
     if section == "pathdrop":
         return {"points": list(pathdrop.iter_curves(st))}
+    if section == "owntext":
+        results = {}
+        for point in owntext.iter_runs(st):
+            owntext.collect(results, point)
+        return results
     return paper.study(st.scale, st.steps, st.seed, st.seeds, st.lr)
 
 
@@ -65,6 +72,34 @@ def test_parts_merge_into_the_one_worker_result(section, n):
     want = one_worker(section, st)
     assert largest_difference(want, got) <= 1e-12
     assert [p["step"] for p in progress] == sorted(p["step"] for p in progress) and progress[-1]["step"] == 1000
+
+
+@pytest.mark.parametrize("field", ["text", "file"])
+def test_a_pasted_text_reaches_the_parts_and_trains_tied_and_untied_apart(field):
+    st = S.Owntext(sample="yours", steps=20, **{field: PASTED})
+    specs = pool.split("owntext", st, 4)
+    assert [s["part"] for s in specs] == [{"models": ["tied"]}, {"models": ["untied"]}]
+    assert all(s["state"][field] == PASTED for s in specs)  # the text travels in each part's spec, nowhere else
+    got, _ = pooled("owntext", st, 2)
+    want = one_worker("owntext", st)
+    assert list(got) == ["yours"] and got["yours"]["chars"] == len(PASTED)
+    assert largest_difference(want, got) <= 1e-12
+
+
+def test_a_part_whose_first_batch_is_only_the_tokenised_text_gives_progress():
+    """A long text's tokenising can fill a part's first batch alone: that point counts as step 0 of the part."""
+    st = S.Owntext(sample="yours", text=PASTED, steps=20)
+    gather = pool.Gather("owntext", st, 2, 40)
+    first = next(pool.Part(pool.encode(pool.split("owntext", st, 2)[0])).points)
+    assert "entry" in first and gather.add(0, pool.encode({"points": [first], "done": False, "step": 0}))["step"] == 0
+    assert gather.results()["yours"]["chars"] == len(PASTED)
+
+
+def test_an_own_text_part_names_a_bad_text_and_merges_nothing_before_it_is_read():
+    st = S.Owntext(sample="yours", text="too short")
+    assert owntext.merge(st, [[], []]) == {}
+    with pytest.raises(O.TextError, match="at least 200"):
+        next(pool.Part(pool.encode(pool.split("owntext", st, 2)[0])).points)
 
 
 def test_parts_are_balanced_and_cover_every_model_once():

@@ -59,10 +59,14 @@ def _select(c: S.Control, cid: str, value, values, described: str) -> str:
     return _labelled(c, cid, f'<select id="{cid}" {described}>{options}</select>')
 
 
+def _box(c: S.Control, cid: str, value, described: str) -> str:
+    """A one-line text input, up to its kind's max_chars."""
+    return f'<input type="text" id="{cid}" value="{_attr(value)}" maxlength="{c.spec.max_chars}" {described}>'
+
+
 def _text(c: S.Control, cid: str, value, values, described: str) -> str:
     """A one-line text box."""
-    return _labelled(c, cid, f'<input type="text" id="{cid}" value="{_attr(value)}" maxlength="{c.spec.max_chars}" '
-                             f'{described}>')
+    return _labelled(c, cid, _box(c, cid, value, described))
 
 
 # What a box for a value only Python uses says, before Python: it is kept, and read once the live lab has loaded.
@@ -81,9 +85,14 @@ def _file(c: S.Control, cid: str, value, values, described: str) -> str:
                              f'<p class="wt-note wt-needs-python">{NEEDS_PYTHON}</p>')
 
 
+def _line(c: S.Control, cid: str, value, values, described: str) -> str:
+    """A one-line text box (a short free text, never in a link) that says it waits for Python."""
+    return _labelled(c, cid, f'{_box(c, cid, value, described)}<p class="wt-note wt-needs-python">{NEEDS_PYTHON}</p>')
+
+
 # Each kind's input before Python, by state.Kind.input: (control, id, value, its playback grid, aria) -> HTML
 INPUTS = {"number": _number, "checkbox": _checkbox, "select": _select, "text": _text, "textarea": _textarea,
-          "file": _file}
+          "file": _file, "line": _line}
 
 
 def help_html(c: S.Control, hid: str = "") -> str:

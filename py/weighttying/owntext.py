@@ -205,9 +205,11 @@ def continuations(Q: np.ndarray, vocab: Vocab, length: int = 200, seed: int = 0)
 
 
 def start_token(prompt: str, vocab: Vocab) -> int:
-    """The token a sample starts from: the prompt's last character's (the toy reads one character); the most
-    frequent character when the prompt is empty."""
-    return int(vocab.ids(prompt[-1:])[0]) if prompt else 0
+    """The token a sample starts from: the prompt's last character's (the toy reads one character); a character
+    the vocabulary lacks is "other" when there is one; the most frequent character when the prompt is empty or
+    there is no "other"."""
+    t = int(vocab.ids(prompt[-1:])[0]) if prompt else 0
+    return t if t < vocab.V else 0
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ KINDS = {k.name: k for k in (
     Kind("hide", str, "list", "text", max_chars=MAX_HIDE_CHARS),
     Kind("text", str, None, "textarea", max_chars=MAX_TEXT_CHARS),
     Kind("file", str, None, "file", max_chars=MAX_TEXT_CHARS),
+    Kind("line", str, None, "line"),
 )}
 BY_TYPE = {bool: "toggle", int: "whole", float: "number"}  # a field's kind when its spec names none
 
@@ -133,6 +134,10 @@ class Owntext:
     sample: str = spec("prose", "The text to train on: a shipped sample (English prose, Python source, a song with a "
                         "refrain) or yours, pasted or from a file (yours never enters the address bar).",
                         choices=("prose", "code", "song", "yours"))
+    text: str = spec("", "Your text, pasted (at least 200 characters, at most 2 MB): choosing it makes the sample "
+                     "'yours'. It stays in this browser: never in the address bar or a download.", kind="text")
+    file: str = spec("", "Or a .txt file (UTF-8, at most 2 MB), chosen or dropped here: its text is yours, "
+                     "like a paste, whichever came last.", kind="file")
     cap: int = spec(96, "Vocabulary cap: at most this many tokens; beyond it the rarest characters share one "
                      "'other' token.", 2, 256)
     d: int = spec(TOY.d, "Model width d: the length of every character's vector (E's columns, U's too untied).", 1, 128)
@@ -143,6 +148,8 @@ class Owntext:
                       log=True)
     seed: int = spec(0, "Random seed: init, batches and the samples. Same seed, same numbers in CPython and in "
                       "the browser.", 0, 2**31 - 1)
+    prompt: str = spec("", "Prompt for the samples each model writes: its last character starts them (the toy reads "
+                       "one character); empty, the sample's own. Never in the address bar.", kind="line")
 
 
 @dataclass(frozen=True)
@@ -478,9 +485,16 @@ def preset_values(section: str, name: str) -> dict[str, object]:
     return {**vars(getattr(State(), section)), **PRESETS[section][name]}
 
 
+def linked(section: str, values: dict[str, object]) -> dict[str, object]:
+    """The part of values ({field: value} of one section) a link holds: a reader's own text, file or prompt is
+    not a setting, so a preset neither sets nor reads it."""
+    return {k: v for k, v in values.items() if BY_KEY[k if section == "page" else f"{section}.{k}"].spec.url}
+
+
 def matching_preset(section: str, current: dict[str, object]) -> str | None:
     """The name of the preset that current ({field: value} of one section) equals, if any."""
-    return next((n for n in PRESETS.get(section, {}) if preset_values(section, n) == current), None)
+    return next((n for n in PRESETS.get(section, {})
+                 if linked(section, preset_values(section, n)) == linked(section, current)), None)
 
 
 def fill(fills: dict, values: dict[str, object], defaults: dict[str, object], changed: str = "") -> dict[str, object]:

@@ -6,6 +6,7 @@ exactly one place: `Store._changed`, which hands the new query string to whoever
 """
 from __future__ import annotations
 
+import html
 import math
 from typing import Callable
 
@@ -32,7 +33,7 @@ PARAMETERS = {
     "number": _bounded(param.Number), "whole": _bounded(param.Integer), "log": _bounded(param.Number),
     "choice": lambda c: param.Selector(default=c.default, objects=list(c.choices), doc=c.help),
     "toggle": lambda c: param.Boolean(c.default, doc=c.help),
-    "hide": _string, "text": _string, "file": _string,
+    "hide": _string, "text": _string, "file": _string, "line": _string,
 }
 
 
@@ -80,7 +81,7 @@ class Store:
 
     def apply_preset(self, section: str, name: str) -> None:
         """Set one section to a named preset of state.PRESETS (one URL write)."""
-        self.sections[section].param.update(**S.preset_values(section, name))
+        self.sections[section].param.update(**S.linked(section, S.preset_values(section, name)))
 
     def hidden(self, token: str) -> bool:
         """Whether teacher mode hides this control key, section id, 'prose' or 'controls'."""
@@ -155,32 +156,33 @@ def _text(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
 
 
 def decoded(data: bytes | None, limit: int) -> tuple[str | None, str]:
-    """(a file's text, or None; what is wrong with it): UTF-8 text of at most `limit` characters."""
+    """(a file's text, or None; what is wrong with it): UTF-8 text of at most `limit` bytes (so as many characters)."""
     if not data:
         return None, ""
+    if len(data) > limit:
+        return None, f"The file is {len(data) / 1e6:.1f} MB; the limit is {limit / 1e6:g} MB. Nothing was changed."
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8"), ""
     except UnicodeDecodeError as err:
         return None, f"The file is not UTF-8 text (byte {err.start}); nothing was changed."
-    if len(text) > limit:
-        return None, f"The file holds {len(text):,} characters, more than {limit:,}; nothing was changed."
-    return text, ""
 
 
 def _file(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     """A file input (click or drop) whose UTF-8 text becomes the control's value; a file that is not text, or too
-    long, is refused with a line saying why and changes nothing."""
+    long, is refused with a line saying why and changes nothing; one read is named with its size."""
     picker = pn.widgets.FileInput(accept=".txt,text/plain", name=c.name, sizing_mode="stretch_width")
     said = pn.pane.HTML("", sizing_mode="stretch_width")
 
-    def read(event) -> None:
-        text, problem = decoded(event.new, c.spec.max_chars)
-        said.object = f'<p class="wt-bad" role="alert">{problem}</p>' if problem else ""
+    def read(*_) -> None:
+        text, problem = decoded(picker.value, c.spec.max_chars)
+        said.object = (f'<p class="wt-bad" role="alert">{html.escape(problem)}</p>' if problem else
+                       f'<p class="wt-help" role="status">Read {html.escape(picker.filename or "the file")}: '
+                       f'{len(text):,} characters.</p>' if text is not None else "")
         if text is not None:
             setattr(obj, c.name, text)
 
-    picker.param.watch(read, "value")
-    return pn.Column(pn.pane.HTML(f"<label>{c.name}</label>", margin=(0, 10)), picker, said, sizing_mode="stretch_width")
+    picker.param.watch(read, ["value", "filename"])  # either may arrive first; a text set twice is one change
+    return pn.Column(picker, said, sizing_mode="stretch_width")  # the picker's name is its label
 
 
 # Each kind's Panel widget, by state.Kind name: (the section's param object, control) -> widget
@@ -193,6 +195,8 @@ WIDGETS = {
     "hide": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name),
     "text": _text,
     "file": _file,
+    "line": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
+                                                           sizing_mode="stretch_width"),
 }
 
 

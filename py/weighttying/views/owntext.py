@@ -3,10 +3,11 @@ character beside the text's own unigram and bigram entropies, the just-read char
 saves and what each model writes. No Panel.
 
 `results(st)` is every shipped sample's run at st's settings ({sample: entry}), a Run's work of seconds: the build
-ships them for the defaults, so choosing a sample answers at once. A pasted or dropped text is "yours": the live
-section tokenises and trains it (iter_runs with the text) and files it under "yours"; the text itself never
-enters the state, the URL or an export. The prompt only picks which of the ready samples is shown (the toy reads
-one character), so it is read from the results ("prompt"), set by the live section, never a run.
+ships them for the defaults, so choosing a sample answers at once. A pasted or dropped text is "yours" (`st.text`,
+`st.file`: controls of kinds that never enter a link or an export): the live section tokenises and trains it
+(iter_runs) and files it under "yours". The prompt (`st.prompt`) only picks which of the ready samples is shown
+(the toy reads one character), never a run. A Run splits into its two models (split, iter_part, merge), which
+the page's pool of numerics workers trains side by side.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import functools
 import html
 
 from .. import owntext as O
+from .. import pool
 from .. import render as R
 from .. import state as S
 from .kit import BUILT, Num, cell, grid, log, note, source, table
@@ -29,7 +31,8 @@ _LR = S.BY_KEY["owntext.lr"]
 PLAYBACK = {"sample": grid("owntext", "sample"), "cap": grid("owntext", "cap", (16, 32, 64)),
             "d": grid("owntext", "d", (8, 32)), "steps": grid("owntext", "steps", (500, 5000)),
             "lr": grid("owntext", "lr", log(_LR.lo, _LR.hi, 1))}
-DEPENDS = {name: ("sample", *RUN_KEYS) for name in SLOTS} | {"vocab": ("sample", "cap")}
+DEPENDS = ({name: ("sample", *RUN_KEYS) for name in SLOTS} | {"vocab": ("sample", "cap")}
+           | {name: ("sample", *RUN_KEYS, "prompt") for name in ("sample_tied", "sample_untied")})
 OVERLAYS: dict[str, str] = {}
 CLAIM = ""
 PAIRS = (("sample_tied", "sample_untied"),)
@@ -65,19 +68,31 @@ def fresh_entry(prep: O.Prepared, st: S.Owntext) -> dict:
     return {**O.summary(prep, setup(st)), "models": {m: {"curve": []} for m in MODELS}}
 
 
-def iter_runs(st: S.Owntext, text: str | None = None, chunk: int = CHUNK):
-    """The run of st's sample (or of `text`, a pasted one, filed as "yours"): first {"entry": its summary,
-    "sample"}, then owntext.iter_runs's progress dicts (tokenising is inside the run, so it never blocks a page)."""
-    name = YOURS if text is not None else st.sample
-    prep = O.prepare(O.read(text if text is not None else O.shipped(st.sample)), st.cap)
-    yield {"step": 0, "loss": 0.0, "sample": name, "entry": fresh_entry(prep, st)}
-    for p in O.iter_runs(prep, setup(st), MODELS, chunk, EVERY):
-        yield {**p, "sample": name}
+def yours(st: S.Owntext) -> str:
+    """The reader's own text: a file's when one was read after the last paste (the live section clears `file` on a
+    paste), else the paste."""
+    return st.file or st.text
+
+
+def text_of(st: S.Owntext) -> str:
+    """The text st trains on: its shipped sample's, or the reader's (owntext.read checks it: TextError)."""
+    return O.read(yours(st) if st.sample == YOURS else O.shipped(st.sample))
+
+
+def iter_runs(st: S.Owntext, chunk: int = CHUNK, models: tuple[str, ...] = MODELS):
+    """The run of st's sample (the reader's text is filed as "yours"): first {"entry": its summary, "sample"},
+    then owntext.iter_runs's progress dicts for `models` (tokenising is inside the run, so it never blocks a page)."""
+    prep = O.prepare(text_of(st), st.cap)
+    yield {"step": 0, "total": len(models) * st.steps, "loss": 0.0, "sample": st.sample, "entry": fresh_entry(prep, st)}
+    for p in O.iter_runs(prep, setup(st), models, chunk, EVERY):
+        yield {**p, "sample": st.sample}
 
 
 def collect(results: dict, point: dict) -> bool:
     """File a streamed point into results (in place): a new entry, a curve point or a finished run; True
-    when what the slots show changed."""
+    when what the slots show changed (a bare progress dict, without "sample", changes nothing)."""
+    if "sample" not in point:
+        return False
     if "entry" in point:
         results[point["sample"]] = point["entry"]
         return True
@@ -206,10 +221,9 @@ def ranks(e: dict | None) -> str:
                  "wrong", "owntext-ranks")
 
 
-def prompt_of(st: S.Owntext, results: dict | None) -> str:
-    """The prompt the samples follow: the reader's (results["prompt"], set live) or the sample's own."""
-    given = (results or {}).get("prompt")
-    return given if given is not None else O.SAMPLES[st.sample].prompt if st.sample in O.SAMPLES else ""
+def prompt_of(st: S.Owntext) -> str:
+    """The prompt the samples follow: the reader's (st.prompt) or the sample's own."""
+    return st.prompt or (O.SAMPLES[st.sample].prompt if st.sample in O.SAMPLES else "")
 
 
 def sample_html(st: S.Owntext, e: dict | None, m: str, prompt: str) -> str:
@@ -220,9 +234,12 @@ def sample_html(st: S.Owntext, e: dict | None, m: str, prompt: str) -> str:
     if not run["samples"]:
         return note(f"{m.capitalize()} model's writing: none, the model diverged.", testid=f"owntext-sample-{m}")
     vocab = O.Vocab(tuple(e["chars_list"]), tuple(e["merged"]), tuple(e["unseen"]))
-    text = run["samples"][O.start_token(prompt, vocab)]
+    start = O.start_token(prompt, vocab)
+    read = ("the toy reads only the prompt's last character" if vocab.token(start) == prompt[-1:] or not prompt else
+            f"the text has no {shown(prompt[-1])!r}: it starts after {shown(vocab.token(start))!r}")
+    text = run["samples"][start]
     return (f'<figure class="wt-sample" data-testid="owntext-sample-{m}"><figcaption>{m.capitalize()} model: 200 '
-            f"characters after the prompt (seed {st.seed}; the toy reads only the prompt's last character)"
+            f"characters after the prompt (seed {st.seed}; {html.escape(read)})"
             f'</figcaption><pre class="wt-sample-text"><mark>{html.escape(prompt)}</mark>{html.escape(text)}</pre></figure>')
 
 
@@ -244,7 +261,38 @@ def slots(st: S.Owntext, results: dict | None = None) -> dict[str, str]:
     if e is None and st.sample in O.SAMPLES:
         f = facts(st.sample, st.cap, st.d)
         e = {**f, "models": {m: {"curve": []} for m in MODELS}}
-    prompt = prompt_of(st, results)
+    prompt = prompt_of(st)
     return {"status": status(st, e, results), "curves": curves(e), "table": comparison(st, e), "ranks": ranks(e),
             "sample_tied": sample_html(st, e, "tied", prompt), "sample_untied": sample_html(st, e, "untied", prompt),
             "vocab": vocab_html(e)}
+
+
+# ---- a Run split across workers (weighttying.pool) ----
+
+LATEST = ()  # no key of a streamed point supersedes an earlier one's
+
+
+def split(st: S.Owntext, n: int) -> list[dict]:
+    """The Run's two models in at most n parts: {"models": [name]} (the text travels in the part's state)."""
+    return [{"models": p} for p in pool.balanced(list(MODELS), n)]
+
+
+def iter_part(st: S.Owntext, part: dict):
+    """iter_runs for the part's models alone (tied and untied of one seed are independent runs), without the
+    trained parameters (a part sends what the section shows); a finished run's dict carries the last loss."""
+    loss = 0.0
+    for p in iter_runs(st, models=tuple(part["models"])):
+        loss = p.get("loss", loss)
+        yield {k: v for k, v in p.items() if k != "final"} | {"loss": loss}
+
+
+def merge(st: S.Owntext, streams: list[list[dict]]) -> dict:
+    """The entry the parts have streamed so far, filed as one Run files it: {sample: entry} ({} before any part
+    has tokenised the text); the streams are left as they are."""
+    entry = next((p["entry"] for s in streams for p in s if "entry" in p), None)
+    if entry is None:
+        return {}
+    results = {st.sample: {**entry, "models": {m: {"curve": []} for m in MODELS}}}
+    for p in (p for s in streams for p in s if "entry" not in p):
+        collect(results, p)
+    return results

@@ -1,0 +1,71 @@
+"""The own-text section's live module in CPython: the reader's text, file and prompt are the section's own
+controls (kinds that never enter the URL): a paste or a file makes the sample "yours" and Run trains it to
+CPython's numbers; a bad text is named and the results shown stay; the prompt picks the writing shown without a
+run; a preset or a link keeps none of them."""
+import numpy as np
+import panel as pn
+
+from weighttying import owntext as O
+from weighttying import state as S
+from weighttying.app.sections import owntext as section
+from weighttying.app.store import Store
+from weighttying.views import owntext as V
+from test_section_repeat import run_until_done, shown, values
+
+TEXT = "".join(" ".join(np.random.default_rng(4).choice("a cat sat on the mat and ran".split(), 12)) + ".\n"
+               for _ in range(30))
+
+
+def live(query: str = "owntext.steps=20"):
+    writes = []
+    store = Store(S.parse_query(query)[0], on_change=writes.append)
+    return store, section.build(store), writes
+
+
+def test_a_paste_is_yours_trains_to_cpython_and_never_enters_the_url():
+    store, root, writes = live()
+    store["owntext"].text = TEXT
+    assert store["owntext"].sample == "yours" and "Ready: your pasted text" in shown(root)
+    run_until_done(root, "Run")
+    got, want = values(shown(root)), O.run(TEXT, s=O.Setup(steps=20))
+    assert got["owntext-heldout-tied"] == want["models"]["tied"]["curve"][-1]["heldout"]
+    assert got["owntext-rank-untied"] == want["models"]["untied"]["rank_after"]
+    assert writes[-1] == "owntext.sample=yours&owntext.steps=20" and not any("owntext.text" in w for w in writes)
+
+
+def test_a_file_after_a_paste_wins_and_a_paste_after_it_wins_back():
+    store, root, _ = live()
+    store["owntext"].text = "a first paste of mine. " * 10
+    store["owntext"].file = TEXT
+    assert V.yours(store.state_of("owntext")) == TEXT and "Ready: the file you chose" in shown(root)
+    store["owntext"].text = "the second paste. " * 12
+    assert store["owntext"].file == "" and V.yours(store.state_of("owntext")).startswith("the second")
+
+
+def test_a_bad_paste_is_named_and_the_shown_results_stay():
+    store, root, _ = live("owntext.steps=20&owntext.sample=yours")
+    store["owntext"].text = TEXT
+    run_until_done(root, "Run")
+    before = values(shown(root))
+    store["owntext"].text = "z" * 400
+    assert "one character" in shown(root)
+    run_until_done(root, "Run")
+    assert "one character" in shown(root) and values(shown(root)) == before
+
+
+def test_the_prompt_picks_the_writing_shown_without_a_run():
+    store, root, _ = live("owntext.sample=song&owntext.steps=20")
+    run_until_done(root, "Run")
+    assert "<mark>On the </mark>" in shown(root)  # the sample's own prompt
+    store["owntext"].prompt = "xyz Q"
+    want = V.slots(store.state_of("owntext"), V.results(S.Owntext(steps=20)))["sample_tied"]
+    assert "<mark>xyz Q</mark>" in want and want in shown(root) and "<mark>On the </mark>" not in shown(root)
+    assert [b.name for b in root.select(pn.widgets.Button) if b.disabled] == ["Cancel"]  # nothing runs
+
+
+def test_a_preset_keeps_the_readers_text_and_prompt():
+    store, root, _ = live()
+    store["owntext"].param.update(text=TEXT, prompt="Th")
+    store.apply_preset("owntext", "Python source")
+    assert (store["owntext"].sample, store["owntext"].text, store["owntext"].prompt) == ("code", TEXT, "Th")
+    assert S.matching_preset("owntext", vars(store.state_of("owntext"))) == "Python source"
