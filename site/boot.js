@@ -18,6 +18,7 @@
 // (MAX_CRASHES within CRASH_WINDOW_MS) stop at a Retry button instead of looping.
 
 import { createPool, poolSize } from "./pool.js";
+import { createEarly } from "./early.js";
 
 // Where the worker and the page's files come from: this site over http (this), or, in the classroom file
 // opened from disk, the page itself (site/classroom.js's classroomTransport).
@@ -130,6 +131,7 @@ export function startLab(config, transport, wt) {
       saveData: !!(navigator.connection && navigator.connection.saveData), click: wt.page.live === "click" }),
     spawn: () => transport.worker(), boot: { config, query: "", address: pageAddress }, post: (msg) => wt.lab && wt.lab.worker && wt.lab.worker.postMessage(msg),
   });
+  wt.early = createEarly(wt); // before Panel: a setting off the playback grid, computed in the pool
   let settle = null;
   let patching = 0; // >0 while a worker patch is applied, so it is not echoed back
   let scripts = null;

@@ -182,6 +182,7 @@ export function startPlayer(config, rules, transport, wt) {
     P.approx[sid] = approx;
     el.dataset.approx = String(approx.length > 0);
     status(sid);
+    if (wt.early) wt.early.played(sid, approx.length > 0); // off the grid: live before Panel (early.js)
   }
 
   const isDefault = (sid) => !P.state[sid] || controls(sid).every((c) => P.state[sid][c.name] === c.default);

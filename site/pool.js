@@ -5,8 +5,14 @@
 // relays every batch of points back ("pool" messages; app/pooled.py gathers them): workers never talk to each
 // other, so this works alike in every engine (no nested workers, which WebKit's file:// pages lack).
 // A worker that dies while running a part (its Web Lock is granted) is replaced and its part run again from its
-// start; a pool that cannot start says so once and the Panel worker runs that Run, and every later one, itself.
+// start; so is one that hangs (no batch for HANG.factor times its part's slowest batch so far, at least
+// HANG.floorMs: a worker answers only between batches, so silence is all there is to go on). A pool that
+// cannot start says so once and the Panel worker runs that Run, and every later one, itself.
+// Before Panel has loaded, a worker also answers a section's setting off its playback grid (ask; site/early.js).
 export const IDLE_MS = 60_000;
+// A batch is BUDGET_S (0.2 s) of compute plus one step; ten times the slowest seen, and 8 s at least (the Panel
+// worker's HUNG_MS), tell a stuck worker from a slow one on a loaded machine.
+export const HANG = { floorMs: 8000, factor: 10, tickMs: 250 };
 const MAX_RETRIES = 2; // a part whose worker died this often is an error, not bad luck
 
 export function poolSize({ cores, memory, saveData, click }) {
@@ -17,15 +23,19 @@ export function poolSize({ cores, memory, saveData, click }) {
   return memory === undefined ? Math.min(2, n) : n;
 }
 
-export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
+export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = HANG }) {
   // size: workers at most; spawn(): a new Worker of worker.js; boot: the fields of its "boot" message;
   // post(msg): to the Panel worker. Returns the pool, whose state tests and bench read (wt.pool).
-  const pool = { size, workers: [], runs: new Map(), ended: [], notes: [], started: 0, released: 0, failed: "", run, cancel, release };
-  let idleTimer = 0;
+  const pool = { size, workers: [], runs: new Map(), ended: [], notes: [], hung: [], started: 0, released: 0, failed: "",
+    run, cancel, release, ask };
+  let idleTimer = 0, watchTimer = 0, tickAt = 0, asked = 0;
 
   function start() {
-    // A numerics worker: {w, ready (a promise), part (the one it runs), dead, quit}; its Web Lock says when it ends.
-    const worker = { w: spawn(), part: null, dead: false, quit: false, lock: `weighttying-numerics-${Math.random().toString(36).slice(2)}` };
+    // A numerics worker: {w, ready (a promise), part (the one it runs), since (its part's last word, 0: none
+    // running), slowest (its part's slowest batch, ms), asks (slots asked, by id), dead, quit}; its Web Lock
+    // says when it ends.
+    const worker = { w: spawn(), part: null, since: 0, slowest: 0, asks: new Map(), dead: false, quit: false,
+      lock: `weighttying-numerics-${Math.random().toString(36).slice(2)}` };
     pool.started += 1;
     worker.ready = new Promise((resolve, reject) => {
       worker.reject = reject;
@@ -51,11 +61,21 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
     } else if (msg.type === "points") relay(worker, msg);
     else if (msg.type === "part-error") finish(worker, msg, "error", msg.message);
     else if (msg.type === "ended") pool.ended.push({ run: msg.run, part: msg.part, step: msg.step, at: performance.now() });
+    else if (msg.type === "slots") answered(worker, msg);
+  }
+
+  function answered(worker, { id, data, error }) {
+    const a = worker.asks.get(id);
+    worker.asks.delete(id);
+    if (a) (error ? a.reject(new Error(error)) : a.resolve(data));
   }
 
   function relay(worker, msg) {
     const r = pool.runs.get(msg.run);
     if (!r || !worker.part || worker.part.run !== msg.run) return; // cancelled meanwhile
+    const now = performance.now();
+    worker.slowest = Math.max(worker.slowest, now - worker.since);
+    worker.since = now;
     post({ type: "pool", kind: "points", sid: r.sid, run: msg.run, part: msg.part, text: msg.batch });
     if (msg.done) finish(worker, msg);
   }
@@ -63,23 +83,25 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
   function finish(worker, msg, kind, text) {
     // worker's part is over (done, or its Python failed: kind "error"); the worker takes the next waiting part.
     const r = pool.runs.get(msg.run);
-    worker.part = null;
+    Object.assign(worker, { part: null, since: 0, slowest: 0 });
     if (r && kind) post({ type: "pool", kind, sid: r.sid, run: msg.run, part: msg.part, text });
     if (r && (r.left -= 1) === 0) pool.runs.delete(msg.run);
     next();
   }
 
-  function died(worker, why) {
-    // A worker that ended unasked (why: what it said, if anything): its part (if any) runs again in a new worker,
-    // and the section says so.
+  function died(worker, why, hung = false) {
+    // A worker that ended unasked (why: what it said, if anything) or hung (ended here): its part (if any) runs
+    // again in a new worker, and the section says so.
     if (worker.quit || worker.dead) return;
     worker.dead = true;
     worker.reject(new Error(why));
+    for (const a of worker.asks.values()) a.reject(new Error(`the numerics worker stopped${why ? ` (${why})` : ""}`));
     pool.workers = pool.workers.filter((w) => w !== worker);
     const part = worker.part, r = part && pool.runs.get(part.run);
     if (!r) return;
     part.tries += 1;
-    const stopped = `A numerics worker stopped${why ? ` (${why})` : ""}`;
+    const stopped = hung ? `A numerics worker stopped answering (${why}) and was ended`
+      : `A numerics worker stopped${why ? ` (${why})` : ""}`;
     if (part.tries > MAX_RETRIES) return finish(worker, { run: part.run, part: part.part }, "error", `${stopped} ${part.tries} times running part ${part.part + 1}.`);
     const note = `${stopped}; its part (${part.part + 1} of ${r.parts}) was started again in a new one.`;
     pool.notes.push(note);
@@ -103,15 +125,65 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
         hand(free, r.waiting.shift());
       }
     }
-    if (pool.workers.every((w) => !w.part)) idleTimer = setTimeout(release, idleMs);
+    if (pool.workers.every((w) => !w.part && !w.asks.size)) idleTimer = setTimeout(release, idleMs);
   }
 
   function hand(worker, part) {
     // part to worker, once it has booted; a worker that died meanwhile gave it back (died)
     worker.part = part;
     worker.ready.then(() => {
-      if (worker.part === part && !worker.dead) worker.w.postMessage({ type: "part", run: part.run, part: part.part, spec: part.spec });
+      if (worker.part !== part || worker.dead) return;
+      worker.w.postMessage({ type: "part", run: part.run, part: part.part, spec: part.spec });
+      worker.since = performance.now();
+      if (!watchTimer) watchTimer = setInterval(watch, hang.tickMs);
     }, (err) => { if (!worker.dead) failed(err); });
+  }
+
+  function watch() {
+    // Every running part's worker: silent for longer than its bound (HANG), it is stuck in one call: ended, and
+    // its part runs again in a new worker. Time this page's own thread was held up does not count against it.
+    const now = performance.now(), gap = now - (tickAt || now);
+    tickAt = now;
+    for (const w of pool.workers.filter((x) => x.since)) {
+      if (gap > 4 * hang.tickMs) w.since += gap - hang.tickMs;
+      const bound = Math.max(hang.floorMs, hang.factor * w.slowest), silent = now - w.since;
+      if (silent <= bound) continue;
+      const s = (ms) => (ms / 1000).toFixed(1);
+      pool.hung.push({ run: w.part.run, part: w.part.part, silentMs: silent, boundMs: bound });
+      w.w.terminate();
+      died(w, `no batch for ${s(silent)} s, where its slowest took ${s(w.slowest)} s`, true);
+    }
+    if (!pool.workers.some((x) => x.since)) unwatch();
+  }
+
+  function unwatch() {
+    clearInterval(watchTimer);
+    watchTimer = tickAt = 0;
+  }
+
+  function ask(msg) {
+    // A section's slots for a setting ({section, query}; site/early.js), from a worker without a part (started if
+    // there is none): a promise of their JSON text, rejected with why not.
+    if (!pool.size) return Promise.reject(new Error(pool.failed || "no numerics workers here"));
+    let worker = pool.workers.find((w) => !w.dead && !w.part) || pool.workers.find((w) => !w.dead);
+    try {
+      worker = worker || start();
+    } catch (err) {
+      failed(err);
+      return Promise.reject(err);
+    }
+    clearTimeout(idleTimer);
+    const id = (asked += 1);
+    const answer = new Promise((resolve, reject) => {
+      worker.asks.set(id, { resolve, reject });
+      worker.ready.then(() => { if (!worker.dead) worker.w.postMessage({ type: "slots", id, ...msg }); }, (err) => {
+        worker.asks.delete(id);
+        reject(err);
+        if (!worker.dead) failed(err);
+      });
+    });
+    answer.then(next, next);
+    return answer;
   }
 
   function failed(err) {
@@ -137,7 +209,7 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
     pool.runs.delete(id);
     for (const w of pool.workers) {
       if (w.part && w.part.run === id) {
-        w.part = null;
+        Object.assign(w, { part: null, since: 0, slowest: 0 });
         w.w.postMessage({ type: "cancel", run: id });
       }
     }
@@ -147,8 +219,10 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
   function release() {
     // Every worker ends (their memory goes back); the next Run starts new ones.
     clearTimeout(idleTimer);
+    unwatch();
     for (const w of pool.workers) {
       w.quit = true;
+      for (const a of w.asks.values()) a.reject(new Error("the pool was released"));
       w.w.terminate();
     }
     pool.released += pool.workers.length;

@@ -30,6 +30,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
 
 let py = null;
 let numerics = null; // weighttying.pool, in a numerics worker of the page's pool (site/pool.js): no Panel
+let early = null; // weighttying.early there: a section's slots for a setting off its playback grid (site/early.js)
 let part = null; // that worker's part in progress: {run, part, py: its pool.Part}
 let app = null; // weighttying.app.main once its State is set up (start)
 let current = null; // the query the live State was last set from
@@ -193,7 +194,18 @@ async function boot({ config, query, scheme, address, pool }) {
 
 function numericsReady() {
   numerics = py.pyimport("weighttying.pool");
+  early = py.pyimport("weighttying.early");
   post({ type: "numerics-ready" });
+}
+
+function answerSlots({ id, section, query }) {
+  // A section's slots for the query's setting, computed as its live section draws them; or why not.
+  try {
+    post({ type: "slots", id, data: early.slots(section, query) });
+  } catch (err) {
+    console.error(err);
+    post({ type: "slots", id, error: readable(err) });
+  }
 }
 
 function runPart({ run, part: index, spec }) {
@@ -259,6 +271,8 @@ self.onmessage = (event) => {
     runPart(msg);
   } else if (msg.type === "cancel") {
     cancelPart(msg.run);
+  } else if (msg.type === "slots") {
+    answerSlots(msg);
   } else if (msg.type === "pool") {
     // the pool's word on a run this worker asked for (site/pool.js, relayed by the page)
     try {

@@ -3,7 +3,8 @@
 The page is told it has 4 cores and 8 GB (so a pool of 3): the tasks Run goes to three workers, fills the table
 with the numbers one worker computes (the second page, whose pool cannot start, runs it in the Panel worker and
 says so); Cancel stops every part, each worker confirming the last step it took; a numerics worker killed
-mid-run is replaced, its part run again, the section says so and the result is still the one-worker result;
+mid-run, or stuck in one call (no batch within its bound), is replaced, its part run again, the section says so
+and the result is still the one-worker result;
 and a pooled Run works from the classroom file opened from disk.
 """
 from __future__ import annotations
@@ -77,6 +78,27 @@ def test_a_killed_worker_is_replaced_and_the_run_still_equals(pooled):
     pooled.evaluate("__wt.pool.workers.find((w) => w.part).w.terminate()")
     status(pooled, LIVE, "Done.")
     assert "A numerics worker stopped" in pooled.locator(f"{LIVE} .wt-status").text_content()
+    assert pooled.evaluate("__wt.pool.started") == started + 1
+    assert pooled.evaluate(VALUES_JS) == want
+
+
+HANG_JS = """() => {  // in a worker: the one running a part gets stuck in one call (no batch, no message, ever)
+  if (typeof part === "undefined" || !part) return false;
+  setTimeout(() => { for (;;) {} }, 0);
+  return true;
+}"""
+
+
+def test_a_hung_worker_is_ended_and_replaced_and_the_run_still_equals(pooled):
+    want = pooled.evaluate(VALUES_JS)
+    pooled.locator(LIVE).get_by_role("button", name="Run the seeds").click()
+    pooled.locator(f"{LIVE} .wt-status", has_text="Step").wait_for(timeout=60_000)
+    started = pooled.evaluate("__wt.pool.started")
+    assert any(w.evaluate(HANG_JS) for w in pooled.page.workers), "no numerics worker was running a part"
+    status(pooled, LIVE, "Done.")
+    assert "A numerics worker stopped answering (no batch for" in pooled.locator(f"{LIVE} .wt-status").text_content()
+    hung = pooled.evaluate("__wt.pool.hung")
+    assert len(hung) == 1 and hung[0]["silentMs"] > hung[0]["boundMs"] >= 8000, hung
     assert pooled.evaluate("__wt.pool.started") == started + 1
     assert pooled.evaluate(VALUES_JS) == want
 

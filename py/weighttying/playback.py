@@ -20,6 +20,7 @@ import dataclasses
 import itertools
 import json
 
+from . import early
 from . import state as S
 from .prerender import view
 from .views import kit
@@ -56,7 +57,7 @@ def table(sid: str) -> dict:
     keys = list(v.PLAYBACK)
     return {"section": sid, "keys": keys, "values": [list(v.PLAYBACK[k]) for k in keys],
             "urls": [[S.fmt(x) for x in v.PLAYBACK[k]] for k in keys], "slots": list(v.SLOTS),
-            "fragments": list(fragments), "at": {name: at[name] for name in v.SLOTS}}
+            "fragments": list(fragments), "at": {name: at[name] for name in v.SLOTS}, "early": early.answers(sid)}
 
 
 def tables() -> dict[str, bytes]:

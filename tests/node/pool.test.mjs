@@ -27,6 +27,8 @@ function fakeWorkers({ bootFails = false } = {}) {
       const say = (data) => queueMicrotask(() => w.onmessage({ data }));
       if (msg.type === "boot") say(bootFails ? { type: "error", fatal: true, message: "out of memory" } : { type: "numerics-ready" });
       if (msg.type === "part") w.part = { run: msg.run, part: msg.part, step: 0 };
+      if (msg.type === "slots") say(msg.section === "bad" ? { type: "slots", id: msg.id, error: "ValueError: no" }
+        : { type: "slots", id: msg.id, data: `{"readout": "${msg.query}"}` });
       if (msg.type === "cancel") {
         say({ type: "ended", run: msg.run, part: w.part && w.part.part, step: w.part && w.part.step });
         w.part = null;
@@ -107,4 +109,51 @@ test("a pool that cannot start tells the Panel worker to run the Run itself, onc
   assert.equal(pool.size, 0);
   pool.run({ sid: "tasks", run: 2, parts: ["a"] });
   assert.equal(posted.at(-1).kind, "failed", "a later Run is answered at once");
+});
+
+test("a worker whose part gives no batch within its bound is ended and its part runs again in a new one", async () => {
+  const { made, spawn } = fakeWorkers(), posted = [];
+  const hang = { floorMs: 40, factor: 10, tickMs: 5 };
+  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6, hang });
+  pool.run({ sid: "tasks", run: 4, parts: ["a", "b"] });
+  await tick();
+  const beat = setInterval(() => made[1].part && made[1].batch(), 2); // worker 1 answers, worker 0 is stuck
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  clearInterval(beat);
+  assert.ok(made[0].terminated && !made[1].terminated, "only the silent worker is ended");
+  assert.equal(made[2].sent.at(-1).spec, "a", "its part, from its start, in a new worker");
+  pool.release(); // before its replacement, as silent, is ended too
+  assert.deepEqual([pool.hung[0].run, pool.hung[0].part], [4, 0]);
+  assert.ok(pool.hung[0].silentMs > hang.floorMs);
+  const retry = posted.find((m) => m.kind === "retry");
+  assert.ok(retry && retry.part === 0 && /stopped answering \(no batch for .* s\).*started again/.test(retry.text), retry && retry.text);
+});
+
+test("the bound follows the part's slowest batch: a slow but steady worker is not ended", async () => {
+  const { made, spawn } = fakeWorkers();
+  const pool = createPool({ size: 1, spawn, boot: {}, post: () => {}, idleMs: 1e6, hang: { floorMs: 10, factor: 10, tickMs: 2 } });
+  pool.run({ sid: "tasks", run: 5, parts: ["a"] });
+  await tick();
+  made[0].batch(); // at once: slowest ~0 ms
+  await new Promise((resolve) => setTimeout(resolve, 8));
+  made[0].batch(); // 8 ms: the bound is now 80 ms
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assert.ok(!made[0].terminated && pool.hung.length === 0, "40 ms is within ten of its slowest batches");
+  made[0].batch(true);
+  pool.release();
+});
+
+test("ask: a section's slots from a worker (started for it), its error named, none without workers", async () => {
+  const { made, spawn } = fakeWorkers();
+  const pool = createPool({ size: 2, spawn, boot: {}, post: () => {}, idleMs: 1e6 });
+  assert.equal(await pool.ask({ section: "sweep", query: "sweep.sigma=0.3" }), '{"readout": "sweep.sigma=0.3"}');
+  await assert.rejects(pool.ask({ section: "bad", query: "" }), /ValueError: no/);
+  assert.equal(made.length, 1, "one worker answers both");
+  const stuck = pool.ask({ section: "sweep", query: "x" });
+  made[0].onmessage = () => {}; // its answer never comes: the worker ends
+  made[0].onerror({ preventDefault() {}, message: "killed" });
+  await assert.rejects(stuck, /numerics worker stopped/);
+  pool.release();
+  const none = createPool({ size: 0, spawn, boot: {}, post: () => {} });
+  await assert.rejects(none.ask({ section: "sweep", query: "" }), /no numerics workers/);
 });

@@ -1,0 +1,159 @@
+"""What a streaming Run costs the page, and how soon an off-grid setting is live (issue 27, points 2 and 3):
+bench/out/stream.json
+
+    .venv/bin/python bench/stream.py [--dist DIR] [--pages 3] [--moves 12]
+
+stream  a page showing the paper study and the sweep (hide= the rest) presses the study's Run and, while it
+        streams, moves the sweep's in_scale slider --moves times (harness.move_and_wait_repaint: key press to
+        the readout repainted). Per page: the Run's wall time; updates per second (the Panel worker's patches the
+        page applies, and the pool's batches it relays); the page's own time per update (every worker message
+        handler and BokehJS patch application on the main thread, timed in the page) and its share of the
+        Run's time; the repaints' median and p95. Modes: "one" (the pool cannot start: the Panel worker trains)
+        and "pool" (as this browser sizes it).
+early   a page opened at ?embed=sweep&sweep.sigma=0.0123 (off the playback grid): the first live answer
+        (__wt.early.firstAt: a numerics worker's slots in place) and the Panel section's first live
+        (__wt.timings.live), both on the page clock of the same page, and their ratio.
+A brand-new Chromium profile per page; medians over --pages pages; the machine's load average is recorded.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pool  # noqa: E402  (bench/pool.py: NO_POOL)
+import run  # noqa: E402  (bench/run.py: cold_browser)
+from run import ROOT, harness  # noqa: E402
+
+PAPER_ONLY = "hide=tying,gradcheck,pathdrop,repeat,tasks,owntext,savings"
+OFF_GRID = "embed=sweep&sweep.sigma=0.0123"
+# Main-thread time spent on what the workers send: every Worker message handler, and BokehJS's patch application
+# (run in a task of its own, boot.js's applyPatches), each timed; installed before the page's scripts.
+COST_JS = """
+window.__benchCost = { handled: [], patched: [] };
+(() => {
+  const proto = Worker.prototype, desc = Object.getOwnPropertyDescriptor(proto, "onmessage");
+  Object.defineProperty(proto, "onmessage", { configurable: true, get() { return desc.get.call(this); },
+    set(fn) { desc.set.call(this, (e) => { const t = performance.now(); try { return fn.call(this, e); }
+      finally { __benchCost.handled.push([t, performance.now() - t]); } }); } });
+  const wrap = () => {
+    const doc = window.Bokeh && Bokeh.documents && Bokeh.documents[0];
+    if (!doc) return setTimeout(wrap, 50);
+    const p = Object.getPrototypeOf(doc), apply = p.apply_json_patch;
+    p.apply_json_patch = function (...a) { const t = performance.now(); try { return apply.apply(this, a); }
+      finally { __benchCost.patched.push([t, performance.now() - t]); } };
+  };
+  wrap();
+})();
+"""
+
+
+def p95(xs: list[float]) -> float | None:
+    return sorted(xs)[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))] if xs else None
+
+
+def stream_page(pw, exe: str, url: str, init: str, moves: int, timeout_s: float) -> dict:
+    """One page: the paper study's Run streaming while the sweep's slider moves."""
+    with run.cold_browser(pw, exe, timeout_s) as (ctx, page, _reqs, _asked, _profile):
+        ctx.add_init_script(COST_JS)
+        if init:
+            ctx.add_init_script(init)
+        page.goto(f"{url}?{PAPER_ONLY}", wait_until="domcontentloaded")
+        harness.wait_booted(page, timeout_s)
+        live = "#live-paper[data-live=true]"
+        t0 = page.evaluate("performance.now()")
+        before = page.evaluate("({p: __wt.patchesReceived})")
+        page.locator(live).get_by_role("button", name=pool.BUTTON["paper"]).click()
+        page.locator(f"{live} .wt-status", has_text="Step").first.wait_for(timeout=timeout_s * 1000)
+        repaints = []
+        for i in range(moves):
+            if page.locator(f"{live} .wt-status", has_text="Done.").count():
+                break
+            repaints.append(harness.move_and_wait_repaint(page, "sweep.in_scale", "ArrowRight" if i % 4 < 2 else "ArrowLeft")["latency"])
+        page.locator(f"{live} .wt-status", has_text="Done.").first.wait_for(timeout=timeout_s * 1000)
+        t1 = page.evaluate("performance.now()")
+        cost = page.evaluate(f"""(() => {{ const w = (xs) => xs.filter(([t]) => t >= {t0} && t <= {t1}).map(([, ms]) => ms);
+            return {{ handled: w(__benchCost.handled), patched: w(__benchCost.patched), patches: __wt.patchesReceived - {before['p']},
+                      size: __wt.pool.size }}; }})()""")
+        run_s = (t1 - t0) / 1000
+        page_ms = sum(cost["handled"]) + sum(cost["patched"])
+        relayed = len(cost["handled"]) - cost["patches"]  # messages other than patches: the pool's batches, progress
+        return {"run_s": run_s, "pool_size": cost["size"], "patches": cost["patches"], "patches_per_s": cost["patches"] / run_s,
+                "messages_per_s": len(cost["handled"]) / run_s, "other_messages": relayed,
+                "page_ms_per_update": page_ms / max(1, cost["patches"]), "page_share_of_run": page_ms / (run_s * 1000),
+                "handler_ms_p95": p95(cost["handled"]), "patch_ms_p95": p95(cost["patched"]),
+                "repaint_ms": repaints, "repaint_median_ms": statistics.median(repaints) if repaints else None,
+                "repaint_p95_ms": p95(repaints)}
+
+
+def early_page(pw, exe: str, url: str, timeout_s: float) -> dict:
+    """One page opened at an off-grid setting: its first live answer (numerics worker) and Panel's first live."""
+    with run.cold_browser(pw, exe, timeout_s) as (_ctx, page, _reqs, _asked, _profile):
+        page.goto(f"{url}?{OFF_GRID}", wait_until="domcontentloaded")
+        page.locator(".wt-player[data-section=sweep][data-early=true]").wait_for(timeout=timeout_s * 1000)
+        harness.wait_booted(page, timeout_s)
+        page.locator("#live-sweep[data-live=true]").wait_for(timeout=timeout_s * 1000)
+        got = page.evaluate("({early: __wt.early.firstAt, panel: __wt.timings.live.sweep, answer: __wt.early.shown.sweep.ms})")
+        return {"early_live_ms": got["early"], "panel_live_ms": got["panel"], "early_answer_ms": got["answer"],
+                "early_over_panel": got["early"] / got["panel"]}
+
+
+def median_of(rows: list[dict], key: str):
+    xs = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(xs) if xs else None
+
+
+def summary(report: dict) -> dict:
+    out = {mode: {k: median_of(rows, k) for k in ("run_s", "patches_per_s", "messages_per_s", "page_ms_per_update",
+                                                    "page_share_of_run", "repaint_median_ms", "repaint_p95_ms")}
+           for mode, rows in report["stream"].items()}
+    if out.get("one") and out.get("pool") and out["one"]["repaint_p95_ms"]:
+        out["pool_over_one"] = {k: (out["pool"][k] / out["one"][k]) if out["pool"][k] and out["one"][k] else None
+                                for k in ("run_s", "page_ms_per_update", "repaint_p95_ms")}
+    if report["early"]:
+        out["early"] = {k: median_of(report["early"], k) for k in ("early_live_ms", "panel_live_ms", "early_over_panel")}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dist", type=Path, default=ROOT / "dist")
+    ap.add_argument("--pages", type=int, default=3, help="pages per mode")
+    ap.add_argument("--moves", type=int, default=12, help="slider moves while the study streams")
+    ap.add_argument("--only", choices=("stream", "early"), help="one of the two measures")
+    ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "stream.json")
+    a = ap.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    report: dict = {"stream": {"one": [], "pool": []}, "early": [], "cpus": os.cpu_count(), "load": [os.getloadavg()]}
+    exe = harness.chromium_path()
+    with harness.serve(a.dist.resolve(), log_dir=Path(tempfile.mkdtemp(prefix="wt-stream-bench-"))) as server, \
+            sync_playwright() as pw:
+        for _ in range(a.pages):  # the modes interleaved, so a change of the machine's load hits both alike
+            for mode, init in ({} if a.only == "early" else {"one": pool.NO_POOL, "pool": ""}).items():
+                report["stream"][mode].append(r := stream_page(pw, exe, server.url, init, a.moves, a.timeout))
+                print(f"[stream] {mode}: size {r['pool_size']}, run {r['run_s']:.1f} s, {r['patches_per_s']:.1f} patches/s, "
+                      f"{r['page_ms_per_update']:.2f} ms each ({100 * r['page_share_of_run']:.1f} % of the run), "
+                      f"repaint p95 {r['repaint_p95_ms']} ms", file=sys.stderr)
+            if a.only != "stream":
+                report["early"].append(r := early_page(pw, exe, server.url, a.timeout))
+                print(f"[stream] early live {r['early_live_ms']:.0f} ms, Panel live {r['panel_live_ms']:.0f} ms "
+                      f"({r['early_over_panel']:.2f}x)", file=sys.stderr)
+            report["load"].append(os.getloadavg())
+            report["summary"] = summary(report)
+            a.out.parent.mkdir(parents=True, exist_ok=True)
+            a.out.write_text(json.dumps(report, indent=2) + "\n")  # after every round: a bench cut short keeps it
+            time.sleep(1.0)
+    print(json.dumps(report["summary"], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

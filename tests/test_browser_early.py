@@ -1,0 +1,85 @@
+"""Live answers before Panel (site/early.js, weighttying.early), in headless Chromium.
+
+While the Panel worker still loads (held here: its Panel wheel is not served until the test says so), a setting
+off the sweep's playback grid is computed by a numerics worker of the page's pool and shown in the section's
+slots, marked live; once Panel takes the section over it shows the same bytes. Back on the grid, the table
+answers again and a late live answer for the old setting is not shown.
+"""
+from __future__ import annotations
+
+import pytest
+
+from harness import Recorder, new_context, until, wait_booted
+from test_browser_pool import CORES
+
+pytestmark = pytest.mark.browser
+PLAYER = ".wt-player[data-section=sweep]"
+OFF_GRID = "0.0123"  # sweep.sigma's grid has 0.01 and 0.0316
+SLOTS_JS = """(root) => {  // {slot name: innerHTML} of every .wt-slot under root, through shadow roots
+  const out = {};
+  const walk = (node) => node.querySelectorAll("*").forEach((el) => {
+    if (el.classList.contains("wt-slot") && !(el.dataset.slot in out)) out[el.dataset.slot] = el.innerHTML;
+    if (el.shadowRoot) walk(el.shadowRoot);
+  });
+  walk(root);
+  return out;
+}"""
+
+
+def type_sigma(page, value: str) -> None:
+    box = page.locator(f"{PLAYER} .wt-pctl[data-key=sigma] input[type=number]")
+    box.fill(value)
+    box.dispatch_event("change")
+
+
+@pytest.fixture()
+def held(browser, server):
+    """A page of the sweep whose Panel worker cannot finish loading until release() (the held Panel wheel)."""
+    ctx = new_context(browser, Recorder(), init_js=(CORES,))
+    waiting = []
+    ctx.route("**/pyodide/panel-*.whl", lambda route: waiting.append(route))
+    page = ctx.new_page()
+    page.goto(f"{server.url}?embed=sweep", wait_until="domcontentloaded")
+
+    def release() -> dict:
+        ctx.unroute("**/pyodide/panel-*.whl")
+        for route in waiting:
+            route.continue_()
+        return wait_booted(page)
+    yield page, release
+    ctx.close()
+
+
+def test_an_off_grid_setting_is_live_before_panel_and_panel_shows_the_same_bytes(held):
+    page, release = held
+    page.locator(f"{PLAYER} .wt-player-status", has_text="Computed at build").wait_for()
+    type_sigma(page, OFF_GRID)
+    page.locator(f"{PLAYER}[data-approx=true]").wait_for()  # the nearest precomputed answer first
+    page.locator(f"{PLAYER}[data-early=true]").wait_for(timeout=60_000)
+    assert page.evaluate("__wt.status") == "booting", "answered before Panel"
+    status = page.locator(f"{PLAYER} .wt-player-status").text_content()
+    assert status.startswith("Computed live in your browser"), status
+    early = page.evaluate(SLOTS_JS, page.locator("#live-sweep").element_handle())
+    assert f'data-value="{OFF_GRID}"' in early["readout"] or OFF_GRID in early["readout"], early["readout"][:300]
+    assert not page.locator("#live-sweep .wt-slot.wt-approx").count()
+    assert page.evaluate("__wt.early.answered") == 1 and page.evaluate("__wt.pool.started") == 1
+
+    release()
+    page.locator("#live-sweep[data-live=true]").wait_for(timeout=60_000)
+    live = page.evaluate(SLOTS_JS, page.locator("#live-root-sweep").element_handle())
+    assert set(live) == set(early)
+    for name in early:
+        assert live[name] == early[name], name
+    assert "sweep.sigma=0.0123" in page.evaluate("location.search")
+
+
+def test_back_on_the_grid_the_table_answers_and_a_late_live_answer_is_dropped(held):
+    page, _ = held
+    page.locator(f"{PLAYER} .wt-player-status", has_text="Computed at build").wait_for()
+    type_sigma(page, OFF_GRID)
+    type_sigma(page, "0.01")  # on the grid, before the numerics worker has booted
+    assert until(lambda: page.evaluate("__wt.early.asked === 1 && __wt.pool.workers.length === 1 && "
+                                       "__wt.pool.workers.every((w) => !w.asks.size)"), 60)  # answered, for a setting gone
+    assert page.evaluate("__wt.early.answered") == 0
+    assert page.locator(f"{PLAYER}[data-approx=false]:not([data-early])").count() == 1
+    assert "Computed at build" in page.locator(f"{PLAYER} .wt-player-status").text_content()

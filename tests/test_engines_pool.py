@@ -1,0 +1,73 @@
+"""The pool of numerics workers in every engine of the matrix (tests/engines.py), served: an off-grid setting
+is answered by a numerics worker with the bytes the Panel section then shows, and a pooled Run gives CPython's
+numbers. Not in test_engines.py's shared boot: each needs a page of its own (two boots per engine).
+
+One engine alone: `pytest tests/test_engines_pool.py -k webkit` (or firefox, chromium).
+"""
+from __future__ import annotations
+
+import pytest
+
+from harness import BOOT_TIMEOUT_S
+from test_engines import BOOT_END_JS, engine  # noqa: F401  (the module-scoped engine fixture)
+from weighttying import tasks
+
+pytestmark = pytest.mark.browser
+# The button or status line under #live-tasks, through Panel's shadow roots, holding a text.
+FIND_JS = """(sel, text) => { const find = (root) => {
+        for (const e of root.querySelectorAll(sel)) if (e.textContent.includes(text)) return e;
+        for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
+        return null; }; return find(document.getElementById('live-tasks')); }"""
+OFF_GRID = "sweep.sigma=0.0123"
+# The pool's answer for a query, each slot parsed by this engine, against the live section's slots (shadow roots).
+SAME_JS = """async (query) => {
+  const answer = JSON.parse(await __wt.pool.ask({section: 'sweep', query})), live = {};
+  const walk = (root) => root.querySelectorAll('*').forEach((el) => {
+    if (el.classList.contains('wt-slot') && !(el.dataset.slot in live)) live[el.dataset.slot] = el.innerHTML;
+    if (el.shadowRoot) walk(el.shadowRoot);
+  });
+  walk(document.getElementById('live-sweep'));
+  const parsed = (html) => { const d = document.createElement('div'); d.innerHTML = html; return d.innerHTML; };
+  const names = Object.keys(answer);
+  return {names, differ: names.filter((n) => parsed(answer[n]) !== live[n])};
+}"""
+VALUES_JS = """() => { const out = {};
+  const walk = (root) => root.querySelectorAll('*').forEach((el) => {
+    if (el.dataset && el.dataset.value !== undefined && /^tasks-/.test(el.dataset.testid || '')) out[el.dataset.testid] = el.dataset.value;
+    if (el.shadowRoot) walk(el.shadowRoot);
+  });
+  walk(document.getElementById('live-tasks'));
+  return out; }"""
+
+
+def test_an_off_grid_answer_is_the_live_sections_bytes(engine, server):  # noqa: F811
+    """The page asks a numerics worker for the off-grid setting it opens at; whether that answer is shown before
+    Panel is a race under load (Chromium holds Panel back to test it: test_browser_early.py). Once live, the
+    worker's answer for the setting, parsed by this engine, is what the Panel section shows, slot for slot."""
+    page = engine.open(f"{server.url}?embed=sweep&{OFF_GRID}")
+    try:
+        end = page.wait(BOOT_END_JS, timeout=BOOT_TIMEOUT_S * 2, every=0.25)
+        assert end["status"] == "ready", end
+        assert page.js("() => __wt.early.asked") >= 1
+        print(f"[{engine.name}] early answer shown before Panel: {page.js('() => __wt.early.answered') > 0}")
+        got = page.js(SAME_JS, OFF_GRID)
+        assert got["names"] and not got["differ"], got
+    finally:
+        page.close()
+
+
+def test_a_pooled_run_gives_cpythons_numbers(engine, server):  # noqa: F811
+    page = engine.open(f"{server.url}?embed=tasks&tasks.seeds=1&tasks.steps=30")
+    try:
+        end = page.wait(BOOT_END_JS, timeout=BOOT_TIMEOUT_S * 2, every=0.25)
+        assert end["status"] == "ready", end
+        page.click(FIND_JS, "button", "Run the seeds")
+        page.wait(f"() => !!({FIND_JS})('.wt-status', 'Done.')", timeout=120)
+        assert page.js("() => __wt.pool.started") >= 1
+        got = page.js(VALUES_JS)
+        for r in tasks.table(seeds=range(1), steps=30):
+            slug = r["task"].lower()
+            assert abs(float(got[f"tasks-{slug}-tied"]) - r["tied"]) <= 1e-9 * max(1.0, abs(r["tied"])), slug
+    finally:
+        page.close()
+
