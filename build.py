@@ -569,11 +569,10 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
     for sheet in SHARING_CSS:  # the page's and the live sections' rules in common, written once
         files[sheet] += b"\n" + (SITE / "shared.css").read_bytes()
     files[PAGE_SCRIPT] = bundle("main.js", "the page's script")
-    # The worker stays a classic script (Pyodide loads with importScripts); the classroom file's worker needs
-    # unpack.js, which is a module: its classic build (global wtPayload) goes first, served or not; so does
-    # fetched.js's (global wtFetched), the checked fetch it shares with the page's player.
-    files["worker.js"] = (bundle("unpack.js", "the payload unpacker", "wtPayload")
-                          + bundle("fetched.js", "the checked fetch", "wtFetched") + (SITE / "worker.js").read_bytes())
+    # The worker: site/worker.js and its imports (the payload unpacker, the checked fetch it shares with the
+    # page's player) as one ES module with no import or export left, so the served page starts it as a module
+    # worker and the classroom file's bootstrap runs the same bytes as a script (site/classroom.js).
+    files["worker.js"] = bundle("worker.js", "the Python worker", module=True)
     if bench:
         files["worker.js"] += BENCH_HOOK.read_bytes()
     files[NOTICES] = notices(inputs)
@@ -601,14 +600,17 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
     return files, config
 
 
-def bundle(entry: str, what: str, global_name: str = "") -> bytes:
-    """site/ENTRY and the ES modules it imports as one classic script (esbuild, IIFE; GLOBAL_NAME: a global
-    holding its exports), headed by a line naming its source."""
+def bundle(entry: str, what: str, module: bool = False) -> bytes:
+    """site/ENTRY and the ES modules it imports as one script, headed by a line naming its source: a classic
+    one (esbuild, IIFE), or with MODULE an ES module that exports nothing (strict either way, so it runs alike
+    as a module and as a script)."""
     if not ESBUILD.is_file():
         raise BuildError(f"{ESBUILD.relative_to(ROOT)} is missing: run npm ci (esbuild bundles the page's modules)")
     banner = f"// weighttying: {what}, site/{entry} and its imports bundled by build.py (esbuild); read the sources there."
-    cmd = [str(ESBUILD), str(SITE / entry), "--bundle", "--format=iife", "--log-level=warning", f"--banner:js={banner}"]
-    return run(cmd + ([f"--global-name={global_name}"] if global_name else []), f"bundling site/{entry} (esbuild)").stdout.encode()
+    strict = '"use strict"; ' if module else ""  # a module is strict; the same bytes run as a script must be too
+    cmd = [str(ESBUILD), str(SITE / entry), "--bundle", f"--format={'esm' if module else 'iife'}", "--log-level=warning",
+           f"--banner:js={strict}{banner}"]
+    return run(cmd, f"bundling site/{entry} (esbuild)").stdout.encode()
 
 
 def sri(data: bytes) -> str:

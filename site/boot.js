@@ -22,7 +22,7 @@ import { createPool, poolSize } from "./pool.js";
 // Where the worker and the page's files come from: this site over http (this), or, in the classroom file
 // opened from disk, the page itself (site/classroom.js's classroomTransport).
 export const httpTransport = {
-  ready: Promise.resolve(), worker: () => new Worker("worker.js"), url: (path) => path, localize: (value) => value,
+  ready: Promise.resolve(), worker: () => new Worker("worker.js", { type: "module" }), url: (path) => path, localize: (value) => value,
 };
 
 export function nextBuild({ unbuilt, near, distance, seen, quietMs, idleMs }) {
