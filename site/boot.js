@@ -66,7 +66,7 @@ export function newLab(phase) {
     sections: [], docs: {}, // the shown sections, in page order (from "sections"); sid -> its BokehJS document
     building: null, // the section asked for and not yet linked: no other build, no hang watch meanwhile
     linked: new Set(), live: new Set(), // built and linked; swapped in for the prerender (handOver)
-    synced: null, pyQuery: "", // the query Python was last set from; the one it last wrote (url)
+    synced: null, // the query Python was last set from
     base: 0, // the progress bar's share when Python was set up (the sections fill the rest)
     idleTimer: 0, // pump again once the reader has been idle long enough (nextToBuild)
     // the watch (heartbeat): last word heard, ping in flight and its number, last ping sent, last tick; the
@@ -93,7 +93,7 @@ export function startLab(config, transport, wt) {
   const prerendered = new Map(); // live-ID -> its prerendered content, put back on restart
   Object.assign(wt, {
     config, status: "booting", progress: 0, label: "", error: null, notes: [], timings: {},
-    query: location.search.slice(1), worker: null, lab: null, ready: null, restart, follow, patchesSent: 0, patchesReceived: 0,
+    worker: null, lab: null, ready: null, restart, follow, patchesSent: 0, patchesReceived: 0,
     lastPatchAt: 0, // performance.now() when the latest worker patch was applied (repaint latency)
     crashes: [], // {reason, at, noticedAfterMs}: workers replaced after booting (see crashed())
     queueHighWater: 0, // the longest the per-attribute change queue has been (bounded by the attributes)
@@ -289,9 +289,9 @@ export function startLab(config, transport, wt) {
     }
     const playing = lab.sections.filter((sid) => !lab.live.has(sid));
     if (!playing.length) return handOver(lab); // all live (or none shown): ready
-    if (wt.query !== lab.synced) {
-      lab.synced = wt.query;
-      return send(lab, { type: "state", query: wt.query, sections: playing });
+    if (wt.address.query !== lab.synced) {
+      lab.synced = wt.address.query;
+      return send(lab, { type: "state", query: lab.synced, sections: playing });
     }
     handOver(lab);
     const sid = lab.building ? undefined : nextToBuild(lab);
@@ -355,12 +355,12 @@ export function startLab(config, transport, wt) {
     lab.worker.postMessage({ type: "rendered", sid });
   }
 
-  function follow(query) {
-    // player.js wrote the URL: a section goes live only once Python holds that state (pump).
-    wt.query = query;
+  function follow() {
+    // The player moved a section it holds (wt.address): a section goes live only once Python holds that state (pump).
     const lab = wt.lab;
     if (!lab || lab.phase === "paused") return;
-    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query }); // taken before Python sets up its State
+    // taken before Python sets up its State
+    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: wt.address.query });
     else pump(lab);
   }
 
@@ -368,9 +368,10 @@ export function startLab(config, transport, wt) {
     // Python is free and holds the controls' state: every section built since is swapped in, in one frame:
     // prerender out, live root in. Each keeps at least its height until the reader's next input (a shift
     // right after input is not a layout shift), so nothing below it moves.
-    const now = performance.now(), before = lab.live.size;
+    const now = performance.now(), handed = [];
     for (const sid of lab.linked) {
       if (lab.live.has(sid)) continue;
+      handed.push(sid);
       lab.live.add(sid);
       const el = $(`live-${sid}`);
       el.style.minHeight = `${el.getBoundingClientRect().height}px`;
@@ -379,7 +380,7 @@ export function startLab(config, transport, wt) {
       el.dataset.live = "true";
       wt.timings.live[sid] = now;
     }
-    if (lab.live.size > before) address(lab); // what Python holds for them (e.g. derived values) is now the truth
+    wt.address.handOver(handed); // Python holds them now: what it holds (e.g. derived values) is the truth
     if (lab.live.size < lab.sections.length) {
       const share = lab.live.size / lab.sections.length;
       // short: the status line is one line (style.css); the header says how the others answer meanwhile
@@ -391,22 +392,6 @@ export function startLab(config, transport, wt) {
     wt.timings.interactive = now;
     setStatus("ready", "Live: every section recomputes as you change it", 1);
     settle.resolve(wt);
-  }
-
-  function address(lab) {
-    // The URL: Python's query; while some sections still play, the reader's played-back values win for those
-    // (pump brings Python to them before they go live). lab.synced stays the query Python was last set
-    // from: a value Python derives for a playing section (savings: preset=custom) would otherwise differ
-    // from the controls' for ever, and each state sent would be answered with the same url.
-    const put = (query) => history.replaceState(history.state, "", (query ? `?${query}` : location.pathname) + location.hash);
-    try {
-      put(lab.pyQuery);
-      wt.query = lab.pyQuery;
-      if (lab.live.size < lab.sections.length) put(wt.query = wt.player.query());
-    } catch (err) { // a browser may refuse a file:// page its own query: links still carry wt.query (page.js)
-      wt.query = lab.pyQuery;
-      console.info(`weighttying: the address bar keeps its old settings here (${err.message}); copied links have the current ones`);
-    }
   }
 
   const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
@@ -436,7 +421,7 @@ export function startLab(config, transport, wt) {
         wt.timings[msg.name] = msg.ms;
         break;
       case "sections": // Python is set up: it builds the sections the page asks for, one at a time
-        Object.assign(go(lab, "sections"), { sections: msg.sections, synced: msg.query, pyQuery: msg.query, base: wt.progress });
+        Object.assign(go(lab, "sections"), { sections: msg.sections, synced: msg.query, base: wt.progress });
         pump(lab);
         break;
       case "render":
@@ -461,9 +446,8 @@ export function startLab(config, transport, wt) {
         if (lab.queue.length) pump(lab); // the reader's next change, at once
         else setTimeout(() => pump(lab), 0); // after the patches just received (applyPatches) are applied
         break;
-      case "url":
-        lab.pyQuery = msg.data;
-        address(lab);
+      case "values": // {sid: {key: value}}: Python's values of the sections that changed
+        wt.address.fromPython(msg.data);
         break;
       case "notes":
         showNotes(msg.data);
@@ -509,7 +493,7 @@ export function startLab(config, transport, wt) {
 
   function start() {
     if (wt.status !== "paused") promiseReady(); // a paused page keeps the promise it handed out
-    Object.assign(wt, { error: null, timings: { live: {} }, query: location.search.slice(1) });
+    Object.assign(wt, { error: null, timings: { live: {} } });
     const lacking = NEEDS.find(([, has]) => !has());
     if (lacking) {
       const [name, , also = "The figures and controls answer from tables this page's build precomputed."] = lacking;
@@ -538,7 +522,7 @@ export function startLab(config, transport, wt) {
     }
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     // address: this page without query, for the links Python writes into exports and figure stamps.
-    worker.postMessage({ type: "boot", config, query: location.search.slice(1), address: pageAddress, pool: wt.pool.size,
+    worker.postMessage({ type: "boot", config, query: wt.address.query, address: pageAddress, pool: wt.pool.size,
       scheme: document.documentElement.dataset.wtScheme || "light" });
     scripts = null;
     // The page's files that failed their check (the classroom file) stop the lab now, not when BokehJS is asked for.
@@ -614,6 +598,7 @@ export function startLab(config, transport, wt) {
       $(id).style.minHeight = "";
       delete $(id).dataset.live;
     }
+    wt.address.restart(); // the player holds every section again
     wt.player.sync(); // the controls and slots of the URL's state
     $("wt-error").hidden = true;
     failedAssets.clear();

@@ -41,7 +41,7 @@ export function startPage(rules, wt) {
   if (values.projector) root.classList.add("wt-projector");
   const state = { theme, scheme: root.dataset.wtScheme, embed, hide, live: values.live, projector: values.projector, copied: null };
 
-  // The link to share: this page (http or file://) with the current query (boot.js keeps wt.query and,
+  // The link to share: this page (http or file://) with the current query (address.js keeps wt.query and,
   // where the browser lets it, location.search current), without embed=, optionally pointing at one section.
   function shareUrl(section) {
     const q = new URLSearchParams(wt.query === undefined ? location.search : wt.query);
@@ -93,7 +93,7 @@ export function startPage(rules, wt) {
         a.setAttribute("aria-label", `Copy link to the section “${heading.textContent.trim()}” with its current settings`);
         a.addEventListener("click", (event) => {
           event.preventDefault();
-          history.replaceState(history.state, "", `#${section.id}`);
+          wt.address.hash(section.id);
           copy(shareUrl(section.id), heading);
         });
       }

@@ -3,11 +3,11 @@
 // slots computed at build, in CPython, for every point of its grid) by swapping the HTML of its
 // [data-slot] elements, until the live lab replaces the section. A value off the grid (typed into a
 // number box, or a control the tables do not cover) shows the nearest precomputed answer, marked as
-// approximate; the live lab then boots from the URL, which every change here writes exactly as the live
-// lab does. Values are read, clamped, written and filled in by the page's state rules (site/state.js over
+// approximate; the live lab then boots from the URL, which every change here has the page's address bar
+// (address.js) write, exactly as the live lab's values are written. Values are read, clamped, written and filled in by the page's state rules (site/state.js over
 // the data weighttying.state emits). A table that is missing or modified (its sha256 is not the one in the
 // page's config) is named in the section, which then waits for the live lab. State: __wt.player (docs/DESIGN.md).
-import { fill, fmt, quote } from "./state.js";
+import { fill, fmt } from "./state.js";
 import { fetchChecked } from "./fetched.js";
 
 export function nearest(values, v, log) {
@@ -66,7 +66,7 @@ export function startPlayer(config, rules, transport, wt) {
     answered: 0, // slot swaps made from a table
     lastAnswerAt: 0, // performance.now() of the latest one
     loaded: {}, // section id -> promise of its checked response (rejects with the reason it is unusable)
-    sync, play, need, query,
+    sync, play, need,
   };
 
   // Every table is downloaded (and checked) at once, but parsed only when its section needs it (a control
@@ -145,6 +145,7 @@ export function startPlayer(config, rules, transport, wt) {
 
   function sync() {
     // Every section's controls and slots from the URL (at load, and when a restarted lab put the prerender back).
+    wt.address.reread(); // what the URL says now is the players' state
     const { values } = rules.parseQuery(location.search);
     for (const el of players()) {
       const sid = el.dataset.section, st = (P.state[sid] = {});
@@ -207,21 +208,10 @@ export function startPlayer(config, rules, transport, wt) {
     }
   }
 
-  function query() {
-    // state.to_query: every control in page order, only values that differ from their defaults; the
-    // page's own keys (embed, theme, ...) and anything else the URL holds (the values of sections already
-    // live, which Python wrote there) are kept after them.
-    const mine = new Set(), parts = [];
-    for (const el of players()) {
-      const sid = el.dataset.section, st = asRead(rules.fills(sid), P.state[sid], defaults(sid));
-      for (const c of controls(sid)) {
-        mine.add(c.key);
-        if (st[c.name] !== c.default) parts.push(`${c.key}=${quote(fmt(st[c.name]))}`);
-      }
-    }
-    const keep = (s) => encodeURIComponent(s).replaceAll("%2C", ","); // as it came: a decoded "+" stays a sign
-    for (const [k, v] of new URLSearchParams(location.search)) if (!mine.has(k)) parts.push(`${keep(k)}=${keep(v)}`);
-    return parts.join("&");
+  function linkValues(sid) {
+    // {key: value} of section sid as a link holds it (a choice showing its own fill is the choice alone)
+    const st = asRead(rules.fills(sid), P.state[sid], defaults(sid));
+    return Object.fromEntries(controls(sid).map((c) => [c.key, st[c.name]]));
   }
 
   function changed(event) {
@@ -240,11 +230,9 @@ export function startPlayer(config, rules, transport, wt) {
     settle(sid, key);
     if (P.loaded[sid]) need(sid);
     play(sid);
-    const q = query();
-    if (q !== location.search.slice(1)) {
-      history.replaceState(history.state, "", (q ? `?${q}` : location.pathname) + location.hash);
-      if (wt.follow) wt.follow(q); // the live lab starts from it
-    }
+    const q = wt.address.query;
+    // the address bar shows what the player holds; the live lab follows it (it starts from it)
+    if (wt.address.fromPlayer(sid, linkValues(sid)) && wt.address.query !== q && wt.follow) wt.follow();
   }
 
   document.addEventListener("input", changed);
