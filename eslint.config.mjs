@@ -10,6 +10,8 @@ export default [
   {
     files: ["site/**/*.js"],
     languageOptions: { sourceType: "module", globals: { ...globals.browser, Bokeh: "readonly" } },
+    // the developers' brief: no site JS function over 120 lines (a function counts the functions inside it)
+    rules: { "max-lines-per-function": ["error", { max: 120 }] },
   },
   // the worker's loadPyodide comes from pyodide.js, which it runs as importScripts would
   { files: ["site/worker.js"], languageOptions: { globals: { ...globals.worker, loadPyodide: "readonly" } } },

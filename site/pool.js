@@ -17,41 +17,44 @@ export function poolSize({ cores, memory, saveData, click }) {
   return memory === undefined ? Math.min(2, n) : n;
 }
 
+function heard(pool, worker, msg, resolve, reject, { relay, finish, died }) {
+  // What a numerics worker said, to its boot's promise (resolve, reject) or createPool's relay, finish and died.
+  if (msg.type === "numerics-ready") resolve();
+  else if (msg.type === "error" && msg.fatal) reject(new Error(msg.message));
+  else if (msg.type === "lifeline") {
+    navigator.locks.request(worker.lock, () => died(worker, "")).catch(() => {});
+  } else if (msg.type === "points") relay(worker, msg);
+  else if (msg.type === "part-error") finish(worker, msg, "error", msg.message);
+  else if (msg.type === "ended") pool.ended.push({ run: msg.run, part: msg.part, step: msg.step, at: performance.now() });
+}
+
+function startWorker(pool, { spawn, boot }, told) {
+  // A new numerics worker of pool, {w, ready (a promise), part (the one it runs), dead, quit}: what it says goes
+  // to told (createPool's relay, finish and died); its Web Lock says when it ends.
+  const worker = { w: spawn(), part: null, dead: false, quit: false, lock: `weighttying-numerics-${Math.random().toString(36).slice(2)}` };
+  pool.started += 1;
+  worker.ready = new Promise((resolve, reject) => {
+    worker.reject = reject;
+    worker.w.onmessage = (event) => heard(pool, worker, event.data, resolve, reject, told);
+    worker.w.onerror = (event) => {
+      event.preventDefault();
+      reject(new Error(event.message || "worker.js could not start"));
+      told.died(worker, `it threw ${event.message || "an error"}`);
+    };
+  });
+  worker.ready.catch(() => {});
+  if (globalThis.navigator && navigator.locks) worker.w.postMessage({ type: "lifeline", name: worker.lock });
+  worker.w.postMessage({ type: "boot", ...boot, pool: "numerics" });
+  pool.workers.push(worker);
+  return worker;
+}
+
 export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS }) {
   // size: workers at most; spawn(): a new Worker of worker.js; boot: the fields of its "boot" message;
   // post(msg): to the Panel worker. Returns the pool, whose state tests and bench read (wt.pool).
   const pool = { size, workers: [], runs: new Map(), ended: [], notes: [], started: 0, released: 0, failed: "", run, cancel, release };
   let idleTimer = 0;
-
-  function start() {
-    // A numerics worker: {w, ready (a promise), part (the one it runs), dead, quit}; its Web Lock says when it ends.
-    const worker = { w: spawn(), part: null, dead: false, quit: false, lock: `weighttying-numerics-${Math.random().toString(36).slice(2)}` };
-    pool.started += 1;
-    worker.ready = new Promise((resolve, reject) => {
-      worker.reject = reject;
-      worker.w.onmessage = (event) => heard(worker, event.data, resolve, reject);
-      worker.w.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(event.message || "worker.js could not start"));
-        died(worker, `it threw ${event.message || "an error"}`);
-      };
-    });
-    worker.ready.catch(() => {});
-    if (globalThis.navigator && navigator.locks) worker.w.postMessage({ type: "lifeline", name: worker.lock });
-    worker.w.postMessage({ type: "boot", ...boot, pool: "numerics" });
-    pool.workers.push(worker);
-    return worker;
-  }
-
-  function heard(worker, msg, resolve, reject) {
-    if (msg.type === "numerics-ready") resolve();
-    else if (msg.type === "error" && msg.fatal) reject(new Error(msg.message));
-    else if (msg.type === "lifeline") {
-      navigator.locks.request(worker.lock, () => died(worker, "")).catch(() => {});
-    } else if (msg.type === "points") relay(worker, msg);
-    else if (msg.type === "part-error") finish(worker, msg, "error", msg.message);
-    else if (msg.type === "ended") pool.ended.push({ run: msg.run, part: msg.part, step: msg.step, at: performance.now() });
-  }
+  const start = () => startWorker(pool, { spawn, boot }, { relay, finish, died });
 
   function relay(worker, msg) {
     const r = pool.runs.get(msg.run);
