@@ -5,9 +5,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startAddress } from "../../site/address.js";
 import { codec } from "../../site/state.js";
-import { builtConfig } from "./built.mjs";
+import { rules as fixture } from "./built.mjs";
 
-const rules = codec(builtConfig().state);
+const rules = codec(fixture());
 
 function page(search = "") {
   // A location and a history whose replaceState moves the location, as a browser's do; writes are counted.
@@ -73,7 +73,7 @@ test("after a worker crash the player holds every section again, and the next Py
 
 test("free text never enters the URL, and an anchor keeps the query", () => {
   // the rules with one section of a number and a free text, as a test build's probe declares them
-  const built = builtConfig().state, words = { key: "probe.words", section: "probe", name: "words", kind: "text", default: "" };
+  const built = fixture(), words = { key: "probe.words", section: "probe", name: "words", kind: "text", default: "" };
   const n = { key: "probe.n", section: "probe", name: "n", kind: "number", default: 1, lo: 0, hi: 10 };
   const probe = codec({ ...built, sections: [...built.sections, "probe"], controls: [...built.controls, n, words] });
   const loc = { pathname: "/", search: "?tying.V=100", hash: "" }, writes = [];
