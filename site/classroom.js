@@ -4,7 +4,8 @@
 // worker's script) into blob: URLs and gives boot.js and player.js a transport (classroomTransport) that
 //   - starts the worker from a small bootstrap at once, and posts it its script and the runtime's bytes when
 //     they are ready: on file:// a worker cannot fetch the page's blob: URLs, so bytes are posted, and the
-//     worker checks and unpacks them itself (its script is the classic build of site/unpack.js + worker.js);
+//     worker checks and unpacks them itself (its script is dist/worker.js, site/worker.js bundled with its
+//     imports: no import or export left, so the classic bootstrap below runs it as a script);
 //   - gives the blob: URL of a site path (boot.js's scripts; Panel's stylesheets, which Python names by path).
 // A file that does not match its sha256 stops the live lab with its name; the text still reads.
 import { refusals } from "./refusals.js";

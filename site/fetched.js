@@ -1,6 +1,6 @@
 // One file of this site whose body must have the sha256 the build recorded: the browser itself refuses any
-// other body (Subresource Integrity). Shared by the page's player (an ES import) and the worker (build.py puts
-// this module's classic build, global wtFetched, before worker.js), so both name a failure the same way.
+// other body (Subresource Integrity). Shared by the page's player and the worker (both import it), so both
+// name a failure the same way.
 
 export async function fetchChecked(url, integrity, name) {
   // The Response of URL, or an Error that says whether NAME is missing or was modified.

@@ -5,6 +5,7 @@
 // (page.js), playback (player.js), the figures' readout (readout.js) and the live lab (boot.js), over this site or
 // the classroom file's payload.
 import { codec } from "./state.js";
+import { startAddress } from "./address.js";
 import { startPage } from "./page.js";
 import { startPlayer } from "./player.js";
 import { httpTransport, startLab } from "./boot.js";
@@ -14,8 +15,11 @@ import { install as installReadout } from "./readout.js";
 const config = JSON.parse(document.getElementById("wt-build").textContent);
 const rules = codec(config.state);
 // The one hook (docs/DESIGN.md, "Page and worker"): tests and bench read the page's state here, and page,
-// player and lab reach each other only through it: wt.page, wt.player, the lab's status, query and follow.
+// player and lab reach each other only through it: wt.page, wt.player, wt.address (the one writer of the URL;
+// wt.query is its query), the lab's status and follow.
 const wt = (window.__wt = { config });
+wt.address = startAddress(rules);
+Object.defineProperty(wt, "query", { get: () => wt.address.query, enumerable: true });
 wt.page = startPage(rules, wt);
 const transport = (wt.transport = config.classroom ? classroomTransport(config) : httpTransport);
 wt.player = startPlayer(config, rules, transport, wt);

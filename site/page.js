@@ -5,6 +5,8 @@
 // values in #wt-notes. URL text is never parsed as markup: only a value the rules accept (a section id or
 // control key the build named) ever reaches a CSS selector, a data attribute or a text field's value.
 
+import { pageLinks } from "./links.js";
+
 export function startPage(rules, wt) {
   // rules: site/state.js's codec; wt: the hook, whose query (boot.js) the shared links carry. Returns the page's
   // state (__wt.page).
@@ -41,80 +43,7 @@ export function startPage(rules, wt) {
   if (values.projector) root.classList.add("wt-projector");
   const state = { theme, scheme: root.dataset.wtScheme, embed, hide, live: values.live, projector: values.projector, copied: null };
 
-  // The link to share: this page (http or file://) with the current query (boot.js keeps wt.query and,
-  // where the browser lets it, location.search current), without embed=, optionally pointing at one section.
-  function shareUrl(section) {
-    const q = new URLSearchParams(wt.query === undefined ? location.search : wt.query);
-    q.delete("embed");
-    const query = q.toString();
-    return `${location.href.split(/[?#]/)[0]}${query ? `?${query}` : ""}${section ? `#${section}` : ""}`;
-  }
-
-  function say(box, text) {
-    box.querySelector(".wt-share-status").textContent = text;
-  }
-
-  async function copy(url, near) {
-    // Clipboard first; if the browser refuses, show the link selected in a text field.
-    const box = document.getElementById("wt-share-box");
-    near.after(box);
-    box.hidden = false;
-    const field = box.querySelector("input");
-    field.value = url;
-    state.copied = url;
-    try {
-      if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
-      await navigator.clipboard.writeText(url);
-      box.dataset.mode = "copied";
-      say(box, "Link copied to the clipboard.");
-    } catch {
-      box.dataset.mode = "select";
-      say(box, "Copying was not allowed here: the link is selected below, press Ctrl+C (⌘C on a Mac).");
-      field.focus();
-      field.select();
-    }
-  }
-
-  function sectionLinks() {
-    for (const section of document.querySelectorAll("section.wt-section[id]")) {
-      const heading = section.querySelector("h2");
-      if (!heading || heading.querySelector(".wt-anchor")) continue;
-      const a = document.createElement("a");
-      a.className = "wt-anchor";
-      a.textContent = "#";
-      if (state.embed) {
-        a.textContent = "Open in the full explainer ↗";
-        a.href = shareUrl(section.id);
-        a.target = "_blank";
-        a.rel = "noopener";
-      } else {
-        a.href = `#${section.id}`;
-        a.title = "Copy the link to this section with its current settings";
-        a.setAttribute("aria-label", `Copy link to the section “${heading.textContent.trim()}” with its current settings`);
-        a.addEventListener("click", (event) => {
-          event.preventDefault();
-          history.replaceState(history.state, "", `#${section.id}`);
-          copy(shareUrl(section.id), heading);
-        });
-      }
-      heading.append(" ", a);
-    }
-  }
-
-  // Under each section, for print only (style.css): the link that reproduces its settings, kept current
-  // whenever the page is printed or saved as PDF.
-  function reproLinks() {
-    for (const section of document.querySelectorAll("section.wt-section[id]")) {
-      let p = section.querySelector(":scope > .wt-repro");
-      if (!p) {
-        p = Object.assign(document.createElement("p"), { className: "wt-repro" });
-        p.append("Reproduce this section: ", document.createElement("a"));
-        section.append(p);
-      }
-      const a = p.querySelector("a");
-      a.href = a.textContent = shareUrl(section.id);
-    }
-  }
+  const { shareUrl, copy, reproLinks, sectionLinks } = pageLinks(state, wt);
 
   function postHeight() {
     // Embedded: tell the host page how tall the content is (embed.js sizes the iframe from it).

@@ -3,11 +3,11 @@
 // slots computed at build, in CPython, for every point of its grid) by swapping the HTML of its
 // [data-slot] elements, until the live lab replaces the section. A value off the grid (typed into a
 // number box, or a control the tables do not cover) shows the nearest precomputed answer, marked as
-// approximate; the live lab then boots from the URL, which every change here writes exactly as the live
-// lab does. Values are read, clamped, written and filled in by the page's state rules (site/state.js over
+// approximate; the live lab then boots from the URL, which every change here has the page's address bar
+// (address.js) write, exactly as the live lab's values are written. Values are read, clamped, written and filled in by the page's state rules (site/state.js over
 // the data weighttying.state emits). A table that is missing or modified (its sha256 is not the one in the
 // page's config) is named in the section, which then waits for the live lab. State: __wt.player (docs/DESIGN.md).
-import { fill, fmt, quote } from "./state.js";
+import { fill, fmt } from "./state.js";
 import { fetchChecked } from "./fetched.js";
 
 export function nearest(values, v, log) {
@@ -54,6 +54,94 @@ export function fragment(table, slot, at) {
   return String(index[keys.reduce((flat, k) => flat * table.values[table.keys.indexOf(k)].length + at[k], 0)]);
 }
 
+const grid = (ctl) => { const r = ctl.querySelector("input[type=range]"); return r ? JSON.parse(r.dataset.grid) : null; };
+
+function inputsFor(rules) {
+  // Each playback input (state.Kind.input, weighttying.controls.INPUTS): put a value into it, take one from it
+  return {
+    number: {
+      put(ctl, c, v) { // the slider goes to the nearest grid position
+        const range = ctl.querySelector("input[type=range]"), box = ctl.querySelector("input[type=number]");
+        box.value = fmt(v);
+        if (range) {
+          range.value = String(nearest(grid(ctl), v, c.log));
+          range.setAttribute("aria-valuetext", fmt(v));
+        }
+      },
+      take: (ctl, c, input) => rules.read(c, input.type === "range" ? grid(ctl)[Number(input.value)] : input.value).value,
+    },
+    checkbox: { put: (ctl, c, v) => { ctl.querySelector("input").checked = v; }, take: (ctl, c, input) => input.checked },
+    select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
+    text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
+  };
+}
+
+function answers(P, rules, wt, { player, controls, defaults }) {
+  // What a section shows from its table (play), what its status line says (status), what a link holds of it.
+  const paused = () => wt.status === "paused";
+  const later = () => (paused() ? "once you load the live lab (the button at the top)"
+    : "when the live lab (Python in your browser) has loaded");
+
+  function play(sid) {
+    // Show the table's answer for the section's state: exact on the grid, else the nearest, marked.
+    const el = player(sid), t = P.tables[sid];
+    if (!el || !P.state[sid]) return;
+    if (!t) return status(sid);
+    const { at, approx } = lookup(t, asRead(rules.fills(sid), P.state[sid], defaults(sid)), controls(sid));
+    const section = el.closest(".wt-live") || document;
+    for (const name of t.slots) {
+      const frag = fragment(t, name, at);
+      const slot = section.querySelector(`.wt-slot[data-slot="${name}"]`);
+      if (!slot) continue;
+      // A slot records the fragment it shows; one without a record is the prerender, the default's answer.
+      if (slot.dataset.frag === undefined && isDefault(sid)) slot.dataset.frag = frag;
+      if (slot.dataset.frag !== frag) {
+        slot.innerHTML = t.fragments[frag];
+        slot.dataset.frag = frag;
+        P.answered += 1;
+        P.lastAnswerAt = performance.now();
+      }
+      slot.classList.toggle("wt-approx", approx.length > 0);
+    }
+    P.approx[sid] = approx;
+    el.dataset.approx = String(approx.length > 0);
+    status(sid);
+    if (wt.early) wt.early.played(sid, approx.length > 0); // off the grid: live before Panel (early.js)
+  }
+
+  const isDefault = (sid) => !P.state[sid] || controls(sid).every((c) => P.state[sid][c.name] === c.default);
+
+
+  function status(sid) {
+    const el = player(sid);
+    if (!el) return;
+    const line = el.querySelector(".wt-player-status");
+    const approx = P.approx[sid] || [];
+    if (P.errors[sid]) {
+      line.textContent = `The precomputed answers could not be used: ${P.errors[sid]}. This section answers ${later()}.`;
+      el.dataset.error = "true";
+    } else if (!P.tables[sid] && !isDefault(sid)) {
+      line.textContent = "Loading the precomputed answers…";
+    } else if (approx.length) {
+      const wanted = approx.map(([k, v]) => `${k} = ${fmt(v)}`).join(", ");
+      const near = approx.map(([k, , shown]) => `${k} = ${fmt(shown)}`).join(", ");
+      line.textContent = `Approximate: nothing was precomputed for ${wanted}, so this shows the nearest answer that ` +
+        `was (${near}). The exact one comes ${later()}.`;
+    } else {
+      line.textContent = `Computed at build by this page's own code (the weighttying package, in CPython) for every step ` +
+        `of these controls; the live lab takes over ${paused() ? "once you load it (the button at the top)" : "when Python has loaded in your browser"}.`;
+    }
+  }
+
+
+  function linkValues(sid) {
+    // {key: value} of section sid as a link holds it (a choice showing its own fill is the choice alone)
+    const st = asRead(rules.fills(sid), P.state[sid], defaults(sid));
+    return Object.fromEntries(controls(sid).map((c) => [c.key, st[c.name]]));
+  }
+  return { play, status, isDefault, linkValues };
+}
+
 export function startPlayer(config, rules, transport, wt) {
   // rules: site/state.js's codec of the page's rules; transport: where files come from (boot.js); wt: the hook,
   // whose lab (boot.js) says whether it is paused and follows the URL this writes.
@@ -66,7 +154,7 @@ export function startPlayer(config, rules, transport, wt) {
     answered: 0, // slot swaps made from a table
     lastAnswerAt: 0, // performance.now() of the latest one
     loaded: {}, // section id -> promise of its checked response (rejects with the reason it is unusable)
-    sync, play, need, query,
+    sync, need, // and play (answers)
   };
 
   // Every table is downloaded (and checked) at once, but parsed only when its section needs it (a control
@@ -104,11 +192,10 @@ export function startPlayer(config, rules, transport, wt) {
   // the controls played back: a kind a link never holds (free text, a file) is read by the live lab alone
   const controls = (sid) => rules.section(sid).filter((c) => rules.kind(c).url && ctlOf(player(sid), c.name));
   const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
-  const paused = () => wt.status === "paused";
-  const later = () => (paused() ? "once you load the live lab (the button at the top)"
-    : "when the live lab (Python in your browser) has loaded");
-  const grid = (ctl) => { const r = ctl.querySelector("input[type=range]"); return r ? JSON.parse(r.dataset.grid) : null; };
   const controlOf = (sid, key) => rules.byKey.get(`${sid}.${key}`);
+  const inputs = inputsFor(rules);
+  const { play, status, isDefault, linkValues } = answers(P, rules, wt, { player, controls, defaults });
+  P.play = play;
 
   function settle(sid, changed) {
     // changed: the key the reader just set, or "" for a state read from the URL (state.fill, the live lab's rule)
@@ -119,23 +206,6 @@ export function startPlayer(config, rules, transport, wt) {
     }
   }
 
-  // Each playback input (state.Kind.input, weighttying.controls.INPUTS): put a value into it, take one from it
-  const inputs = {
-    number: {
-      put(ctl, c, v) { // the slider goes to the nearest grid position
-        const range = ctl.querySelector("input[type=range]"), box = ctl.querySelector("input[type=number]");
-        box.value = fmt(v);
-        if (range) {
-          range.value = String(nearest(grid(ctl), v, c.log));
-          range.setAttribute("aria-valuetext", fmt(v));
-        }
-      },
-      take: (ctl, c, input) => rules.read(c, input.type === "range" ? grid(ctl)[Number(input.value)] : input.value).value,
-    },
-    checkbox: { put: (ctl, c, v) => { ctl.querySelector("input").checked = v; }, take: (ctl, c, input) => input.checked },
-    select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
-    text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
-  };
 
   function show(sid, key, v) {
     // Put a value into a control's inputs.
@@ -145,6 +215,7 @@ export function startPlayer(config, rules, transport, wt) {
 
   function sync() {
     // Every section's controls and slots from the URL (at load, and when a restarted lab put the prerender back).
+    wt.address.reread(); // what the URL says now is the players' state
     const { values } = rules.parseQuery(location.search);
     for (const el of players()) {
       const sid = el.dataset.section, st = (P.state[sid] = {});
@@ -158,72 +229,8 @@ export function startPlayer(config, rules, transport, wt) {
     }
   }
 
-  function play(sid) {
-    // Show the table's answer for the section's state: exact on the grid, else the nearest, marked.
-    const el = player(sid), t = P.tables[sid];
-    if (!el || !P.state[sid]) return;
-    if (!t) return status(sid);
-    const { at, approx } = lookup(t, asRead(rules.fills(sid), P.state[sid], defaults(sid)), controls(sid));
-    const section = el.closest(".wt-live") || document;
-    for (const name of t.slots) {
-      const frag = fragment(t, name, at);
-      const slot = section.querySelector(`.wt-slot[data-slot="${name}"]`);
-      if (!slot) continue;
-      // A slot records the fragment it shows; one without a record is the prerender, the default's answer.
-      if (slot.dataset.frag === undefined && isDefault(sid)) slot.dataset.frag = frag;
-      if (slot.dataset.frag !== frag) {
-        slot.innerHTML = t.fragments[frag];
-        slot.dataset.frag = frag;
-        P.answered += 1;
-        P.lastAnswerAt = performance.now();
-      }
-      slot.classList.toggle("wt-approx", approx.length > 0);
-    }
-    P.approx[sid] = approx;
-    el.dataset.approx = String(approx.length > 0);
-    status(sid);
-    if (wt.early) wt.early.played(sid, approx.length > 0); // off the grid: live before Panel (early.js)
-  }
 
-  const isDefault = (sid) => !P.state[sid] || controls(sid).every((c) => P.state[sid][c.name] === c.default);
 
-  function status(sid) {
-    const el = player(sid);
-    if (!el) return;
-    const line = el.querySelector(".wt-player-status");
-    const approx = P.approx[sid] || [];
-    if (P.errors[sid]) {
-      line.textContent = `The precomputed answers could not be used: ${P.errors[sid]}. This section answers ${later()}.`;
-      el.dataset.error = "true";
-    } else if (!P.tables[sid] && !isDefault(sid)) {
-      line.textContent = "Loading the precomputed answers…";
-    } else if (approx.length) {
-      const wanted = approx.map(([k, v]) => `${k} = ${fmt(v)}`).join(", ");
-      const near = approx.map(([k, , shown]) => `${k} = ${fmt(shown)}`).join(", ");
-      line.textContent = `Approximate: nothing was precomputed for ${wanted}, so this shows the nearest answer that ` +
-        `was (${near}). The exact one comes ${later()}.`;
-    } else {
-      line.textContent = `Computed at build by this page's own code (the weighttying package, in CPython) for every step ` +
-        `of these controls; the live lab takes over ${paused() ? "once you load it (the button at the top)" : "when Python has loaded in your browser"}.`;
-    }
-  }
-
-  function query() {
-    // state.to_query: every control in page order, only values that differ from their defaults; the
-    // page's own keys (embed, theme, ...) and anything else the URL holds (the values of sections already
-    // live, which Python wrote there) are kept after them.
-    const mine = new Set(), parts = [];
-    for (const el of players()) {
-      const sid = el.dataset.section, st = asRead(rules.fills(sid), P.state[sid], defaults(sid));
-      for (const c of controls(sid)) {
-        mine.add(c.key);
-        if (st[c.name] !== c.default) parts.push(`${c.key}=${quote(fmt(st[c.name]))}`);
-      }
-    }
-    const keep = (s) => encodeURIComponent(s).replaceAll("%2C", ","); // as it came: a decoded "+" stays a sign
-    for (const [k, v] of new URLSearchParams(location.search)) if (!mine.has(k)) parts.push(`${keep(k)}=${keep(v)}`);
-    return parts.join("&");
-  }
 
   function changed(event) {
     // A native control moved (delegated, so a prerender put back after a restart works too).
@@ -241,11 +248,9 @@ export function startPlayer(config, rules, transport, wt) {
     settle(sid, key);
     if (P.loaded[sid]) need(sid);
     play(sid);
-    const q = query();
-    if (q !== location.search.slice(1)) {
-      history.replaceState(history.state, "", (q ? `?${q}` : location.pathname) + location.hash);
-      if (wt.follow) wt.follow(q); // the live lab starts from it
-    }
+    const q = wt.address.query;
+    // the address bar shows what the player holds; the live lab follows it (it starts from it)
+    if (wt.address.fromPlayer(sid, linkValues(sid)) && wt.address.query !== q && wt.follow) wt.follow();
   }
 
   document.addEventListener("input", changed);

@@ -23,52 +23,119 @@ export function poolSize({ cores, memory, saveData, click }) {
   return memory === undefined ? Math.min(2, n) : n;
 }
 
+function heard(pool, worker, msg, resolve, reject, { relay, finish, died }) {
+  // What a numerics worker said, to its boot's promise (resolve, reject) or createPool's relay, finish and died.
+  if (msg.type === "numerics-ready") resolve();
+  else if (msg.type === "error" && msg.fatal) reject(new Error(msg.message));
+  else if (msg.type === "lifeline") {
+    navigator.locks.request(worker.lock, () => died(worker, "")).catch(() => {});
+  } else if (msg.type === "points") relay(worker, msg);
+  else if (msg.type === "part-error") finish(worker, msg, "error", msg.message);
+  else if (msg.type === "ended") pool.ended.push({ run: msg.run, part: msg.part, step: msg.step, at: performance.now() });
+  else if (msg.type === "slots") answered(worker, msg);
+}
+
+function answered(worker, { id, data, error }) {
+  // A slots answer (pool.ask) to the promise that asked it.
+  const a = worker.asks.get(id);
+  worker.asks.delete(id);
+  if (a) (error ? a.reject(new Error(error)) : a.resolve(data));
+}
+
+function startWorker(pool, { spawn, boot }, told) {
+  // A new numerics worker of pool, {w, ready (a promise), part (the one it runs), since (its part's last word, 0:
+  // none running), slowest (its part's slowest batch, ms), asks (slots asked, by id), dead, quit}: what it says
+  // goes to told (createPool's relay, finish and died); its Web Lock says when it ends.
+  const worker = { w: spawn(), part: null, since: 0, slowest: 0, asks: new Map(), dead: false, quit: false,
+    lock: `weighttying-numerics-${Math.random().toString(36).slice(2)}` };
+  pool.started += 1;
+  worker.ready = new Promise((resolve, reject) => {
+    worker.reject = reject;
+    worker.w.onmessage = (event) => heard(pool, worker, event.data, resolve, reject, told);
+    worker.w.onerror = (event) => {
+      event.preventDefault();
+      reject(new Error(event.message || "worker.js could not start"));
+      told.died(worker, `it threw ${event.message || "an error"}`);
+    };
+  });
+  worker.ready.catch(() => {});
+  if (globalThis.navigator && navigator.locks) worker.w.postMessage({ type: "lifeline", name: worker.lock });
+  worker.w.postMessage({ type: "boot", ...boot, pool: "numerics" });
+  pool.workers.push(worker);
+  return worker;
+}
+
+function hangWatch(pool, hang, died) {
+  // Every running part's worker: silent for longer than its bound (HANG), it is stuck in one call: ended (died),
+  // and its part runs again in a new worker. Time this page's own thread was held up does not count against it.
+  let timer = 0, tickAt = 0;
+  function tick() {
+    const now = performance.now(), gap = now - (tickAt || now);
+    tickAt = now;
+    for (const w of pool.workers.filter((x) => x.since)) {
+      if (gap > 4 * hang.tickMs) w.since += gap - hang.tickMs;
+      const bound = Math.max(hang.floorMs, hang.factor * w.slowest), silent = now - w.since;
+      if (silent <= bound) continue;
+      const s = (ms) => (ms / 1000).toFixed(1);
+      pool.hung.push({ run: w.part.run, part: w.part.part, silentMs: silent, boundMs: bound });
+      w.w.terminate();
+      died(w, `no batch for ${s(silent)} s, where its slowest took ${s(w.slowest)} s`, true);
+    }
+    if (!pool.workers.some((x) => x.since)) stop();
+  }
+  function stop() {
+    clearInterval(timer);
+    timer = tickAt = 0;
+  }
+  return { arm: () => { if (!timer) timer = setInterval(tick, hang.tickMs); }, stop };
+}
+
+let asked = 0; // slots asks so far, their ids
+
+function askSlots(pool, msg, { start, failed, next, hold }) {
+  // A section's slots for a setting ({section, query}; site/early.js), from a worker without a part (started if
+  // there is none): a promise of their JSON text, rejected with why not. hold(): the pool is not idle.
+  if (!pool.size) return Promise.reject(new Error(pool.failed || "no numerics workers here"));
+  let worker = pool.workers.find((w) => !w.dead && !w.part) || pool.workers.find((w) => !w.dead);
+  try {
+    worker = worker || start();
+  } catch (err) {
+    failed(err);
+    return Promise.reject(err);
+  }
+  hold();
+  const id = (asked += 1);
+  const answer = new Promise((resolve, reject) => {
+    worker.asks.set(id, { resolve, reject });
+    worker.ready.then(() => { if (!worker.dead) worker.w.postMessage({ type: "slots", id, ...msg }); }, (err) => {
+      worker.asks.delete(id);
+      reject(err);
+      if (!worker.dead) failed(err);
+    });
+  });
+  answer.then(next, next);
+  return answer;
+}
+
+function failPool(pool, err, post, release) {
+  // The pool cannot start: the Panel worker runs the waiting Runs itself (and asks no more: size 0).
+  pool.failed = `The pool of numerics workers could not start (${err.message}): this run is computed by the one Python worker instead.`;
+  pool.notes.push(pool.failed);
+  pool.size = 0;
+  for (const r of pool.runs.values()) post({ type: "pool", kind: "failed", sid: r.sid, run: r.run, part: null, text: pool.failed });
+  pool.runs.clear();
+  release();
+}
+
 export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = HANG }) {
   // size: workers at most; spawn(): a new Worker of worker.js; boot: the fields of its "boot" message;
   // post(msg): to the Panel worker. Returns the pool, whose state tests and bench read (wt.pool).
   const pool = { size, workers: [], runs: new Map(), ended: [], notes: [], hung: [], started: 0, released: 0, failed: "",
-    run, cancel, release, ask };
-  let idleTimer = 0, watchTimer = 0, tickAt = 0, asked = 0;
-
-  function start() {
-    // A numerics worker: {w, ready (a promise), part (the one it runs), since (its part's last word, 0: none
-    // running), slowest (its part's slowest batch, ms), asks (slots asked, by id), dead, quit}; its Web Lock
-    // says when it ends.
-    const worker = { w: spawn(), part: null, since: 0, slowest: 0, asks: new Map(), dead: false, quit: false,
-      lock: `weighttying-numerics-${Math.random().toString(36).slice(2)}` };
-    pool.started += 1;
-    worker.ready = new Promise((resolve, reject) => {
-      worker.reject = reject;
-      worker.w.onmessage = (event) => heard(worker, event.data, resolve, reject);
-      worker.w.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(event.message || "worker.js could not start"));
-        died(worker, `it threw ${event.message || "an error"}`);
-      };
-    });
-    worker.ready.catch(() => {});
-    if (globalThis.navigator && navigator.locks) worker.w.postMessage({ type: "lifeline", name: worker.lock });
-    worker.w.postMessage({ type: "boot", ...boot, pool: "numerics" });
-    pool.workers.push(worker);
-    return worker;
-  }
-
-  function heard(worker, msg, resolve, reject) {
-    if (msg.type === "numerics-ready") resolve();
-    else if (msg.type === "error" && msg.fatal) reject(new Error(msg.message));
-    else if (msg.type === "lifeline") {
-      navigator.locks.request(worker.lock, () => died(worker, "")).catch(() => {});
-    } else if (msg.type === "points") relay(worker, msg);
-    else if (msg.type === "part-error") finish(worker, msg, "error", msg.message);
-    else if (msg.type === "ended") pool.ended.push({ run: msg.run, part: msg.part, step: msg.step, at: performance.now() });
-    else if (msg.type === "slots") answered(worker, msg);
-  }
-
-  function answered(worker, { id, data, error }) {
-    const a = worker.asks.get(id);
-    worker.asks.delete(id);
-    if (a) (error ? a.reject(new Error(error)) : a.resolve(data));
-  }
+    run, cancel, release, ask: (msg) => askSlots(pool, msg, { start, failed, next, hold: () => clearTimeout(idleTimer) }) };
+  let idleTimer = 0;
+  const start = () => startWorker(pool, { spawn, boot }, { relay, finish, died });
+  const watcher = hangWatch(pool, hang, died);
+  const failed = (err) => failPool(pool, err, post, release);
 
   function relay(worker, msg) {
     const r = pool.runs.get(msg.run);
@@ -135,65 +202,8 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = H
       if (worker.part !== part || worker.dead) return;
       worker.w.postMessage({ type: "part", run: part.run, part: part.part, spec: part.spec });
       worker.since = performance.now();
-      if (!watchTimer) watchTimer = setInterval(watch, hang.tickMs);
+      watcher.arm();
     }, (err) => { if (!worker.dead) failed(err); });
-  }
-
-  function watch() {
-    // Every running part's worker: silent for longer than its bound (HANG), it is stuck in one call: ended, and
-    // its part runs again in a new worker. Time this page's own thread was held up does not count against it.
-    const now = performance.now(), gap = now - (tickAt || now);
-    tickAt = now;
-    for (const w of pool.workers.filter((x) => x.since)) {
-      if (gap > 4 * hang.tickMs) w.since += gap - hang.tickMs;
-      const bound = Math.max(hang.floorMs, hang.factor * w.slowest), silent = now - w.since;
-      if (silent <= bound) continue;
-      const s = (ms) => (ms / 1000).toFixed(1);
-      pool.hung.push({ run: w.part.run, part: w.part.part, silentMs: silent, boundMs: bound });
-      w.w.terminate();
-      died(w, `no batch for ${s(silent)} s, where its slowest took ${s(w.slowest)} s`, true);
-    }
-    if (!pool.workers.some((x) => x.since)) unwatch();
-  }
-
-  function unwatch() {
-    clearInterval(watchTimer);
-    watchTimer = tickAt = 0;
-  }
-
-  function ask(msg) {
-    // A section's slots for a setting ({section, query}; site/early.js), from a worker without a part (started if
-    // there is none): a promise of their JSON text, rejected with why not.
-    if (!pool.size) return Promise.reject(new Error(pool.failed || "no numerics workers here"));
-    let worker = pool.workers.find((w) => !w.dead && !w.part) || pool.workers.find((w) => !w.dead);
-    try {
-      worker = worker || start();
-    } catch (err) {
-      failed(err);
-      return Promise.reject(err);
-    }
-    clearTimeout(idleTimer);
-    const id = (asked += 1);
-    const answer = new Promise((resolve, reject) => {
-      worker.asks.set(id, { resolve, reject });
-      worker.ready.then(() => { if (!worker.dead) worker.w.postMessage({ type: "slots", id, ...msg }); }, (err) => {
-        worker.asks.delete(id);
-        reject(err);
-        if (!worker.dead) failed(err);
-      });
-    });
-    answer.then(next, next);
-    return answer;
-  }
-
-  function failed(err) {
-    // The pool cannot start: the Panel worker runs the waiting Runs itself (and asks no more: size 0).
-    pool.failed = `The pool of numerics workers could not start (${err.message}): this run is computed by the one Python worker instead.`;
-    pool.notes.push(pool.failed);
-    pool.size = 0;
-    for (const r of pool.runs.values()) post({ type: "pool", kind: "failed", sid: r.sid, run: r.run, part: null, text: pool.failed });
-    pool.runs.clear();
-    release();
   }
 
   function run({ sid, run: id, parts }) {
@@ -219,7 +229,7 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = H
   function release() {
     // Every worker ends (their memory goes back); the next Run starts new ones.
     clearTimeout(idleTimer);
-    unwatch();
+    watcher.stop();
     for (const w of pool.workers) {
       w.quit = true;
       for (const a of w.asks.values()) a.reject(new Error("the pool was released"));

@@ -1,8 +1,7 @@
 // The classroom file's payload (tools/single_file.py writes it): every file of the site, compressed, in
 // <script class="wt-payload"> blocks of a page read as windows-1252, listed in config.classroom.members with its
-// sha256. Shared by the page (site/classroom.js imports it) and the worker (build.py bundles it into a classic
-// script, wtPayload, that the classroom file prepends to worker.js): a file is used only once its own sha256
-// matches, and one that does not names itself.
+// sha256. Shared by the page (site/classroom.js) and the worker (site/worker.js), which both import it: a file
+// is used only once its own sha256 matches, and one that does not names itself.
 
 // windows-1252 reads every byte as one character; only 0x80-0x9F are not their own code point.
 const HIGH = [0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152,

@@ -3,7 +3,10 @@
 // weighttying.app.main.start, then builds each section into its own document when the page asks
 // ("build": the page decides the order, the section in view first) and applies the page's widget
 // changes. The page gets readable one-line errors; full tracebacks go to the console.
-"use strict";
+// An ES module: build.py bundles it with its imports (esbuild) into dist/worker.js, which the page starts as a
+// module worker and the classroom file's bootstrap runs as a script (it has no import or export left).
+import { fetchChecked } from "./fetched.js";
+import { unpackInto } from "./unpack.js";
 
 // Boot steps and their share of the progress bar: measured cold seconds on a 2-core laptop.
 const STEPS = [
@@ -75,7 +78,7 @@ async function verifyRuntime(config) {
   const want = config.integrity || {};
   await Promise.all(Object.keys(want).filter((p) => p.startsWith(config.runtime)).map(async (path) => {
     const url = new URL(path, self.location).href;
-    const res = await wtFetched.fetchChecked(url, want[path], path);
+    const res = await fetchChecked(url, want[path], path);
     // The wasm goes to Pyodide as this checked response itself (a fetch with integrity resolves only once the
     // whole body matched the sha256): compiled from a response with a URL, Chromium keeps the compiled module,
     // its optimized functions too, in its code cache, so a repeat visit neither compiles it nor runs Python
@@ -93,7 +96,7 @@ async function verifyRuntime(config) {
 function builtResults(config, base) {
   const r = config.results;
   if (!r) return Promise.resolve({ problem: "this build recorded no results file" });
-  return wtFetched.fetchChecked(new URL(r.file, base).href, r.integrity, r.file).then((res) => res.text()).then((text) => ({ text }),
+  return fetchChecked(new URL(r.file, base).href, r.integrity, r.file).then((res) => res.text()).then((text) => ({ text }),
     (err) => ({ problem: err.message }));
 }
 
@@ -144,7 +147,7 @@ async function boot({ config, query, scheme, address, pool }) {
     await step(0, async () => {
       // nothing of the runtime runs unless it is the file the build recorded (runtime_checked: the time that takes)
       const t = performance.now();
-      await (self.wtPosted ? wtPayload.unpackInto(self.wtPosted, base, checked) : verifyRuntime(config));
+      await (self.wtPosted ? unpackInto(self.wtPosted, base, checked) : verifyRuntime(config));
       self.wtPosted = null;
       post({ type: "timing", name: "runtime_checked", ms: performance.now() - t });
       try {

@@ -3,6 +3,7 @@ codec against tests/url_cases.json over the built page's rules, the player, the 
 unpacker) and the linter (npm eslint, pinned, eslint.config.mjs) over site/, tools/, bench/, tests/node/ and tests/*.mjs."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -16,6 +17,15 @@ def run(cmd: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
 
 # Node tests that need cases CPython writes first: their own pytest module runs them.
 DRIVEN = {"readout.test.mjs": "tests/test_readout_js.py"}
+
+
+def test_the_node_tests_rules_are_the_ones_python_emits():
+    # tests/node/rules.json stands in for a build's config in the node tests of the state codec and the address bar
+    from weighttying import prerender
+    fixture = ROOT / "tests" / "node" / "rules.json"
+    assert json.loads(fixture.read_text()) == json.loads(json.dumps(prerender.rules())), (
+        f"{fixture.relative_to(ROOT)} is not what weighttying.prerender.rules() emits: rewrite it with "
+        "json.dumps(prerender.rules(), indent=1, sort_keys=True)")
 
 
 def test_node_unit_tests_pass(dist_dir):

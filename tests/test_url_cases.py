@@ -86,3 +86,15 @@ def test_no_state_rule_is_typed_in_the_site_js():
         text = js.read_text()
         assert not [w for w in words if re.search(rf"[\"'`]{w}[\"'`]", text)], f"{js.name} types an on/off word"
         assert not re.search(r"\\d|\[0-9\]", text), f"{js.name} types a digit pattern"
+
+
+def test_one_writer_of_the_address_bar_and_no_branch_on_a_kind():
+    """site/address.js is the page's one caller of replaceState; no code of py/ or site/ compares a control's kind
+    or key with a name (a kind's behaviour is a row of KINDS and its tables, read by property)."""
+    root = Path(__file__).resolve().parent.parent
+    calls = {js.name: js.read_text().count("replaceState(") for js in sorted((root / "site").glob("*.js"))}
+    assert {k: n for k, n in calls.items() if n} == {"address.js": 1}, calls
+    branch = re.compile(r"""(\b(c|x|ctl|control|spec)\.(kind|key|name)|kind\(\w+\))\s*(===?|!==?)\s*["'`]""")
+    for path in [*sorted((root / "site").glob("*.js")), *sorted((root / "py" / "weighttying").rglob("*.py"))]:
+        found = [line for line in path.read_text().splitlines() if branch.search(line)]
+        assert not found, f"{path.name}: {found}"

@@ -426,6 +426,12 @@ def to_query(state: State) -> str:
                     if v != defaults[k] and BY_KEY[k].spec.url)
 
 
+def link_values(state: State, section: str) -> dict[str, object]:
+    """{key: value} of one section's controls that a link holds (kinds with a url form): what Python posts the page
+    for its address bar (site/address.js), never a free text or a file."""
+    return {c.key: getattr(getattr(state, section), c.name) for c in CONTROLS if c.section == section and c.spec.url}
+
+
 def replace(state: State, key: str, value: object) -> State:
     """A copy of state with one control changed (value already validated)."""
     c = BY_KEY[key]

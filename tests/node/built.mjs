@@ -8,6 +8,11 @@ export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 export const dist = () => process.env.WT_DIST || resolve(root, "dist");
 
+// The page's state rules (weighttying.prerender.rules(), the page config's "state") as tests/node/rules.json holds
+// them, so the tests of the state codec and the address bar need no build; tests/test_node.py checks the file is
+// what Python emits today.
+export const rules = () => JSON.parse(readFileSync(resolve(root, "tests", "node", "rules.json"), "utf8"));
+
 export function builtConfig() {
   const index = resolve(dist(), "index.html");
   const html = readFileSync(index, "utf8");

@@ -1,8 +1,8 @@
-// boot.js's lab, one explicit state machine: every phase is reachable, every move leads to a phase, and a move
+// The lab (site/lab.js), one explicit state machine: every phase is reachable, every move leads to a phase, and a move
 // the table lacks throws instead of leaving the lab in a state nothing expects.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MOVES, go, newLab } from "../../site/boot.js";
+import { MOVES, go, newLab } from "../../site/lab.js";
 
 test("every move leads to a phase, and every phase is reached from a paused or a starting lab", () => {
   const phases = Object.keys(MOVES);

@@ -1,7 +1,7 @@
-// boot.js's build scheduler (nextBuild): which section Python builds next, once the reader is idle.
+// The build scheduler (site/schedule.js) (nextBuild): which section Python builds next, once the reader is idle.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { nextBuild } from "../../site/boot.js";
+import { nextBuild } from "../../site/schedule.js";
 
 const layout = { a: [0, 0], b: [0, 300], c: [900, 0], d: [2500, 0] }; // sid -> [px from the view, px of it seen]
 const base = { near: new Set(["a", "b", "c"]), distance: (s) => layout[s][0], seen: (s) => layout[s][1], quietMs: 1000, idleMs: 600 };

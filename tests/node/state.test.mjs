@@ -1,13 +1,13 @@
-// tests/url_cases.json against site/state.js over the rules the build emitted (the page config's "state"): the
+// tests/url_cases.json against site/state.js over the page's rules (tests/node/rules.json, what the build emits): the
 // same values, to_query and note counts tests/test_url_cases.py asserts for weighttying.state.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { codec, fill, fmt, quote } from "../../site/state.js";
-import { builtConfig, root } from "./built.mjs";
+import { rules as fixture, root } from "./built.mjs";
 
-const rules = builtConfig().state;
+const rules = fixture();
 const cases = JSON.parse(readFileSync(resolve(root, "tests", "url_cases.json"), "utf8"));
 const c = codec(rules);
 

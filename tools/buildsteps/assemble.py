@@ -50,11 +50,10 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
     for sheet in SHARING_CSS:  # the page's and the live sections' rules in common, written once
         files[sheet] += b"\n" + (SITE / "shared.css").read_bytes()
     files[PAGE_SCRIPT] = bundle("main.js", "the page's script")
-    # The worker stays a classic script (Pyodide loads with importScripts); the classroom file's worker needs
-    # unpack.js, which is a module: its classic build (global wtPayload) goes first, served or not; so does
-    # fetched.js's (global wtFetched), the checked fetch it shares with the page's player.
-    files["worker.js"] = (bundle("unpack.js", "the payload unpacker", "wtPayload")
-                          + bundle("fetched.js", "the checked fetch", "wtFetched") + (SITE / "worker.js").read_bytes())
+    # The worker: site/worker.js and its imports (the payload unpacker, the checked fetch it shares with the
+    # page's player) as one ES module with no import or export left, so the served page starts it as a module
+    # worker and the classroom file's bootstrap runs the same bytes as a script (site/classroom.js).
+    files["worker.js"] = bundle("worker.js", "the Python worker", module=True)
     if bench:
         files["worker.js"] += BENCH_HOOK.read_bytes()
     files[NOTICES] = notices(inputs)

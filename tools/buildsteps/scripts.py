@@ -1,4 +1,4 @@
-"""The page's JS: site/ ES modules bundled into classic scripts by the pinned esbuild."""
+"""The page's JS: site/ ES modules bundled by the pinned esbuild."""
 from __future__ import annotations
 
 from .base import ROOT, SITE, BuildError, run
@@ -8,11 +8,14 @@ ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"  # npm esbuild, pinned (wit
 PAGE_SCRIPT = "wt.js"
 
 
-def bundle(entry: str, what: str, global_name: str = "") -> bytes:
-    """site/ENTRY and the ES modules it imports as one classic script (esbuild, IIFE; GLOBAL_NAME: a global
-    holding its exports), headed by a line naming its source."""
+def bundle(entry: str, what: str, module: bool = False) -> bytes:
+    """site/ENTRY and the ES modules it imports as one script, headed by a line naming its source: a classic
+    one (esbuild, IIFE), or with MODULE an ES module that exports nothing (strict either way, so it runs alike
+    as a module and as a script)."""
     if not ESBUILD.is_file():
         raise BuildError(f"{ESBUILD.relative_to(ROOT)} is missing: run npm ci (esbuild bundles the page's modules)")
     banner = f"// weighttying: {what}, site/{entry} and its imports bundled by build.py (esbuild); read the sources there."
-    cmd = [str(ESBUILD), str(SITE / entry), "--bundle", "--format=iife", "--log-level=warning", f"--banner:js={banner}"]
-    return run(cmd + ([f"--global-name={global_name}"] if global_name else []), f"bundling site/{entry} (esbuild)").stdout.encode()
+    strict = '"use strict"; ' if module else ""  # a module is strict; the same bytes run as a script must be too
+    cmd = [str(ESBUILD), str(SITE / entry), "--bundle", f"--format={'esm' if module else 'iife'}", "--log-level=warning",
+           f"--banner:js={strict}{banner}"]
+    return run(cmd, f"bundling site/{entry} (esbuild)").stdout.encode()

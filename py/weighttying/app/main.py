@@ -78,21 +78,22 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     build(sid), in the order the page asks for them) and the query the State holds.
 
     emit(kind, json) posts to the page: "notes" (what parse_query rejected or clamped, and why the
-    build's results are unusable, plain text) and "url" (the query of the current State, written after
-    every change). preferred is the reader's prefers-color-scheme ("dark" or "light"), used when the link
+    build's results are unusable, plain text) and "values" ({section: its link values}, state.link_values: every
+    section's now, then a section's after each change; the page's address bar writes the URL of the sections
+    Python holds from them). preferred is the reader's prefers-color-scheme ("dark" or "light"), used when the link
     says theme=auto. address is the page's URL without query (http or file://), the base of every link an
     export or figure carries. built is results.json's text (None: not loaded, built_problem says why).
     """
     global _store, _scheme
     initial, notes = S.parse_query(query)
     results, problems = built_results(built, built_problem)
-    _store = Store(initial, on_change=lambda q: emit("url", json.dumps(q)), base_url=address, built=results)
+    _store = Store(initial, on_change=lambda values: emit("values", json.dumps(values)), base_url=address,
+                   built=results)
     _scheme = scheme_of(initial.page, preferred)
     _docs.clear()
-    if notes or problems:  # the link held values we did not use: show why, and put the State we did use in the URL
+    if notes or problems:  # the link held values we did not use: show why (the URL shows the State we use)
         emit("notes", json.dumps(notes + problems))
-    if notes:
-        emit("url", json.dumps(S.to_query(initial)))
+    emit("values", json.dumps({sid: S.link_values(initial, sid) for sid in S.SECTIONS}))
     return json.dumps({"sections": list(shown_sections(initial.page)), "query": S.to_query(initial)})
 
 

@@ -1,8 +1,9 @@
-"""The Panel side of the one State: a param object per section, widgets bound to it, one URL writer.
+"""The Panel side of the one State: a param object per section, widgets bound to it, one poster of values.
 
 `weighttying.state` owns the spec (types, bounds, help); this module only mirrors it into param so
-widgets can bind to it and sections can `pn.bind` / `param.depends` on it. The URL is written in
-exactly one place: `Store._changed`, which hands the new query string to whoever started the app.
+widgets can bind to it and sections can `pn.bind` / `param.depends` on it. A section's changed values leave
+in exactly one place: `Store._changed`, which hands {section: its link values} to whoever started the app (the
+page's address bar, site/address.js, writes the URL from them).
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ SECTION_CLASSES = {
 class Store:
     """Live State: `store[section].<control>` are params; `store.state` is the frozen snapshot."""
 
-    def __init__(self, initial: S.State, on_change: Callable[[str], None] = lambda query: None,
+    def __init__(self, initial: S.State, on_change: Callable[[dict], None] = lambda values: None,
                  base_url: str = "", built: dict[str, dict] | None = None):
         self.on_change, self.base_url = on_change, base_url  # base_url: the page's address, for stamps
         # The build's default run results by section (weighttying.prebuilt); None: the page has none
@@ -57,8 +58,8 @@ class Store:
         # model on the same batch): owned here, passed to both sections' views, so each is computed once.
         self.differences = Differences()
         self.sections = {name: cls(**vars(getattr(initial, name))) for name, cls in SECTION_CLASSES.items()}
-        for obj in self.sections.values():
-            obj.param.watch(self._changed, [p for p in obj.param if p != "name"])
+        for sid, obj in self.sections.items():
+            obj.param.watch(lambda *_, sid=sid: self._changed(sid), [p for p in obj.param if p != "name"])
 
     def __getitem__(self, section: str) -> param.Parameterized:
         return self.sections[section]
@@ -72,8 +73,8 @@ class Store:
         obj = self.sections[section]
         return type(getattr(S.State(), section))(**{n: getattr(obj, n) for n in obj.param if n != "name"})
 
-    def _changed(self, *events) -> None:
-        self.on_change(S.to_query(self.state))
+    def _changed(self, sid: str) -> None:
+        self.on_change({sid: S.link_values(self.state, sid)})
 
     def reset(self, section: str) -> None:
         """Put one section's controls back to their defaults (one URL write)."""

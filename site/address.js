@@ -1,0 +1,79 @@
+// The address bar, one writer. Each section's values have one holder at a time: the player (playback, before
+// Python) until the section's hand-over, Python after it (until a restart puts the prerender and the player back).
+// A holder's values are the section's in the URL; anyone else's are kept aside (Python's, for its hand-over) or
+// refused (the player's, once Python holds the section). The query is rules.toQuery over them (state.js, as
+// state.to_query writes it), so a kind that never enters a link (free text, a file) never does; this module is
+// the page's one caller of history.replaceState.
+
+export function startAddress(rules, loc = location, hist = history) {
+  let values = rules.parseQuery(loc.search).values; // {key: value} as the URL shows it
+  const python = new Set(); // the sections Python holds (handed over)
+  const fromPython = {}; // sid -> Python's latest values of that section, held or not
+  const A = {
+    query: loc.search.slice(1), // what the URL holds (until the first write: as the page was opened)
+    holder: (sid) => (python.has(sid) ? "python" : "player"),
+    fromPlayer, fromPython: takePython, handOver, restart, hash, reread,
+  };
+
+  function reread() {
+    // The URL as it is now (the page's load, a restart: the player syncs from it; a test may have set it).
+    values = rules.parseQuery(loc.search).values;
+    A.query = loc.search.slice(1);
+  }
+
+  function put(sid, vals) {
+    for (const c of rules.section(sid)) if (c.key in vals) values[c.key] = vals[c.key];
+  }
+
+  function write(hash = loc.hash) {
+    A.query = rules.toQuery(values);
+    try {
+      hist.replaceState(hist.state, "", (A.query ? `?${A.query}` : loc.pathname) + hash);
+    } catch (err) { // a browser may refuse a file:// page its own query: links still carry A.query (page.js)
+      console.info(`weighttying: the address bar keeps its old settings here (${err.message}); copied links have the current ones`);
+    }
+  }
+
+  function fromPlayer(sid, vals) {
+    // The player's values of section sid ({key: value}); false (nothing written) when Python holds it.
+    if (python.has(sid)) return false;
+    put(sid, vals);
+    write();
+    return true;
+  }
+
+  function takePython(batch) {
+    // Python's values, {sid: {key: value}}: written for the sections it holds, kept for the others' hand-over.
+    let held = false;
+    for (const [sid, vals] of Object.entries(batch)) {
+      fromPython[sid] = { ...fromPython[sid], ...vals };
+      if (python.has(sid)) {
+        put(sid, vals);
+        held = true;
+      }
+    }
+    if (held) write();
+  }
+
+  function handOver(sids) {
+    // The sections now live: Python holds them, and what it holds for them (e.g. a derived value) is the truth.
+    for (const sid of sids) {
+      python.add(sid);
+      put(sid, fromPython[sid] || {});
+    }
+    if (sids.length) write();
+  }
+
+  function restart() {
+    // The worker is gone: the player holds every section again, from the values the URL shows.
+    python.clear();
+    Object.keys(fromPython).forEach((sid) => delete fromPython[sid]);
+  }
+
+  function hash(id) {
+    // The section anchor a copied link points at (page.js).
+    write(`#${id}`);
+  }
+
+  return A;
+}

@@ -1,0 +1,80 @@
+// A section goes live: Python's render is embedded unseen (render), then swapped in for the prerender in one frame
+// once Python holds the controls' state (handOver); the worker's patches are applied in a task of their own.
+import { later } from "./lab.js";
+import { nameControls } from "./names.js";
+
+export function liveSections(K) {
+  const { wt, transport, $, current, prerendered } = K;
+  const [needScripts, sendChange, setStatus] = later(K, "needScripts", "sendChange", "setStatus");
+
+  async function render(lab, msg) {
+    await needScripts(lab);
+    const sid = msg.sid;
+    const { docs_json, render_items } = transport.localize(JSON.parse(msg.data));
+    const el = $(`live-${sid}`);
+    if (!el) throw new Error(`the page has no <div id="live-${sid}"> for section ${sid}`);
+    if (!prerendered.has(el.id)) prerendered.set(el.id, el.innerHTML);
+    // The live root is laid out unseen below the prerender until handOver() swaps them.
+    el.append(Object.assign(document.createElement("div"), { id: `live-root-${sid}`, className: "wt-live-root wt-hold" }));
+    for (const item of render_items) {
+      for (const [root, id] of Object.entries(item.roots)) item.roots[root] = id.replace(/^live-/, "live-root-");
+    }
+    const t = performance.now();
+    const [views] = await Bokeh.embed.embed_items(docs_json, render_items);
+    if (!current(lab)) return [...views.roots.values()].forEach((view) => view.remove()); // replaced meanwhile
+    nameControls($(`live-root-${sid}`));
+    wt.timings[`embed:${sid}`] = performance.now() - t;
+    wt.timings.embed = (wt.timings.embed || 0) + wt.timings[`embed:${sid}`];
+    const jsdoc = [...views.roots.values()][0].model.document;
+    lab.docs[sid] = jsdoc;
+    jsdoc.on_change((event) => sendChange(lab, sid, event), false);
+    lab.worker.postMessage({ type: "rendered", sid });
+  }
+
+  function handOver(lab) {
+    // Python is free and holds the controls' state: every section built since is swapped in, in one frame:
+    // prerender out, live root in. Each keeps at least its height until the reader's next input (a shift
+    // right after input is not a layout shift), so nothing below it moves.
+    const now = performance.now(), handed = [];
+    for (const sid of lab.linked) {
+      if (lab.live.has(sid)) continue;
+      handed.push(sid);
+      lab.live.add(sid);
+      const el = $(`live-${sid}`);
+      el.style.minHeight = `${el.getBoundingClientRect().height}px`;
+      el.querySelectorAll(":scope > .wt-prerender").forEach((n) => n.remove());
+      $(`live-root-${sid}`).classList.remove("wt-hold");
+      el.dataset.live = "true";
+      wt.timings.live[sid] = now;
+    }
+    wt.address.handOver(handed); // Python holds them now: what it holds (e.g. derived values) is the truth
+    if (lab.live.size < lab.sections.length) {
+      const share = lab.live.size / lab.sections.length;
+      // short: the status line is one line (style.css); the header says how the others answer meanwhile
+      if (lab.live.size) setStatus("booting", `Live: ${lab.live.size} of ${lab.sections.length} sections`,
+        lab.base + (1 - lab.base) * share);
+      return;
+    }
+    if (wt.status === "ready") return;
+    wt.timings.interactive = now;
+    setStatus("ready", "Live: every section recomputes as you change it", 1);
+    K.settle.resolve(wt);
+  }
+
+  const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
+  ["pointerdown", "keydown"].forEach((type) => document.addEventListener(type, release, { capture: true, passive: true }));
+
+  function applyPatches(lab) {
+    const patches = lab.patches.splice(0);
+    if (!current(lab)) return; // it ended meanwhile: its replacement boots from the URL instead
+    K.patching += 1;
+    try {
+      for (const msg of patches) lab.docs[msg.sid].apply_json_patch(transport.localize(msg.patch), msg.buffers);
+    } finally {
+      K.patching -= 1;
+      wt.lastPatchAt = performance.now();
+    }
+  }
+
+  return { render, handOver, applyPatches };
+}

@@ -1,0 +1,80 @@
+// The worker's messages to the page (docs/DESIGN.md, "Page and worker"): Panel's pyodide-worker protocol per
+// section (render / patch / idle) plus ours (lifeline, pong, progress, timing, sections, linked, values, notes,
+// pool-run, pool-cancel, error).
+import { go, later } from "./lab.js";
+
+export function messages(K) {
+  const { wt, current, booted } = K;
+  const [crashed, fail, setStatus, needScripts, pump, render, applyPatches, showNotes] =
+    later(K, "crashed", "fail", "setStatus", "needScripts", "pump", "render", "applyPatches", "showNotes");
+
+  function onMessage(lab, event) {
+    const msg = event.data;
+    if (!current(lab)) return; // a terminated worker's last words
+    lab.heardAt = performance.now();
+    switch (msg.type) {
+      case "lifeline": // the worker holds its lock: wait on it; it is granted when the worker ends
+        lab.lifeline = true;
+        navigator.locks.request(lab.lockName, () => {
+          if (current(lab) && booted(lab)) crashed("the Python worker stopped", performance.now() - lab.heardAt);
+          else if (current(lab)) fail("The Python worker stopped while starting.");
+        }).catch(() => { lab.lifeline = false; }); // a page the browser denies locks: the heartbeat alone
+        break;
+      case "pong":
+        if (msg.n === lab.pingN) lab.pingAt = 0;
+        wt.heartbeat.pongs += 1;
+        break;
+      case "progress":
+        setStatus("booting", msg.label, msg.fraction);
+        if (msg.step === "import" || msg.step === "app") needScripts(lab);
+        break;
+      case "timing":
+        wt.timings[msg.name] = msg.ms;
+        break;
+      case "sections": // Python is set up: it builds the sections the page asks for, one at a time
+        Object.assign(go(lab, "sections"), { sections: msg.sections, synced: msg.query, base: wt.progress });
+        pump(lab);
+        break;
+      case "render":
+        go(lab, "render"); // Python is free again while this thread embeds the section
+        render(lab, msg).catch((e) => { console.error(e); fail(`Showing the live section ${msg.sid} failed: ${e.message}`); });
+        pump(lab);
+        break;
+      case "linked":
+        lab.linked.add(msg.sid);
+        lab.building = null;
+        setTimeout(() => pump(lab), 0); // after the patches it sent before (applyPatches) are applied
+        break;
+      case "patch":
+        // Applied in a task of its own, not here: a worker that dies with many patches sent would
+        // otherwise be noticed (its lifeline granted) only after the page had applied every one of them.
+        wt.patchesReceived += 1;
+        lab.patches.push(msg);
+        if (lab.patches.length === 1) setTimeout(() => applyPatches(lab), 0);
+        break;
+      case "idle":
+        go(lab, "idle");
+        if (lab.queue.length) pump(lab); // the reader's next change, at once
+        else setTimeout(() => pump(lab), 0); // after the patches just received (applyPatches) are applied
+        break;
+      case "values": // {sid: {key: value}}: Python's values of the sections that changed
+        wt.address.fromPython(msg.data);
+        break;
+      case "notes":
+        showNotes(msg.data);
+        break;
+      case "pool-run": // a Run's parts for the pool; its batches go back to this worker
+      case "pool-cancel":
+        wt.pool[msg.type === "pool-run" ? "run" : "cancel"](msg.data);
+        break;
+      case "error":
+        if (msg.crashed && booted(lab)) crashed(`Python failed fatally (${msg.message})`);
+        else fail(msg.message, msg.fatal);
+        break;
+      default:
+        console.warn("unknown message from the worker", msg);
+    }
+  }
+
+  return { onMessage };
+}

@@ -1,0 +1,28 @@
+// Bokeh's widgets leave three things unnamed for a screen reader: a slider's handle (its title sits beside
+// it), a spinner's up/down buttons (drawn as arrows) and a checkbox (its label is a <div>). Each is named
+// from the widget's own visible title, in every shadow root under a live section, again whenever Bokeh
+// redraws one: an observer on each shadow root re-runs the pass on the roots that changed.
+const named = new WeakSet(); // shadow roots already observed
+let renamer = null; // made at the first pass: importing this module has no side effects (node --test)
+const text = (el) => (el ? el.textContent.trim() : "");
+export function nameControls(root) {
+  renamer = renamer || new MutationObserver((records) => new Set(records.map((r) => r.target.getRootNode())).forEach(nameControls));
+  const set = (el, name) => { if (name && el.getAttribute("aria-label") !== name) el.setAttribute("aria-label", name); };
+  for (const el of root.querySelectorAll("*")) {
+    const inner = el.shadowRoot;
+    if (inner && !named.has(inner)) {
+      named.add(inner);
+      renamer.observe(inner, { childList: true, subtree: true });
+    }
+    if (inner) nameControls(inner);
+  }
+  for (const handle of root.querySelectorAll("[role=slider]")) {
+    const title = root.querySelector(".bk-slider-title");
+    set(handle, text(title).slice(0, text(title).length - text(title && title.querySelector(".bk-slider-value")).length).replace(/:\s*$/, ""));
+  }
+  const field = text(root.querySelector("label[for]"));
+  for (const [cls, verb] of [[".bk-spin-btn-up", "increase"], [".bk-spin-btn-down", "decrease"]]) {
+    for (const btn of root.querySelectorAll(cls)) set(btn, field && `${verb} ${field}`);
+  }
+  for (const box of root.querySelectorAll("input[type=checkbox]")) set(box, text(box.parentNode.querySelector(".bk-label")));
+}

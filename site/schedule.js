@@ -1,0 +1,113 @@
+// What Python does next (pump), whenever it is free: the reader's changes to live sections first, then the playing
+// sections' state, then the hand-over, then a build. Sections are built once the reader has not touched the page
+// for IDLE_MS, those within NEAR of the viewport first, nearest first (nextBuild): building one holds Python (and
+// embedding it, this thread) for a few hundred ms, which a reader moving a control would feel (the playback
+// answers meanwhile).
+import { go, later } from "./lab.js";
+
+const NEAR = "100% 0px", IDLE_MS = 600;
+
+export function nextBuild({ unbuilt, near, distance, seen, quietMs, idleMs }) {
+  // Which section Python builds next: {wait: ms} while the reader is active (quietMs since the last input, less
+  // than idleMs), else {sid}: the unbuilt section nearest the viewport if one is near (of two in view, the one
+  // filling more of it: the reader is reading that one, not the tail of the other), else the first in page order;
+  // {} when all are built. distance(sid): px from the viewport (0: in view); seen(sid): px of the viewport it fills.
+  if (!unbuilt.length) return {};
+  if (quietMs < idleMs) return { wait: idleMs - quietMs };
+  const close = unbuilt.filter((sid) => near.has(sid)).sort((a, b) => distance(a) - distance(b) || seen(b) - seen(a));
+  return { sid: close[0] || unbuilt[0] };
+}
+
+// A lab is one worker's life, from the page's side: one record (newLab), whose phase says what Python is doing.
+
+export function scheduler(K) {
+  const { wt, $, whenDom, current } = K;
+  const [handOver] = later(K, "handOver");
+
+  function sendChange(lab, sid, event) {
+    // Panel's handler logic: while the worker is busy, keep only the newest event per model
+    // attribute, so a dragged slider sends its latest value, never a backlog.
+    if (!current(lab) || (event.setter_id != null && event.setter_id === "py") || K.patching > 0) return;
+    if (event.model && event.attr) lab.queue = lab.queue.filter(({ event: e }) => !(e.model === event.model && e.attr === event.attr));
+    lab.queue.push({ sid, event });
+    wt.queueHighWater = Math.max(wt.queueHighWater, lab.queue.length);
+    pump(lab);
+  }
+
+  function send(lab, msg) {
+    // A message Python answers with "idle" (or, for "build", "render"): one at a time (free -> busy, building).
+    go(lab, msg.type).worker.postMessage(msg);
+  }
+
+  // The shown sections that come within NEAR of the viewport (kept for every worker: a restart builds them first).
+  const near = (wt.near = new Set());
+  const nearby = window.IntersectionObserver && new IntersectionObserver((entries) => {
+    for (const e of entries) near[e.isIntersecting ? "add" : "delete"](e.target.id.slice("live-".length));
+    if (wt.lab) pump(wt.lab);
+  }, { rootMargin: NEAR });
+  whenDom(() => { if (nearby) document.querySelectorAll(".wt-live[id^='live-']").forEach((el) => nearby.observe(el)); });
+  let lastInputAt = -Infinity;
+  ["pointerdown", "keydown", "input", "wheel"].forEach((type) =>
+    document.addEventListener(type, () => { lastInputAt = performance.now(); }, { capture: true, passive: true }));
+
+  function distance(sid) {
+    // How far section sid is from the viewport, in px (0: in view).
+    const r = $(`live-${sid}`).getBoundingClientRect();
+    return Math.max(0, r.top - innerHeight, -r.bottom);
+  }
+
+  function seen(sid) {
+    // How much of the viewport's height section sid fills, in px.
+    const r = $(`live-${sid}`).getBoundingClientRect();
+    return Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
+  }
+
+  function nextToBuild(lab) {
+    // Once the reader is idle (nextBuild): the section to build now, or undefined (then pump runs again later).
+    const unbuilt = lab.sections.filter((sid) => !(sid in lab.docs));
+    const { sid, wait } = nextBuild({ unbuilt, near, distance, seen, quietMs: performance.now() - lastInputAt, idleMs: IDLE_MS });
+    if (wait) {
+      clearTimeout(lab.idleTimer);
+      lab.idleTimer = setTimeout(() => pump(lab), wait);
+    }
+    return sid;
+  }
+
+  function pump(lab) {
+    // What Python does next, whenever it is free: the reader's changes to live sections first, then the
+    // playing sections' state (catch up), then the hand-over of sections built and caught up, then a build.
+    if (lab !== wt.lab || lab.phase !== "free") return;
+    if (lab.queue.length) {
+      const sid = lab.queue[0].sid; // one section's changes per patch: each has its own document
+      const events = lab.queue.filter((q) => q.sid === sid).map((q) => q.event);
+      lab.queue = lab.queue.filter((q) => q.sid !== sid);
+      wt.patchesSent += 1;
+      return send(lab, { type: "patch", sid, patch: lab.docs[sid].create_json_patch(events) });
+    }
+    const playing = lab.sections.filter((sid) => !lab.live.has(sid));
+    if (!playing.length) return handOver(lab); // all live (or none shown): ready
+    if (wt.address.query !== lab.synced) {
+      lab.synced = wt.address.query;
+      return send(lab, { type: "state", query: lab.synced, sections: playing });
+    }
+    handOver(lab);
+    const sid = lab.building ? undefined : nextToBuild(lab);
+    if (sid) {
+      lab.building = sid;
+      lab.docs[sid] = null; // asked for
+      wt.timings[`asked:${sid}`] = performance.now();
+      send(lab, { type: "build", sid });
+    }
+  }
+
+  function follow() {
+    // The player moved a section it holds (wt.address): a section goes live only once Python holds that state (pump).
+    const lab = wt.lab;
+    if (!lab || lab.phase === "paused") return;
+    // taken before Python sets up its State
+    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: wt.address.query });
+    else pump(lab);
+  }
+
+  return { sendChange, send, pump, follow };
+}

@@ -1,0 +1,42 @@
+// BokehJS and Panel (1.5 MB of script to parse and run) are needed only once Python has built the
+// sections, seconds later: they are added after the page's first frame (needScripts), so they never hold
+// back the prose or the playback controls' first answers.
+import { later } from "./lab.js";
+
+export function scriptLoader(K) {
+  const { config, transport, loaded, current, firstPaint } = K;
+  const [fail] = later(K, "fail");
+
+  function needScripts(lab) {
+    // Asked for once Python has its packages (seconds before it has built the sections), not at once.
+    if (!K.scripts) {
+      K.scripts = firstPaint.then(() => transport.ready).then(loadScripts);
+      K.scripts.catch((e) => { if (current(lab)) fail(e.message); });
+    }
+    return K.scripts;
+  }
+
+  function loadScripts() {
+    // Downloads in parallel, runs in order (async=false); each failure names its file.
+    const missing = config.scripts.filter((src) => !loaded.has(src));
+    return Promise.all(missing.map((src) => new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.src = transport.url(src);
+      s.async = false;
+      if (config.integrity && config.integrity[src]) s.integrity = config.integrity[src]; // refuse a modified file
+      s.onload = () => {
+        if (!config.scripts.slice(0, config.scripts.indexOf(src)).some((before) => !loaded.has(before))) loaded.add(src);
+        resolve();
+      };
+      s.onerror = () => {
+        s.remove();
+        // The scripts after this one ran without it (BokehJS before its widgets, Panel): run them again too.
+        config.scripts.slice(config.scripts.indexOf(src) + 1).forEach((later) => loaded.delete(later));
+        reject(new Error(`could not load ${src} from this site (missing, or not the file this build recorded)`));
+      };
+      document.head.appendChild(s);
+    })));
+  }
+
+  return { needScripts, loadScripts };
+}

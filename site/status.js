@@ -1,0 +1,86 @@
+// What the page says about the live lab: the progress bar and status line, the error box, the notes on the
+// link's values, and the page's own files that failed to load (named in the error box, with Retry).
+import { go, later } from "./lab.js";
+
+export function statusLine(K) {
+  const { wt, $, whenDom, booted } = K;
+  const [stopWorker] = later(K, "stopWorker");
+
+  function showProgress() {
+    whenDom(() => {
+      const bar = $("wt-progress");
+      bar.value = Math.round(wt.progress * 100);
+      bar.textContent = `${bar.value}%`;
+      $("wt-status").textContent = wt.label;
+      $("wt-boot").dataset.state = wt.status;
+    });
+  }
+
+  function setStatus(status, label, progress = wt.progress) {
+    Object.assign(wt, { status, label, progress });
+    document.documentElement.dataset.wtStatus = status;
+    showProgress();
+  }
+
+  function say(kind, title, message, retry) {
+    // The error box: one bold line saying what state the lab is in, then one readable line of why.
+    whenDom(() => {
+      $("wt-error-msg").textContent = message;
+      $("wt-error").querySelector("strong").textContent = title;
+      $("wt-error").dataset.kind = kind;
+      $("wt-retry").hidden = !retry;
+      $("wt-error").hidden = false;
+    });
+  }
+
+  function fail(message, fatal = true) {
+    // A readable line on the page; the details (tracebacks) are in the console, logged where they arose.
+    wt.error = message;
+    const after = booted(wt.lab);
+    say(fatal ? (after ? "stopped" : "failed") : "change",
+      !fatal ? "The last change could not be applied."
+        : after ? "The live lab stopped." : "The live lab could not start.", message, fatal);
+    if (fatal) {
+      if (wt.lab && wt.lab.phase !== "failed") go(wt.lab, "fail");
+      stopWorker();
+      setStatus("failed", "Failed");
+      K.settle.reject(new Error(message));
+    }
+  }
+
+  function showNotes(notes) {
+    wt.notes = notes;
+    whenDom(() => {
+      const list = $("wt-notes-list");
+      list.replaceChildren(...notes.map((n) => Object.assign(document.createElement("li"), { textContent: n })));
+      $("wt-notes").hidden = notes.length === 0;
+    });
+  }
+
+  return { showProgress, setStatus, say, fail, showNotes };
+}
+
+export function watchAssets(K) {
+  // Files the page itself loads (its stylesheet, Panel's CSS, scripts): Resource Timing records a failed
+  // one with status 0 (network) or >= 400. The lab may still work, but the reader is told which file
+  // failed and gets Retry (restart() re-creates the views, which ask for their stylesheets again).
+  const { wt, config, failedAssets } = K;
+  const [say] = later(K, "say");
+  if (window.PerformanceObserver) {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const bad = e.responseStatus === 0 || e.responseStatus >= 400;
+        if (!bad || !["link", "css", "script"].includes(e.initiatorType) || !e.name.startsWith(location.origin)) continue;
+        const file = e.name.slice(new URL(".", location.href).href.length).split("?")[0];
+        // the boot failure already says what failed; a page script's failure fails the boot (loadScripts)
+        if (wt.status === "failed" || config.scripts.includes(file)) continue;
+        failedAssets.add(file);
+        wt.error = `could not load ${[...failedAssets].join(", ")} from this site`;
+        say("asset", "Part of the page could not be loaded.", `${wt.error}; the lab may look or work wrong until it is retried.`, true);
+      }
+    }).observe({ type: "resource", buffered: true });
+  }
+  document.addEventListener("securitypolicyviolation", (e) => {
+    wt.cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI });
+  });
+}
