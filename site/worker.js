@@ -36,6 +36,8 @@ let numerics = null; // weighttying.pool, in a numerics worker of the page's poo
 let early = null; // weighttying.early there: a section's slots for a setting off its playback grid (site/early.js)
 let part = null; // that worker's part in progress: {run, part, py: its pool.Part}
 let app = null; // weighttying.app.main once its State is set up (start)
+// A read-only hook for tests and bench (a module's names are not the worker's globals): the runtime, the part.
+self.__wtWorker = Object.freeze({ get py() { return py; }, get part() { return part; } });
 let current = null; // the query the live State was last set from
 let pending = null; // {query, sections}: a newer one from the page's playback controls, not applied yet
 

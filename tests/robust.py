@@ -170,8 +170,8 @@ def newest_worker(page):
 def worker_memory(page) -> dict:
     """The worker's wasm linear memory (bytes; it never shrinks) and Python's live object count."""
     w = newest_worker(page)
-    return w.evaluate("""() => ({wasm: py._module.HEAP8.buffer.byteLength,
-        objects: py.runPython('import gc; gc.collect(); len(gc.get_objects())')})""")
+    return w.evaluate("""() => ({wasm: __wtWorker.py._module.HEAP8.buffer.byteLength,
+        objects: __wtWorker.py.runPython('import gc; gc.collect(); len(gc.get_objects())')})""")
 
 
 def have_module(name: str) -> bool:

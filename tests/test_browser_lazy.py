@@ -40,14 +40,15 @@ def test_the_section_in_view_goes_live_first(browser, server):
 def test_of_two_sections_in_view_the_one_filling_more_of_it_goes_live_first(browser, server):
     with session(browser) as s:
         page = s.page
+        before = S.SECTIONS[S.SECTIONS.index("sweep") - 1]  # the section the page shows above the sweep
         page.goto(server.url + "#sweep")
-        # The last 100 px of tasks' block at the top, sweep's heading, prose and block below it.
-        page.evaluate("() => window.scrollBy(0, document.getElementById('live-tasks').getBoundingClientRect().bottom - 100)")
+        # The last 100 px of the block above at the top, sweep's heading, prose and block below it.
+        page.evaluate(f"() => window.scrollBy(0, document.getElementById('live-{before}').getBoundingClientRect().bottom - 100)")
         seen = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.wt-live[id^=live-]')].map((el) => {
             const r = el.getBoundingClientRect();
             return [el.id.slice(5), Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0))];
         }).filter(([, px]) => px > 0))""")
-        assert seen.get("tasks", 0) > 0 and seen["sweep"] > seen["tasks"], seen
+        assert seen.get(before, 0) > 0 and seen["sweep"] > seen[before], seen
         wait_status(page, "ready")
         live = page.evaluate(TIMINGS_JS)["live"]
         order = sorted(live, key=live.get)

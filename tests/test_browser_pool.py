@@ -83,7 +83,7 @@ def test_a_killed_worker_is_replaced_and_the_run_still_equals(pooled):
 
 
 HANG_JS = """() => {  // in a worker: the one running a part gets stuck in one call (no batch, no message, ever)
-  if (typeof part === "undefined" || !part) return false;
+  if (typeof __wtWorker === "undefined" || !__wtWorker.part) return false;
   setTimeout(() => { for (;;) {} }, 0);
   return true;
 }"""

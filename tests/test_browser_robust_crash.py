@@ -134,7 +134,7 @@ def test_crashes_are_noticed_and_survived(browser, server):
         expect_recovery(s, t0, "hung worker", results, hang=True)
 
         # 5. Python itself runs away (a synchronous loop that never returns to the event loop).
-        t0 = in_worker(page, "() => { setTimeout(() => py.runPython('while True: pass'), 0); }")
+        t0 = in_worker(page, "() => { setTimeout(() => __wtWorker.py.runPython('while True: pass'), 0); }")
         expect_recovery(s, t0, "Python stuck in a runaway call", results, hang=True)
 
         assert not s.rec.page_errors, s.rec.page_errors

@@ -18,7 +18,8 @@ UNTRACKED = {".git", ".venv", ".cache", "node_modules", "dist", "__pycache__", "
 # Files the build writes into dist/ (named in the map, so not in the repository): each must be named by the build.
 BUILT = ("results.json", "wt.js", "weighttying.html", "THIRD-PARTY-NOTICES.txt", "pyodide-lock.json",
          "playback/<id>.json")
-BUILD_SOURCES = (ROOT / "build.py", ROOT / "tools" / "single_file.py", ROOT / "py" / "weighttying" / "prebuilt.py")
+BUILD_SOURCES = (ROOT / "build.py", *sorted((ROOT / "tools" / "buildsteps").glob("*.py")), ROOT / "tools" / "single_file.py",
+                 ROOT / "py" / "weighttying" / "prebuilt.py")
 
 # A file's name as prose or code names it: path segments (placeholders <id> and globs * allowed), an extension.
 PATH = re.compile(r"(?<![\w./<>*-])((?:[\w.<>*-]+/)*[\w<>*-][\w.<>*-]*\.(?:py|js|mjs|html|css|json|md|txt|toml|ini))"
@@ -73,6 +74,6 @@ def test_the_built_files_it_names_are_the_builds():
 
 def test_the_check_finds_a_stale_name():
     files = repository_files()
-    text = ("The map names `py/weighttying/views/kit.py`, `views/<id>.py`, tests/node/*.test.mjs and site/boot.js, "
+    text = ("The map names `py/weighttying/views/kit/slots.py`, `views/<id>.py`, tests/node/*.test.mjs and site/boot.js, "
             "and stale ones: `app/widgets.py`, site/startup.js, `views/<id>.css`.")
     assert missing_names(text, files) == ["app/widgets.py", "site/startup.js", "views/<id>.css"]

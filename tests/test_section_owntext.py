@@ -30,7 +30,9 @@ def test_a_paste_is_yours_trains_to_cpython_and_never_enters_the_url():
     got, want = values(shown(root)), O.run(TEXT, s=O.Setup(steps=20))
     assert got["owntext-heldout-tied"] == want["models"]["tied"]["curve"][-1]["heldout"]
     assert got["owntext-rank-untied"] == want["models"]["untied"]["rank_after"]
-    assert writes[-1] == "owntext.sample=yours&owntext.steps=20" and not any("owntext.text" in w for w in writes)
+    link = writes[-1]["owntext"]  # the section's values for the address bar: the sample, never the text itself
+    assert link["owntext.sample"] == "yours" and link["owntext.steps"] == 20, link
+    assert not any(k in w.get("owntext", {}) for w in writes for k in ("owntext.text", "owntext.file", "owntext.prompt"))
 
 
 def test_a_file_after_a_paste_wins_and_a_paste_after_it_wins_back():
