@@ -23,7 +23,7 @@ export function createEarly(wt) {
     if (!key || !wt.pool.size) return;
     E.asked += 1;
     const t0 = performance.now();
-    wt.pool.ask({ section: sid, query: P.query() }).then((text) => {
+    wt.pool.ask({ section: sid, query: P.query(sid) }).then((text) => {
       if (latest[sid] === key) show(sid, JSON.parse(text), performance.now() - t0); // else the reader moved on
     }, (err) => console.info(`weighttying: no live answer for ${sid} before the live lab (${err.message}); it shows the nearest precomputed one`));
   }

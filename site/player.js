@@ -196,6 +196,7 @@ export function startPlayer(config, rules, transport, wt) {
   const inputs = inputsFor(rules);
   const { play, status, isDefault, linkValues } = answers(P, rules, wt, { player, controls, defaults });
   P.play = play;
+  P.query = (sid) => rules.toQuery(linkValues(sid)); // section sid's setting as a link writes it (site/early.js)
 
   function settle(sid, changed) {
     // changed: the key the reader just set, or "" for a state read from the URL (state.fill, the live lab's rule)
