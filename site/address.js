@@ -12,8 +12,17 @@ export function startAddress(rules, loc = location, hist = history) {
   const A = {
     query: loc.search.slice(1), // what the URL holds (until the first write: as the page was opened)
     holder: (sid) => (python.has(sid) ? "python" : "player"),
-    fromPlayer, fromPython: takePython, handOver, restart, hash, reread,
+    fromPlayer, fromPython: takePython, handOver, restart, hash, reread, bootQuery,
   };
+  let opened = loc.search.slice(1); // the link as the reader opened it, until Python's first boot has read it
+
+  function bootQuery() {
+    // What Python starts from: the link as opened the first time (so it names what it refused of it; the player's
+    // values then follow as a state), the URL's query after a restart.
+    const q = opened === null ? A.query : opened;
+    opened = null;
+    return q;
+  }
 
   function reread() {
     // The URL as it is now (the page's load, a restart: the player syncs from it; a test may have set it).

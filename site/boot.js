@@ -122,7 +122,7 @@ export function startLab(config, transport, wt) {
     }
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     // address: this page without query, for the links Python writes into exports and figure stamps.
-    worker.postMessage({ type: "boot", config, query: wt.address.query, address: pageAddress, pool: wt.pool.size,
+    worker.postMessage({ type: "boot", config, query: wt.address.bootQuery(), address: pageAddress, pool: wt.pool.size,
       scheme: document.documentElement.dataset.wtScheme || "light" });
     K.scripts = null;
     // The page's files that failed their check (the classroom file) stop the lab now, not when BokehJS is asked for.

@@ -181,11 +181,13 @@ async function boot({ config, query, scheme, address, pool }) {
     // Let the page's queued messages in first: the reader may have moved a control while Python started.
     await new Promise((resolve) => setTimeout(resolve, 0));
     await step(3, () => {
-      current = pending === null ? query : pending.query;
-      pending = null;
+      // Python starts from the link it was booted with, so it names what it refused of it; a move the reader
+      // made meanwhile (a "state" already here) follows at once.
+      current = query;
       const main = py.pyimport("weighttying.app.main");
       const { sections, query: held } = JSON.parse(main.start(current, emit, scheme || "light", address, text, problem));
       app = main;
+      follow();
       py.pyimport("weighttying.app.pooled").setup(pool || 0, emit); // how many numerics workers the page may start
       post({ type: "sections", sections, query: held });
     });

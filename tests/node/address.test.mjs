@@ -84,3 +84,11 @@ test("free text never enters the URL, and an anchor keeps the query", () => {
   address.hash("probe");
   assert.deepEqual(writes.at(-1), "?tying.V=100&probe.n=2#probe");
 });
+
+test("Python's first boot reads the link as opened (to name what it refused), a restart the URL as it is", () => {
+  const { address } = page("?theme=<svg>&tying.V=100");
+  assert.equal(address.fromPlayer("tying", { "tying.V": 200, "tying.d": 16 }), true); // the player cleans the URL
+  assert.equal(address.query, "tying.V=200");
+  assert.equal(address.bootQuery(), "theme=<svg>&tying.V=100");
+  assert.equal(address.bootQuery(), "tying.V=200");
+});

@@ -152,8 +152,10 @@ def _number(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
 
 def _text(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     """A text area for free text (long, never in a link), up to its kind's max_chars."""
+    # description=None: the control's help is its "?" (control()); from_param's would be a second "?" by the name
     return pn.widgets.TextAreaInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
-                                               sizing_mode="stretch_width", auto_grow=True, max_rows=12)
+                                               sizing_mode="stretch_width", auto_grow=True, max_rows=12,
+                                               description=None)
 
 
 def decoded(data: bytes | None, limit: int) -> tuple[str | None, str]:
@@ -197,7 +199,7 @@ WIDGETS = {
     "text": _text,
     "file": _file,
     "line": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
-                                                           sizing_mode="stretch_width"),
+                                                           sizing_mode="stretch_width", description=None),
 }
 
 
