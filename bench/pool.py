@@ -1,6 +1,6 @@
 """A Run on the pool of numerics workers against the same Run in the one Panel worker (issue 27): bench/out/pool.json
 
-    .venv/bin/python bench/pool.py [--dist DIR] [--runs 3] [--sections tasks,paper,repeat,pathdrop]
+    .venv/bin/python bench/pool.py [--dist DIR] [--runs 3] [--sections tasks,paper,repeat,pathdrop] [--variant NAME=DIST]
 
 Per run section at its default settings (embed=SECTION, a brand-new Chromium profile per page), the modes one
 after another (bench/out/pool.json is written after every page, so a pass cut short keeps what it measured):
@@ -11,10 +11,14 @@ Each page boots, then presses Run --runs times: the first Run's wall time (click
 pool's workers, the later ones reuse them; the medians of the later ones are the comparison. During the pooled
 Runs the renderer's resident set is sampled (the workers live in the page's renderer); after the last Run the
 pool is released (__wt.pool.release(), what a minute idle does) and the resident set read again.
+Each Run's streaming cost in the Panel worker is timed in it (COST_PY): batches taken in, merges, and the
+progress dicts it handled (bar, status line, redraws), with their share of the Run's wall time.
+--variant NAME=DIST (repeatable) measures another build too, interleaved page by page: its modes are "NAME:one"...
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -29,6 +33,31 @@ import run  # noqa: E402  (bench/run.py: cold_browser, renderer_pids, proc_statu
 from run import ROOT, harness  # noqa: E402
 
 BUTTON = {"tasks": "Run the seeds", "paper": "Run again", "repeat": "Train tied + untied", "pathdrop": "Train both"}
+# The Panel worker's streaming cost, timed inside it by wrapping, so any build is timed alike: a part's batch taken
+# in (Gather.add), the results merged (Gather.results) and encoded (pool.encode), and each progress dict the Run's
+# Job hands its section (on_step: the Runner's bar and status line, and the redraws of the slots).
+COST_PY = """
+import time
+from weighttying import pool as _P
+from weighttying.app import jobs as _J
+COST = {k: [0, 0.0] for k in ("add", "merge", "encode", "step")}
+def _timed(key, fn):
+    def call(*a, **k):
+        t = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            COST[key][0] += 1
+            COST[key][1] += time.perf_counter() - t
+    return call
+_P.Gather.add = _timed("add", _P.Gather.add)
+_P.Gather.results = _timed("merge", _P.Gather.results)
+_P.encode = _timed("encode", _P.encode)
+_start = _J.Job.start
+_J.Job.start = lambda self, steps, on_step, *a, **k: _start(self, steps, _timed("step", on_step), *a, **k)
+"""
+TAKE_PY = "import json; _out = json.dumps(COST); [v.__setitem__(slice(None), [0, 0.0]) for v in COST.values()]; _out"
+IS_PANEL_JS = "() => !!(self.__wtWorker && self.__wtWorker.py && self.__wtWorker.py.runPython(\"'panel' in __import__('sys').modules\"))"
 NO_POOL = ("(() => { const W = window.Worker; let n = 0; window.Worker = function (...a) {"
            " if (n++ >= 1) throw new Error('the bench allows one worker'); return new W(...a); }; })();")
 
@@ -43,6 +72,23 @@ def modes(section: str) -> dict[str, str]:
     """{mode: init script}: "pool" is this box's own size (here 1), so pool=1 is not measured twice."""
     sizes = (2, 3) if section == "tasks" else (2,)
     return {"one": NO_POOL, "pool": "", **{f"pool={n}": cores(n + 1) for n in sizes}}
+
+
+def panel_worker(page):
+    """The page's Panel worker (the numerics workers have no Panel)."""
+    return next(w for w in page.workers if w.evaluate(IS_PANEL_JS))
+
+
+def time_streaming(page) -> None:
+    """Start timing the Panel worker's streaming (COST_PY)."""
+    panel_worker(page).evaluate(f"() => self.__wtWorker.py.runPython({json.dumps(COST_PY)})")
+
+
+def taken(page, wall_s: float) -> dict:
+    """The streaming cost timed since the last call ({key: {calls, s}}), its share of wall_s, and updates per second."""
+    got = json.loads(panel_worker(page).evaluate(f"() => self.__wtWorker.py.runPython({json.dumps(TAKE_PY)})"))
+    cost = {k: {"calls": n, "s": t} for k, (n, t) in got.items()}
+    return cost | {"share_of_run": sum(c["s"] for c in cost.values()) / wall_s, "updates_per_s": cost["step"]["calls"] / wall_s}
 
 
 def rss_now(profile: str) -> int | None:
@@ -67,37 +113,45 @@ def visit(pw, exe: str, url: str, section: str, init: str, runs: int, timeout_s:
         harness.wait_booted(page, timeout_s)
         live = f"#live-{section}[data-live=true]"
         before = rss_now(profile)
+        time_streaming(page)
         sampler = memory.RssSampler(profile)
         sampler.start()
+        walls, costs = [], []
         try:
-            walls = [one_run(page, live, section, timeout_s) for _ in range(runs)]
+            for _ in range(runs):
+                walls.append(one_run(page, live, section, timeout_s))
+                costs.append(taken(page, walls[-1]))
         finally:
             sampler.stopped.set()
         pool = page.evaluate("({size: __wt.pool.size, started: __wt.pool.started, notes: __wt.pool.notes})")
         page.evaluate("__wt.pool.release()")
         time.sleep(2.0)  # the workers' memory goes back once they end
-        return {"wall_s": walls, "pool_size": pool["size"], "workers_started": pool["started"], "notes": pool["notes"],
+        return {"wall_s": walls, "streaming": costs, "pool_size": pool["size"], "workers_started": pool["started"], "notes": pool["notes"],
                 "rss_before_run_bytes": before, "rss_peak_during_runs_bytes": max((b for _, b in sampler.samples), default=None),
                 "rss_after_release_bytes": rss_now(profile)}
 
 
 def summarise(visits: dict) -> dict:
     """Per section and mode: median warm wall time (every Run but the first), the first Run's, pool size,
-    memory; and each pooled mode's warm median over one worker's."""
+    memory, the warm Runs' streaming share and updates per second; and each pooled mode's warm median over one
+    worker's (of the same build: "NAME:pool" over "NAME:one")."""
     out = {}
     for section, by_mode in visits.items():
         rows = {}
         for mode, vs in by_mode.items():
-            warm = [w for v in vs for w in v["wall_s"][1:]] or [w for v in vs for w in v["wall_s"]]
-            mb = lambda k: statistics.median(v[k] for v in vs if v[k]) / 1e6 if any(v[k] for v in vs) else None  # noqa: E731
             if not vs:
                 continue
+            warm = [w for v in vs for w in v["wall_s"][1:]] or [w for v in vs for w in v["wall_s"]]
+            costs = [c for v in vs for c in v["streaming"][1:]] or [c for v in vs for c in v["streaming"]]
+            mb = lambda k: statistics.median(v[k] for v in vs if v[k]) / 1e6 if any(v[k] for v in vs) else None  # noqa: E731
             rows[mode] = {"warm_median_s": statistics.median(warm), "first_run_s": statistics.median(v["wall_s"][0] for v in vs),
+                          "streaming_share": statistics.median(c["share_of_run"] for c in costs),
+                          "updates_per_s": statistics.median(c["updates_per_s"] for c in costs),
                           "pool_size": vs[-1]["pool_size"], "workers_started": vs[-1]["workers_started"],
                           "rss_before_run_mb": mb("rss_before_run_bytes"), "rss_peak_during_runs_mb": mb("rss_peak_during_runs_bytes"),
                           "rss_after_release_mb": mb("rss_after_release_bytes")}
-        one = rows.get("one", {}).get("warm_median_s")
-        for r in rows.values():
+        for mode, r in rows.items():
+            one = rows.get(mode.rpartition(":")[0] + (":" if ":" in mode else "") + "one", {}).get("warm_median_s")
             r["over_one_worker"] = r["warm_median_s"] / one if one else None
         out[section] = rows
     return out
@@ -117,24 +171,31 @@ def main(argv=None) -> int:
     ap.add_argument("--sections", default="tasks,paper,repeat,pathdrop")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "pool.json")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIST", help="another build, interleaved")
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     sections = [s for s in a.sections.split(",") if s]
-    visits: dict = {s: {m: [] for m in modes(s)} for s in sections}
+    builds = {"": a.dist, **dict((n, Path(d)) for n, _, d in (v.partition("=") for v in a.variant))}
+    label = lambda build, mode: f"{build}:{mode}" if build else mode  # noqa: E731
+    visits: dict = {s: {label(b, m): [] for m in modes(s) for b in builds} for s in sections}
     load = [os.getloadavg()]
     exe = harness.chromium_path()
     logs = Path(tempfile.mkdtemp(prefix="wt-pool-bench-"))  # the server's log, not in the working tree
-    with harness.serve(a.dist.resolve(), log_dir=logs) as server, sync_playwright() as pw:
+    with contextlib.ExitStack() as stack, sync_playwright() as pw:
+        urls = {b: stack.enter_context(harness.serve(d.resolve(), log_dir=logs)).url for b, d in builds.items()}
         for section in sections:
             for mode, init in modes(section).items():
-                v = visit(pw, exe, server.url, section, init, a.runs, a.timeout)
-                visits[section][mode].append(v)
-                load.append(os.getloadavg())
-                print(f"[pool] {section} {mode}: size {v['pool_size']}, runs {', '.join(f'{w:.2f}' for w in v['wall_s'])} s, "
-                      f"peak {(v['rss_peak_during_runs_bytes'] or 0) / 1e6:.0f} MB, after release "
-                      f"{(v['rss_after_release_bytes'] or 0) / 1e6:.0f} MB, load {load[-1][0]:.1f}", file=sys.stderr)
-                write(a.out, visits, load)  # after every visit: a bench cut short keeps what it measured
+                for b, url in urls.items():  # the builds interleaved: a change of the machine's load hits each alike
+                    v = visit(pw, exe, url, section, init, a.runs, a.timeout)
+                    visits[section][label(b, mode)].append(v)
+                    load.append(os.getloadavg())
+                    shares = ", ".join(f"{100 * c['share_of_run']:.1f}" for c in v["streaming"])
+                    print(f"[pool] {section} {label(b, mode)}: size {v['pool_size']}, runs {', '.join(f'{w:.2f}' for w in v['wall_s'])} s, "
+                          f"streaming {shares} %, "
+                          f"peak {(v['rss_peak_during_runs_bytes'] or 0) / 1e6:.0f} MB, after release "
+                          f"{(v['rss_after_release_bytes'] or 0) / 1e6:.0f} MB, load {load[-1][0]:.1f}", file=sys.stderr)
+                    write(a.out, visits, load)  # after every visit: a bench cut short keeps what it measured
     print(json.dumps(summarise(visits), indent=1))
     return 0
 

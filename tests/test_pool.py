@@ -167,12 +167,12 @@ def fake_page(answer):
     return said, emit
 
 
-def run_parts(run, specs):
+def run_parts(run, specs, budget: float = 0.01):
     out = []
     for i, spec in enumerate(specs):
         part = pool.Part(pool.encode(spec))
         while not part.done:
-            out.append(("points", i, part.batch(0.01)))
+            out.append(("points", i, part.batch(budget)))
     return out
 
 
@@ -186,6 +186,45 @@ def test_the_panel_worker_gathers_a_pooled_run_into_the_one_worker_results():
     assert largest_difference(one_worker("tasks", st), merged[-1]) == 0.0
     assert points[-1]["step"] == st.seeds * 4 * st.steps and points[-1]["models"] == st.seeds * 4
     assert [k for k, _ in said] == ["pool-run"] and len(said[0][1]["parts"]) == 3
+
+
+def test_the_panel_worker_merges_only_when_an_update_is_due(monkeypatch):
+    """Batches between updates are only taken in: with a redraw due only once a minute, the section gets the
+    first batch's progress and the last, merged twice in all, and the last is the one-worker result."""
+    from weighttying.app import pooled
+    merges, results = [], pool.Gather.results
+    monkeypatch.setattr(pool.Gather, "results", lambda self: merges.append(1) or results(self))
+    batches = []
+    said, emit = fake_page(lambda run, specs: batches.extend(run_parts(run, specs, 1e-4)) or batches)
+    pooled.setup(2, emit)
+    st = SMALL["tasks"]
+    points = drive(pooled.steps("tasks", st, st.seeds * 4 * st.steps, lambda: iter(()), draw_s=60.0))
+    assert len(batches) > 10 and len(points) == 2 and len(merges) == 1 + 2  # the Run's start, the first, the last
+    assert points[-1]["step"] == st.seeds * 4 * st.steps
+    assert largest_difference(one_worker("tasks", st), points[-1]["merged"]) == 0.0
+
+
+def test_a_section_slow_to_draw_gets_updates_at_most_a_share_of_the_time(monkeypatch):
+    """An update that costs the section 0.1 s is followed by the next no sooner than 0.1 / SHARE s later (here:
+    only the last, as the run's batches are all there at once), whatever draw_s says."""
+    import asyncio
+    import time
+
+    from weighttying.app import pooled
+    said, emit = fake_page(lambda run, specs: run_parts(run, specs, 1e-4))
+    pooled.setup(2, emit)
+    st = SMALL["tasks"]
+
+    async def slow():
+        out = []
+        async for p in pooled.steps("tasks", st, st.seeds * 4 * st.steps, lambda: iter(()), draw_s=0.0):
+            out.append(p)
+            time.sleep(0.1)  # the bar, the status line and a redraw, on a slow device
+        return out
+    points = asyncio.run(slow())
+    assert len(points) == 2 and largest_difference(one_worker("tasks", st), points[-1]["merged"]) == 0.0
+    monkeypatch.setattr(pooled, "SHARE", 1.0)  # a section allowed all the time gets an update per batch
+    assert len(asyncio.run(slow())) > 10
 
 
 def test_a_cancelled_pooled_run_tells_the_page_to_stop_every_part():

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import math
+import time
 from typing import Callable, Iterator
 
 from .. import pool
@@ -21,6 +23,7 @@ SIZE = {"workers": 0}  # how many numerics workers the page may start (0: no poo
 _emit: Callable[[str, str], None] = lambda kind, data: None  # noqa: E731
 _runs: dict[int, asyncio.Queue] = {}
 _ids = itertools.count(1)
+SHARE = 0.08  # of a pooled Run's time this worker may spend on updates; taking the batches in is ~2 % more
 
 
 def setup(size: int, emit: Callable[[str, str], None]) -> None:
@@ -42,12 +45,14 @@ def heard(kind: str, run: int, part: int, text: str) -> None:
         queue.put_nowait((kind, None if part is None else int(part), text))
 
 
-async def steps(section: str, st, total: int, alone: Callable[[], Iterator[dict]]):
-    """The Run of st in the pool: progress dicts {step, loss, merged (the results so far, None when unchanged)}
-    or {step, note}."""
+async def steps(section: str, st, total: int, alone: Callable[[], Iterator[dict]], draw_s: float = 0.0):
+    """The Run of st in the pool: progress dicts {step, loss, merged (the results so far, None when unchanged)},
+    at most one every draw_s s or its cost / SHARE but the last (and one at once when the loss is not finite), or
+    {step, note}."""
     run, specs = next(_ids), pool.split(section, st, SIZE["workers"])
     gather, queue = pool.Gather(section, st, len(specs), total), asyncio.Queue()
     shown = [pool.encode(gather.results())]  # nothing yet: what the Run's start drew
+    drawn, cost = [-math.inf], [0.0]  # when the last update began, and what it cost (s)
     _runs[run] = queue
 
     def merged() -> dict | None:
@@ -56,12 +61,20 @@ async def steps(section: str, st, total: int, alone: Callable[[], Iterator[dict]
         text = pool.encode(results)
         changed, shown[0] = text != shown[0], text
         return results if changed else None
+
+    def due(progress: dict) -> bool:
+        return gather.finished or not math.isfinite(progress["loss"]) or (
+            time.perf_counter() - drawn[0] >= max(draw_s, cost[0] / SHARE))
     _emit("pool-run", json.dumps({"sid": section, "run": run, "parts": [json.dumps(s) for s in specs]}))
     try:
         while not gather.finished:
             kind, part, text = await queue.get()
             if kind == "points":
-                yield {**gather.add(part, text), "merged": merged()}
+                progress = gather.add(part, text)
+                if due(progress):
+                    drawn[0] = time.perf_counter()
+                    yield {**progress, "merged": merged()}  # the section takes it in before this resumes
+                    cost[0] = time.perf_counter() - drawn[0]
             elif kind == "retry":
                 gather.restart(part)
                 yield {**gather.progress(), "note": text}

@@ -64,13 +64,15 @@ class RunSection:
                 if point["merged"] is not None:
                     self.results.clear()
                     self.results.update(self.fresh(), **kept(store, section, keep), **point["merged"])
-                    redraw()
+                    redraw(True)  # pooled.steps merges only when a redraw is due
             elif "note" not in point and collect(self.results, point):
                 redraw()
 
         def run(st) -> Iterator[dict]:
             """The Run of st: on the page's pool of numerics workers when there is one, else here."""
-            return pooled.steps(section, st, total(st), lambda: steps(st)) if pooled.available(section) else steps(st)
+            if pooled.available(section):
+                return pooled.steps(section, st, total(st), lambda: steps(st), DRAW_S)
+            return steps(st)
         self.runner = Runner(label, lambda: self._restart(run), lambda: total(self.st()), step,
                              lambda last: redraw(True), check)
         self.follows, self.live = not view.RUN_KEYS, False  # follows: results follow every control, no Run wait
