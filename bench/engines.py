@@ -11,6 +11,9 @@ for the served site and the classroom file, measured in the same run (bench/run.
   first_live_ms      the first section live; all_live_ms: every section live (window.__wt.timings)
   where_ms           where the time goes: the navigation's phases, the classroom loader's steps (payload
                      decoded, the worker's bytes posted, the page's files unpacked) and the worker's boot steps
+  early_live_ms      another page, opened at an off-grid setting (?embed=sweep&sweep.sigma=0.0123, as
+                     bench/stream.py): its first live answer, from a numerics worker before Panel (__wt.early),
+                     and early_panel_live_ms, the same page's Panel section live; early_over_panel their ratio
 
 Runs are interleaved (run 1 in every engine, then run 2) so machine load hits the engines alike; each run is
 a fresh profile. The ratios are each engine's median over Chromium's, same run.
@@ -31,7 +34,9 @@ import engines  # noqa: E402
 import harness  # noqa: E402
 import instant  # noqa: E402
 
-KEYS = ("readable_ms", "load_ms", "first_keydown_ms", "first_response_ms", "first_live_ms", "all_live_ms")
+KEYS = ("readable_ms", "load_ms", "first_keydown_ms", "first_response_ms", "first_live_ms", "all_live_ms",
+        "early_live_ms", "early_panel_live_ms", "early_over_panel")
+OFF_GRID = "embed=sweep&sweep.sigma=0.0123"  # a setting off the sweep's playback grid (bench/stream.py's)
 TIMES_JS = """() => { const n = performance.getEntriesByType('navigation')[0] || {};
   const t = (window.__wt && window.__wt.timings) || {}, live = Object.values(t.live || {});
   const loader = window.__wt && window.__wt.transport && window.__wt.transport.timings;
@@ -68,6 +73,19 @@ def one(engine, url: str, timeout_s: float) -> dict:
         page.close()
 
 
+def early(engine, url: str, timeout_s: float) -> dict:
+    """A page opened at an off-grid setting: its first live answer (a numerics worker's, None if Panel came first)
+    and its Panel section's first live, ms on its clock."""
+    page = engine.open(f"{url}?{OFF_GRID}")
+    try:
+        page.wait("() => !!(window.__wt && __wt.timings && __wt.timings.live && __wt.timings.live.sweep)", timeout=timeout_s, every=0.1)
+        got = page.js("() => ({early: __wt.early.firstAt || null, panel: __wt.timings.live.sweep})")
+        return {"early_live_ms": got["early"], "early_panel_live_ms": got["panel"],
+                "early_over_panel": got["early"] / got["panel"] if got["early"] else None}
+    finally:
+        page.close()
+
+
 def summarise(runs: list[dict]) -> dict:
     ok = [r for r in runs if r["status"] == "ready"]
     s = {"runs": len(runs), "ready": len(ok)}
@@ -100,7 +118,7 @@ def measure(server_url: str, classroom: Path | None, runs: int, names=engines.EN
             for n, e in launched.items():
                 for where, url in (("served", server_url), ("file", classroom and classroom.as_uri())):
                     if url:
-                        r = one(e, url, timeout_s)
+                        r = one(e, url, timeout_s) | early(e, url, timeout_s)
                         raw[n][where].append(r)
                         print(f"[bench] {n} {where} run {i + 1}/{runs}: " + ", ".join(
                             f"{k[:-3]} {r[k]:.0f}" for k in KEYS if r.get(k) is not None) + " ms", file=sys.stderr)

@@ -68,10 +68,11 @@ def cores(n: int) -> str:
             "Object.defineProperty(navigator, 'deviceMemory', {get: () => 8});")
 
 
-def modes(section: str) -> dict[str, str]:
-    """{mode: init script}: "pool" is this box's own size (here 1), so pool=1 is not measured twice."""
+def modes(section: str, only: str = "") -> dict[str, str]:
+    """{mode: init script}: "pool" is this box's own size (here 1), so pool=1 is not measured twice; only: these."""
     sizes = (2, 3) if section == "tasks" else (2,)
-    return {"one": NO_POOL, "pool": "", **{f"pool={n}": cores(n + 1) for n in sizes}}
+    every = {"one": NO_POOL, "pool": "", **{f"pool={n}": cores(n + 1) for n in sizes}}
+    return {m: init for m, init in every.items() if not only or m in only.split(",")}
 
 
 def panel_worker(page):
@@ -171,6 +172,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sections", default="tasks,paper,repeat,pathdrop")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "pool.json")
+    ap.add_argument("--modes", default="", help="only these modes (comma-separated: one,pool,pool=2,...)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIST", help="another build, interleaved")
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -178,14 +180,14 @@ def main(argv=None) -> int:
     sections = [s for s in a.sections.split(",") if s]
     builds = {"": a.dist, **dict((n, Path(d)) for n, _, d in (v.partition("=") for v in a.variant))}
     label = lambda build, mode: f"{build}:{mode}" if build else mode  # noqa: E731
-    visits: dict = {s: {label(b, m): [] for m in modes(s) for b in builds} for s in sections}
+    visits: dict = {s: {label(b, m): [] for m in modes(s, a.modes) for b in builds} for s in sections}
     load = [os.getloadavg()]
     exe = harness.chromium_path()
     logs = Path(tempfile.mkdtemp(prefix="wt-pool-bench-"))  # the server's log, not in the working tree
     with contextlib.ExitStack() as stack, sync_playwright() as pw:
         urls = {b: stack.enter_context(harness.serve(d.resolve(), log_dir=logs)).url for b, d in builds.items()}
         for section in sections:
-            for mode, init in modes(section).items():
+            for mode, init in modes(section, a.modes).items():
                 for b, url in urls.items():  # the builds interleaved: a change of the machine's load hits each alike
                     v = visit(pw, exe, url, section, init, a.runs, a.timeout)
                     visits[section][label(b, mode)].append(v)

@@ -1,23 +1,26 @@
 """What a streaming Run costs the page, and how soon an off-grid setting is live (issue 27, points 2 and 3):
 bench/out/stream.json
 
-    .venv/bin/python bench/stream.py [--dist DIR] [--pages 3] [--moves 12]
+    .venv/bin/python bench/stream.py [--dist DIR] [--pages 3] [--moves 12] [--variant NAME=DIST]
 
 stream  a page showing the paper study and the sweep (hide= the rest) presses the study's Run and, while it
         streams, moves the sweep's in_scale slider --moves times (harness.move_and_wait_repaint: key press to
         the readout repainted). Per page: the Run's wall time; updates per second (the Panel worker's patches the
         page applies, and the pool's batches it relays); the page's own time per update (every worker message
         handler and BokehJS patch application on the main thread, timed in the page) and its share of the
-        Run's time; the repaints' median and p95. Modes: "one" (the pool cannot start: the Panel worker trains)
+        Run's time; the Panel worker's own streaming cost (bench/pool.py's COST_PY) and its share; the repaints'
+        median and p95. Modes: "one" (the pool cannot start: the Panel worker trains)
         and "pool" (as this browser sizes it).
 early   a page opened at ?embed=sweep&sweep.sigma=0.0123 (off the playback grid): the first live answer
         (__wt.early.firstAt: a numerics worker's slots in place) and the Panel section's first live
         (__wt.timings.live), both on the page clock of the same page, and their ratio.
 A brand-new Chromium profile per page; medians over --pages pages; the machine's load average is recorded.
+--variant NAME=DIST (repeatable) measures another build too, interleaved page by page (modes "NAME:one", ...).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -69,6 +72,7 @@ def stream_page(pw, exe: str, url: str, init: str, moves: int, timeout_s: float)
         live = "#live-paper[data-live=true]"
         t0 = page.evaluate("performance.now()")
         before = page.evaluate("({p: __wt.patchesReceived})")
+        pool.time_streaming(page)
         page.locator(live).get_by_role("button", name=pool.BUTTON["paper"]).click()
         page.locator(f"{live} .wt-status", has_text="Step").first.wait_for(timeout=timeout_s * 1000)
         repaints = []
@@ -82,6 +86,7 @@ def stream_page(pw, exe: str, url: str, init: str, moves: int, timeout_s: float)
             return {{ handled: w(__benchCost.handled), patched: w(__benchCost.patched), patches: __wt.patchesReceived - {before['p']},
                       size: __wt.pool.size }}; }})()""")
         run_s = (t1 - t0) / 1000
+        worker = pool.taken(page, run_s)
         page_ms = sum(cost["handled"]) + sum(cost["patched"])
         relayed = len(cost["handled"]) - cost["patches"]  # messages other than patches: the pool's batches, progress
         return {"run_s": run_s, "pool_size": cost["size"], "patches": cost["patches"], "patches_per_s": cost["patches"] / run_s,
@@ -89,10 +94,10 @@ def stream_page(pw, exe: str, url: str, init: str, moves: int, timeout_s: float)
                 "page_ms_per_update": page_ms / max(1, cost["patches"]), "page_share_of_run": page_ms / (run_s * 1000),
                 "handler_ms_p95": p95(cost["handled"]), "patch_ms_p95": p95(cost["patched"]),
                 "repaint_ms": repaints, "repaint_median_ms": statistics.median(repaints) if repaints else None,
-                "repaint_p95_ms": p95(repaints)}
+                "repaint_p95_ms": p95(repaints), "panel_worker": worker, "panel_worker_share": worker["share_of_run"]}
 
 
-def early_page(pw, exe: str, url: str, timeout_s: float) -> dict:
+def early_page(pw, exe: str, url: str, timeout_s: float, build: str = "") -> dict:
     """One page opened at an off-grid setting: its first live answer (numerics worker) and Panel's first live."""
     with run.cold_browser(pw, exe, timeout_s) as (_ctx, page, _reqs, _asked, _profile):
         page.goto(f"{url}?{OFF_GRID}", wait_until="domcontentloaded")
@@ -100,7 +105,7 @@ def early_page(pw, exe: str, url: str, timeout_s: float) -> dict:
         harness.wait_booted(page, timeout_s)
         page.locator("#live-sweep[data-live=true]").wait_for(timeout=timeout_s * 1000)
         got = page.evaluate("({early: __wt.early.firstAt, panel: __wt.timings.live.sweep, answer: __wt.early.shown.sweep.ms})")
-        return {"early_live_ms": got["early"], "panel_live_ms": got["panel"], "early_answer_ms": got["answer"],
+        return {"build": build, "early_live_ms": got["early"], "panel_live_ms": got["panel"], "early_answer_ms": got["answer"],
                 "early_over_panel": got["early"] / got["panel"]}
 
 
@@ -111,13 +116,16 @@ def median_of(rows: list[dict], key: str):
 
 def summary(report: dict) -> dict:
     out = {mode: {k: median_of(rows, k) for k in ("run_s", "patches_per_s", "messages_per_s", "page_ms_per_update",
-                                                    "page_share_of_run", "repaint_median_ms", "repaint_p95_ms")}
-           for mode, rows in report["stream"].items()}
-    if out.get("one") and out.get("pool") and out["one"]["repaint_p95_ms"]:
-        out["pool_over_one"] = {k: (out["pool"][k] / out["one"][k]) if out["pool"][k] and out["one"][k] else None
-                                for k in ("run_s", "page_ms_per_update", "repaint_p95_ms")}
-    if report["early"]:
-        out["early"] = {k: median_of(report["early"], k) for k in ("early_live_ms", "panel_live_ms", "early_over_panel")}
+                                                    "page_share_of_run", "panel_worker_share", "repaint_median_ms", "repaint_p95_ms")}
+           for mode, rows in report["stream"].items() if rows}
+    for mode in [m for m in out if m.endswith("pool")]:
+        one = out.get(mode[:-4] + "one")
+        if one and one["repaint_p95_ms"]:
+            out[mode + "_over_one"] = {k: (out[mode][k] / one[k]) if out[mode][k] and one[k] else None
+                                       for k in ("run_s", "page_ms_per_update", "repaint_p95_ms")}
+    for build in {r["build"] for r in report["early"]}:
+        rows = [r for r in report["early"] if r["build"] == build]
+        out[f"{build}:early" if build else "early"] = {k: median_of(rows, k) for k in ("early_live_ms", "panel_live_ms", "early_over_panel")}
     return out
 
 
@@ -129,28 +137,34 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=("stream", "early"), help="one of the two measures")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "stream.json")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIST", help="another build, interleaved")
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    report: dict = {"stream": {"one": [], "pool": []}, "early": [], "cpus": os.cpu_count(), "load": [os.getloadavg()]}
+    builds = {"": a.dist, **dict((n, Path(d)) for n, _, d in (v.partition("=") for v in a.variant))}
+    label = lambda build, mode: f"{build}:{mode}" if build else mode  # noqa: E731
+    report: dict = {"stream": {label(b, m): [] for b in builds for m in ("one", "pool")}, "early": [],
+                    "cpus": os.cpu_count(), "load": [os.getloadavg()]}
     exe = harness.chromium_path()
-    with harness.serve(a.dist.resolve(), log_dir=Path(tempfile.mkdtemp(prefix="wt-stream-bench-"))) as server, \
-            sync_playwright() as pw:
-        for _ in range(a.pages):  # the modes interleaved, so a change of the machine's load hits both alike
-            for mode, init in ({} if a.only == "early" else {"one": pool.NO_POOL, "pool": ""}).items():
-                report["stream"][mode].append(r := stream_page(pw, exe, server.url, init, a.moves, a.timeout))
-                print(f"[stream] {mode}: size {r['pool_size']}, run {r['run_s']:.1f} s, {r['patches_per_s']:.1f} patches/s, "
-                      f"{r['page_ms_per_update']:.2f} ms each ({100 * r['page_share_of_run']:.1f} % of the run), "
-                      f"repaint p95 {r['repaint_p95_ms']} ms", file=sys.stderr)
-            if a.only != "stream":
-                report["early"].append(r := early_page(pw, exe, server.url, a.timeout))
-                print(f"[stream] early live {r['early_live_ms']:.0f} ms, Panel live {r['panel_live_ms']:.0f} ms "
-                      f"({r['early_over_panel']:.2f}x)", file=sys.stderr)
-            report["load"].append(os.getloadavg())
-            report["summary"] = summary(report)
-            a.out.parent.mkdir(parents=True, exist_ok=True)
-            a.out.write_text(json.dumps(report, indent=2) + "\n")  # after every round: a bench cut short keeps it
-            time.sleep(1.0)
+    logs = Path(tempfile.mkdtemp(prefix="wt-stream-bench-"))
+    with contextlib.ExitStack() as stack, sync_playwright() as pw:
+        urls = {b: stack.enter_context(harness.serve(d.resolve(), log_dir=logs)).url for b, d in builds.items()}
+        for _ in range(a.pages):  # the modes and builds interleaved, so a change of the machine's load hits each alike
+            for b, url in urls.items():
+                for mode, init in ({} if a.only == "early" else {"one": pool.NO_POOL, "pool": ""}).items():
+                    report["stream"][label(b, mode)].append(r := stream_page(pw, exe, url, init, a.moves, a.timeout))
+                    print(f"[stream] {label(b, mode)}: size {r['pool_size']}, run {r['run_s']:.1f} s, {r['patches_per_s']:.1f} patches/s, "
+                          f"{r['page_ms_per_update']:.2f} ms each ({100 * r['page_share_of_run']:.1f} % of the run), Panel "
+                          f"worker {100 * r['panel_worker_share']:.1f} %, repaint p95 {r['repaint_p95_ms']} ms", file=sys.stderr)
+                if a.only != "stream":
+                    report["early"].append(r := early_page(pw, exe, url, a.timeout, b))
+                    print(f"[stream] {label(b, 'early')} live {r['early_live_ms']:.0f} ms, Panel live {r['panel_live_ms']:.0f} ms "
+                          f"({r['early_over_panel']:.2f}x)", file=sys.stderr)
+                report["load"].append(os.getloadavg())
+                report["summary"] = summary(report)
+                a.out.parent.mkdir(parents=True, exist_ok=True)
+                a.out.write_text(json.dumps(report, indent=2) + "\n")  # after every round: a bench cut short keeps it
+                time.sleep(1.0)
     print(json.dumps(report["summary"], indent=1))
     return 0
 
