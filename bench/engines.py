@@ -75,13 +75,14 @@ def one(engine, url: str, timeout_s: float) -> dict:
 
 def early(engine, url: str, timeout_s: float) -> dict:
     """A page opened at an off-grid setting: its first live answer (a numerics worker's, None if Panel came first)
-    and its Panel section's first live, ms on its clock."""
+    and its Panel section's first live, ms on its clock; how many answers it asked of the pool, and the pool's size."""
     page = engine.open(f"{url}?{OFF_GRID}")
     try:
         page.wait("() => !!(window.__wt && __wt.timings && __wt.timings.live && __wt.timings.live.sweep)", timeout=timeout_s, every=0.1)
-        got = page.js("() => ({early: __wt.early.firstAt || null, panel: __wt.timings.live.sweep})")
-        return {"early_live_ms": got["early"], "early_panel_live_ms": got["panel"],
-                "early_over_panel": got["early"] / got["panel"] if got["early"] else None}
+        got = page.js("() => ({early: __wt.early.firstAt || null, panel: __wt.timings.live.sweep, asked: __wt.early.asked,"
+                      " size: __wt.pool.size})")
+        return {"early_live_ms": got["early"], "early_panel_live_ms": got["panel"], "early_asked": got["asked"],
+                "pool_size": got["size"], "early_over_panel": got["early"] / got["panel"] if got["early"] else None}
     finally:
         page.close()
 
