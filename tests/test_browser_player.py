@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from harness import BOOT_TIMEOUT_S, HELPERS_JS, until
+from harness import BOOT_TIMEOUT_S, HELPERS_JS, type_played, until
 from robust import session, settle
 from weighttying import state as S
 from weighttying.prerender import view
@@ -177,11 +177,7 @@ def test_playback_before_python_then_live_agrees(browser, server):
 def test_off_grid_value_is_approximate_until_live(browser, server):
     with session(browser) as s:
         page = s.page
-        page.goto(server.url + "?embed=sweep", wait_until="domcontentloaded")
-        page.wait_for_function("() => !!window.__wt.player.tables.sweep", timeout=30_000, polling=50)
-        box = page.locator("#wt-p-sweep-sigma-box")
-        box.fill("0.3")
-        box.press("Enter")
+        type_played(page, server.url + "?embed=sweep", "sweep", "sigma", "0.3")
         assert page.evaluate("() => window.__wt.status") == "booting", "Python was ready too soon to test playback"
         ctl = page.locator(".wt-player[data-section=sweep]")
         assert ctl.get_attribute("data-approx") == "true"
