@@ -18,7 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE = ROOT / "tests" / "node"
-FULL = ("tying", "paper")  # cheap to compute (4 s together), 2 and 4 grid keys, a log one among them
+# The sections whose whole tables are fixtures, and why (both cheap: 4 s together); not every section's, on purpose.
+FULL = {"tying": "2 grid keys, and a slot on none of them", "paper": "4 grid keys, a log one among them"}
 CHUNK = 512
 
 
