@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startAddress } from "../../site/address.js";
 import { codec } from "../../site/state.js";
-import { rules as fixture } from "./built.mjs";
+import { rules as fixture } from "./fixtures.mjs";
 
 const rules = codec(fixture());
 
