@@ -43,9 +43,9 @@ def text_of(seed: int, n: int = 3000) -> str:
     return "".join(out)
 
 
-def cpython(text: str) -> dict:
-    """{hook: value} CPython shows for text at the module's settings."""
-    r = O.run(text, s=O.Setup(steps=STEPS))
+def cpython(text: str, steps: int = STEPS) -> dict:
+    """{hook: value} CPython shows for text at the module's settings (at STEPS steps a model)."""
+    r = O.run(text, s=O.Setup(steps=steps))
     m = r["models"]
     return {"owntext-heldout-tied": m["tied"]["curve"][-1]["heldout"], "owntext-heldout-untied": m["untied"]["curve"][-1]["heldout"],
             "owntext-unigram": r["unigram"], "owntext-bigram": r["bigram"], "owntext-repeat-rate": r["repeat_rate"],
