@@ -30,7 +30,7 @@ export function newLab(phase) {
     sections: [], docs: {}, // the shown sections, in page order (from "sections"); sid -> its BokehJS document
     building: null, // the section asked for and not yet linked: no other build, no hang watch meanwhile
     linked: new Set(), live: new Set(), // built and linked; swapped in for the prerender (handOver)
-    synced: null, // the query Python was last set from
+    synced: null, moved: 0, // the query Python was last set from; wt.address.moved when it was
     base: 0, // the progress bar's share when Python was set up (the sections fill the rest)
     idleTimer: 0, // pump again once the reader has been idle long enough (nextToBuild)
     // the watch (heartbeat): last word heard, ping in flight and its number, last ping sent, last tick; the

@@ -86,9 +86,9 @@ export function scheduler(K) {
     }
     const playing = lab.sections.filter((sid) => !lab.live.has(sid));
     if (!playing.length) return handOver(lab); // all live (or none shown): ready
-    if (wt.address.query !== lab.synced) {
-      lab.synced = wt.address.query;
-      return send(lab, { type: "state", query: lab.synced, sections: playing });
+    if (wt.address.query !== lab.synced || wt.address.moved !== lab.moved) {
+      [lab.synced, lab.moved] = [wt.address.query, wt.address.moved];
+      return send(lab, { type: "state", query: lab.synced, sections: playing, carried: wt.address.carried(playing) });
     }
     handOver(lab);
     const sid = lab.building ? undefined : nextToBuild(lab);
@@ -105,7 +105,7 @@ export function scheduler(K) {
     const lab = wt.lab;
     if (!lab || lab.phase === "paused") return;
     // taken before Python sets up its State
-    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: wt.address.query });
+    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: wt.address.query, carried: wt.address.carried() });
     else pump(lab);
   }
 

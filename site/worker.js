@@ -253,7 +253,7 @@ function cancelPart(run) {
 function follow() {
   if (pending === null) return;
   try {
-    app.set_query(pending.query, pending.sections);
+    app.set_query(pending.query, pending.sections, JSON.stringify(pending.carried || {}));
     current = pending.query;
   } catch (err) {
     console.error(err);
