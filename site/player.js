@@ -73,9 +73,10 @@ function inputsFor(rules) {
     checkbox: { put: (ctl, c, v) => { ctl.querySelector("input").checked = v; }, take: (ctl, c, input) => input.checked },
     select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
     text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
-    // free text (never in a link): taken as typed, up to the box's maxlength, for the live lab (wt.address.carried)
-    textarea: { put: (ctl, c, v) => { ctl.querySelector("textarea").value = v; }, take: (ctl, c, input) => input.value },
-    line: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input) => input.value },
+    // free text (never in a link, nothing put back into it): taken as typed, up to the box's maxlength, for the
+    // live lab (wt.address.carried)
+    textarea: { take: (ctl, c, input) => input.value },
+    line: { take: (ctl, c, input) => input.value },
   };
 }
 
