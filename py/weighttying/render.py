@@ -254,8 +254,8 @@ def _key(i: int, name: str) -> str:
             f'dominant-baseline="hanging">{html.escape(name)}</text>')
 
 
-LABEL_EM, LABEL_H = 0.6 * 15, 18  # an end label's character width and line height as placed (15-unit text, the
-# size of a figure's text at ~350 px: the label is placed for its larger phone size)
+LABEL_EM, LABEL_H = 0.6 * 15, 20  # an end label's character width and line height as placed, for a figure's text
+# at its larger phone size (at 360 px its line box is 19.5 units high: labels closer than that overlap)
 
 
 def _spread(ideal: list[float], gap: float, lo: float, hi: float) -> list[float]:
