@@ -28,7 +28,7 @@ export function newLab(phase) {
     sections: [], docs: {}, // the shown sections, in page order (from "sections"); sid -> its BokehJS document
     building: null, // the section asked for and not yet linked: no other build, no hang watch meanwhile
     linked: new Set(), live: new Set(), // built and linked; swapped in for the prerender (handOver)
-    synced: null, // the query Python was last set from
+    synced: null, moved: 0, // the query Python was last set from; address.moved when it was
     scripts: null, // the promise of BokehJS and Panel loaded for it (scripts.js)
     patching: 0, // >0 while a worker patch is applied, so it is not echoed back (handover.js, schedule.js)
     base: 0, // the progress bar's share when Python was set up (the sections fill the rest)

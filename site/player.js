@@ -73,6 +73,10 @@ function inputsFor(rules) {
     checkbox: { put: (ctl, c, v) => { ctl.querySelector("input").checked = v; }, take: (ctl, c, input) => input.checked },
     select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
     text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
+    // free text (never in a link, nothing put back into it): taken as typed, up to the box's maxlength, for the
+    // live lab (address.carried)
+    textarea: { take: (ctl, c, input) => input.value },
+    line: { take: (ctl, c, input) => input.value },
   };
 }
 
@@ -209,7 +213,6 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
     }
   }
 
-
   function show(sid, key, v) {
     // Put a value into a control's inputs.
     const c = controlOf(sid, key);
@@ -232,16 +235,17 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
     }
   }
 
-
-
-
   function changed(event) {
     // A native control moved (delegated, so a prerender put back after a restart works too).
     const input = event.target, ctl = input.closest && input.closest(".wt-pctl[data-key]");
     const el = ctl && ctl.closest(".wt-player[data-section]");
     if (!el) return;
     const sid = el.dataset.section, key = ctl.dataset.key, c = controlOf(sid, key);
-    if (!rules.kind(c).url) return; // free text or a file: the live lab reads it (the box says so)
+    if (!rules.kind(c).url) { // free text: nothing here plays it; the address keeps it aside for the live lab, which
+      const take = inputs[rules.kind(c).input]; // takes it with the section (the box says so); a file waits for the lab
+      if (take && address.fromPlayer(sid, { [c.key]: take.take(ctl, c, input) })) follow();
+      return;
+    }
     // sliders answer while they move; a number box when its value is committed (Enter, blur, spin)
     if ((input.type === "range") !== (event.type === "input")) return;
     let v = inputs[rules.kind(c).input].take(ctl, c, input);

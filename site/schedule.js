@@ -86,9 +86,9 @@ export function scheduler({ S, address, current, handOver }) {
     }
     const playing = lab.sections.filter((sid) => !lab.live.has(sid));
     if (!playing.length) return handOver(lab); // all live (or none shown): ready
-    if (address.query !== lab.synced) {
-      lab.synced = address.query;
-      return send(lab, { type: "state", query: lab.synced, sections: playing });
+    if (address.query !== lab.synced || address.moved !== lab.moved) {
+      [lab.synced, lab.moved] = [address.query, address.moved];
+      return send(lab, { type: "state", query: lab.synced, sections: playing, carried: address.carried(playing) });
     }
     handOver(lab);
     const sid = lab.building ? undefined : nextToBuild(lab);
@@ -105,7 +105,7 @@ export function scheduler({ S, address, current, handOver }) {
     const lab = S.lab;
     if (!lab || lab.phase === "paused") return;
     // taken before Python sets up its State
-    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: address.query });
+    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: address.query, carried: address.carried() });
     else pump(lab);
   }
 

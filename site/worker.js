@@ -254,7 +254,7 @@ function follow() {
   // Python takes the page's latest playback state, if one is pending; returns its query once taken, else null.
   if (pending === null) return null;
   try {
-    app.set_query(pending.query, pending.sections);
+    app.set_query(pending.query, pending.sections, JSON.stringify(pending.carried || {}));
     current = pending.query;
     return current;
   } catch (err) {
