@@ -2,8 +2,9 @@
 // Python) until the section's hand-over, Python after it (until a restart puts the prerender and the player back).
 // A holder's values are the section's in the URL; anyone else's are kept aside (Python's, for its hand-over) or
 // refused (the player's, once Python holds the section). The query is rules.toQuery over them (state.js, as
-// state.to_query writes it), so a kind that never enters a link (free text, a file) never does; this module is
-// the page's one caller of history.replaceState.
+// state.to_query writes it), so a kind that never enters a link (free text, a file) never does: the player's values
+// of those are carried to Python beside the query instead (carried), so a text typed before Python is in the live
+// section after its hand-over. This module is the page's one caller of history.replaceState.
 
 export function startAddress(rules, loc = location, hist = history) {
   let values = rules.parseQuery(loc.search).values; // {key: value} as the URL shows it
@@ -11,9 +12,11 @@ export function startAddress(rules, loc = location, hist = history) {
   const fromPython = {}; // sid -> Python's latest values of that section, held or not
   const A = {
     query: loc.search.slice(1), // what the URL holds (until the first write: as the page was opened)
+    moved: 0, // how many times the player changed a value no link holds (the query does not show those moves)
     holder: (sid) => (python.has(sid) ? "python" : "player"),
-    fromPlayer, fromPython: takePython, handOver, restart, hash, reread, bootQuery,
+    fromPlayer, fromPython: takePython, handOver, restart, hash, reread, bootQuery, carried,
   };
+  const unlinked = (c) => !rules.kind(c).url;
   let opened = loc.search.slice(1); // the link as the reader opened it, until Python's first boot has read it
 
   function bootQuery() {
@@ -46,9 +49,21 @@ export function startAddress(rules, loc = location, hist = history) {
   function fromPlayer(sid, vals) {
     // The player's values of section sid ({key: value}); false (nothing written) when Python holds it.
     if (python.has(sid)) return false;
+    if (rules.section(sid).some((c) => unlinked(c) && c.key in vals && vals[c.key] !== values[c.key])) A.moved += 1;
     put(sid, vals);
     write();
     return true;
+  }
+
+  function carried(sids) {
+    // {key: value} of the player's values no link holds, of sections sids (all if not given) the player still holds:
+    // what Python takes beside the query (schedule.js), never written to the URL.
+    const out = {};
+    for (const sid of sids || rules.sections) {
+      if (python.has(sid)) continue;
+      for (const c of rules.section(sid)) if (unlinked(c) && values[c.key] !== c.default) out[c.key] = values[c.key];
+    }
+    return out;
   }
 
   function takePython(batch) {

@@ -7,7 +7,7 @@
 // for the prerender in one frame, holding the section's height; the other sections keep answering from
 // playback meanwhile. The page relays Panel's pyodide-worker protocol per section (render / patch / idle)
 // plus ours (progress, timing, sections, build, linked, url, notes, state, error).
-// Everything a test or a later feature needs is on the hook, window.__wt (see docs/DESIGN.md, "Page and worker");
+// What a test or bench reads of the lab is its state S (startLab's result), shown read-only by the hook (hook.js);
 // the lab's phases (starting, free, busy, building, ...) are one state machine, MOVES below.
 //
 // Robustness: the worker holds a Web Lock (its "lifeline") that the page waits on, so its end is seen
@@ -16,13 +16,15 @@
 // Python call may run longer). A dead, hung, crashed or fatally failed worker is replaced without a
 // reload: a new one boots from the state in the URL, and the page says what happened. Repeated crashes
 // (MAX_CRASHES within CRASH_WINDOW_MS) stop at a Retry button instead of looping.
-// The lab's parts, each a module of its own (lab.js says how they reach each other): scripts.js (BokehJS and
-// Panel), status.js (what the page says), schedule.js (what Python does next), handover.js (a section goes
-// live), messages.js (the worker's messages), watch.js (heartbeat, crash and restart).
+// The lab's parts, each a module of its own taking the others' functions it calls as parameters, made below in the
+// order they need each other: status.js (what the page says), scripts.js (BokehJS and Panel), schedule.js (what
+// Python does next) and handover.js (a section goes live), which call each other, watch.js (heartbeat, crash and
+// restart), messages.js (the worker's messages).
 
 import { createPool, poolSize } from "./pool.js";
 import { createEarly } from "./early.js";
-import { go, newLab } from "./lab.js";
+import { booted, go, newLab, stop } from "./lab.js";
+import { $, whenDom } from "./dom.js";
 import { scriptLoader } from "./scripts.js";
 import { statusLine, watchAssets } from "./status.js";
 import { scheduler } from "./schedule.js";
@@ -36,50 +38,62 @@ export const httpTransport = {
   ready: Promise.resolve(), worker: () => new Worker("worker.js", { type: "module" }), url: (path) => path, localize: (value) => value,
 };
 
-export function startLab(config, transport, wt) {
-  // config: the build's (#wt-build); transport: httpTransport or the classroom file's; wt: the hook, which this
-  // fills in (status, ready, restart, ...) and whose page (page.js) and player (player.js) it reads.
-  const loaded = new Set(); // scripts that have run; a retry loads only the rest
-  const prerendered = new Map(); // live-ID -> its prerendered content, put back on restart
-  const failedAssets = new Set(); // every page file that failed, named together
-  const restart = (options) => K.restart(options), follow = () => K.follow();
-  Object.assign(wt, {
-    config, status: "booting", progress: 0, label: "", error: null, notes: [], timings: {},
-    worker: null, lab: null, ready: null, restart, follow, patchesSent: 0, patchesReceived: 0,
+function labState() {
+  // What the lab's parts write and the hook (hook.js) shows: where Python is, what the page said, counters.
+  return {
+    status: "booting", progress: 0, label: "", error: null, missing: undefined, notes: [], timings: {},
+    worker: null, lab: null, ready: null, settle: null, // settle: ready's {resolve, reject}
+    patchesSent: 0, patchesReceived: 0,
     lastPatchAt: 0, // performance.now() when the latest worker patch was applied (repaint latency)
     crashes: [], // {reason, at, noticedAfterMs}: workers replaced after booting (see crashed())
     queueHighWater: 0, // the longest the per-attribute change queue has been (bounded by the attributes)
     cspViolations: [], // securitypolicyviolation events of this page: {directive, blocked}
     heartbeat: { ping: PING_MS, dead: DEAD_MS, hung: HUNG_MS, pongs: 0 },
-  });
-  // Files the page itself loads (its stylesheet, Panel's CSS, scripts): Resource Timing records a failed
+  };
+}
+
+export function startLab(config, transport, { live, address, player }) {
+  // config: the build's (#wt-build); transport: httpTransport or the classroom file's; live: page.js's live= value;
+  // address: the address bar's one writer (address.js); player: the playback (player.js), put back by a restart.
+  // Returns the lab's state S, which its parts write and the hook (hook.js) shows.
+  const loaded = new Set(); // scripts that have run; a retry loads only the rest
+  const prerendered = new Map(); // live-ID -> its prerendered content, put back on restart
+  const failedAssets = new Set(); // every page file that failed, named together
+  const S = labState();
+
   // Data saver (?live=click, or the browser asks to save data): no Python until the reader asks.
-  const onClick = wt.page.live === "click" || !!(navigator.connection && navigator.connection.saveData);
+  const onClick = live === "click" || !!(navigator.connection && navigator.connection.saveData);
   // The numerics workers a Run may use (site/pool.js), started on the first Run; the Panel worker learns the size.
   const pageAddress = location.href.split(/[?#]/)[0];
-  wt.pool = createPool({
+  const pool = (S.pool = createPool({
     size: poolSize({ cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
-      saveData: !!(navigator.connection && navigator.connection.saveData), click: wt.page.live === "click" }),
-    spawn: () => transport.worker(), boot: { config, query: "", address: pageAddress }, post: (msg) => wt.lab && wt.lab.worker && wt.lab.worker.postMessage(msg),
-  });
-  wt.early = createEarly(wt); // before Panel: a setting off the playback grid, computed in the pool
+      saveData: !!(navigator.connection && navigator.connection.saveData), click: live === "click" }),
+    spawn: () => transport.worker(), boot: { config, query: "", address: pageAddress }, post: (msg) => S.lab && S.lab.worker && S.lab.worker.postMessage(msg),
+  }));
+  S.early = createEarly({ player, pool, paused: () => S.status === "paused" }); // before Panel: off the grid, in the pool
 
-  const $ = (id) => document.getElementById(id);
-  const whenDom = (fn) => (document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", fn, { once: true }) : fn());
   const firstPaint = new Promise((resolve) => whenDom(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
-  const current = (lab) => lab === wt.lab && lab.phase !== "failed";
-  const booted = (lab) => !!lab && !["paused", "starting"].includes(lab.phase);
-  // The lab's context: what its parts share (settle: wt.ready's; patching: >0 while a worker patch is applied, so
-  // it is not echoed back; scripts: the promise of BokehJS and Panel loaded), then every part's functions.
-  const K = { config, transport, wt, loaded, prerendered, failedAssets, $, whenDom, firstPaint, current, booted,
-    settle: null, patching: 0, scripts: null };
-  Object.assign(K, scriptLoader(K), statusLine(K), scheduler(K), liveSections(K), messages(K), watch(K), { start });
-  const { setStatus, say, fail, onMessage, heartbeat, crashed } = K;
-  watchAssets(K);
+  const current = (lab) => lab === S.lab && lab.phase !== "failed";
+  const stopWorker = () => { // the lab's worker ends (the lab stays S.lab, failed, until restart() makes a new one)
+    S.worker = null;
+    if (S.lab) stop(S.lab);
+  };
+  // The parts, in the order they need each other; the scheduler and the hand-over call each other (sendChange).
+  const { setStatus, say, fail, showNotes } = statusLine({ S, stopWorker });
+  const { needScripts } = scriptLoader({ config, transport, loaded, firstPaint, current, fail });
+  const { render, handOver, applyPatches } = liveSections({ S, transport, address, current, prerendered, needScripts,
+    setStatus, sendChange: (...args) => sendChange(...args) });
+  const { sendChange, pump, follow } = scheduler({ S, address, current, handOver });
+  const { heartbeat, crashed, restart } = watch({ S, address, player, current, prerendered, failedAssets, stopWorker,
+    fail, say, showNotes, start });
+  const { onMessage } = messages({ S, address, pool, current, crashed, fail, setStatus, showNotes, needScripts, pump,
+    render, applyPatches });
+  Object.assign(S, { restart, follow });
+  watchAssets({ S, config, failedAssets, say });
 
   function promiseReady() {
-    wt.ready = new Promise((resolve, reject) => { K.settle = { resolve, reject }; });
-    wt.ready.catch(() => {}); // a failure is shown on the page; awaiting code still sees the rejection
+    S.ready = new Promise((resolve, reject) => { S.settle = { resolve, reject }; });
+    S.ready.catch(() => {}); // a failure is shown on the page; awaiting code still sees the rejection
   }
 
   // What the live lab needs that an old or limited browser may lack (the classroom file adds its own): the
@@ -92,21 +106,21 @@ export function startLab(config, transport, wt) {
   ];
 
   function start() {
-    if (wt.status !== "paused") promiseReady(); // a paused page keeps the promise it handed out
-    Object.assign(wt, { error: null, timings: { live: {} } });
+    if (S.status !== "paused") promiseReady(); // a paused page keeps the promise it handed out
+    Object.assign(S, { error: null, timings: { live: {} } });
     const lacking = NEEDS.find(([, has]) => !has());
     if (lacking) {
       const [name, , also = "The figures and controls answer from tables this page's build precomputed."] = lacking;
-      wt.missing = name;
-      wt.error = `This browser lacks ${name}, which the live lab needs. ${also}`;
-      say("unsupported", "The live lab cannot run in this browser.", wt.error, false);
+      S.missing = name;
+      S.error = `This browser lacks ${name}, which the live lab needs. ${also}`;
+      say("unsupported", "The live lab cannot run in this browser.", S.error, false);
       setStatus("failed", "Not available in this browser", 0);
-      return K.settle.reject(new Error(wt.error));
+      return S.settle.reject(new Error(S.error));
     }
     setStatus("booting", "Starting…", 0);
-    const lab = go(wt.lab && wt.lab.phase === "paused" ? wt.lab : newLab("paused"), "start");
+    const lab = go(S.lab && S.lab.phase === "paused" ? S.lab : newLab("paused"), "start");
     const worker = (lab.worker = transport.worker());
-    Object.assign(wt, { lab, worker });
+    Object.assign(S, { lab, worker });
     worker.onmessage = (event) => onMessage(lab, event);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -122,9 +136,8 @@ export function startLab(config, transport, wt) {
     }
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     // address: this page without query, for the links Python writes into exports and figure stamps.
-    worker.postMessage({ type: "boot", config, query: wt.address.bootQuery(), address: pageAddress, pool: wt.pool.size,
+    worker.postMessage({ type: "boot", config, query: address.bootQuery(), address: pageAddress, pool: pool.size,
       scheme: document.documentElement.dataset.wtScheme || "light" });
-    K.scripts = null;
     // The page's files that failed their check (the classroom file) stop the lab now, not when BokehJS is asked for.
     transport.ready.catch((e) => { if (current(lab)) fail(e.message); });
   }
@@ -138,7 +151,7 @@ export function startLab(config, transport, wt) {
 
   function pause() {
     // Data saver: the controls answer from the playback tables; the button says what the live lab costs.
-    wt.lab = newLab("paused");
+    S.lab = newLab("paused");
     promiseReady();
     setStatus("paused", "Not loaded (data saver): the controls answer from precomputed tables.", 0);
     whenDom(() => {
@@ -151,4 +164,5 @@ export function startLab(config, transport, wt) {
 
   if (onClick) pause();
   else start();
+  return S;
 }

@@ -7,30 +7,30 @@
 export const LIVE_LINE = "Computed live in your browser by this page's own code (NumPy, in a worker of its own) " +
   "while the rest of the live lab loads; its controls take over when Python has loaded.";
 
-export function createEarly(wt) {
-  // wt: the hook (its player, pool and status). State: wt.early (docs/DESIGN.md).
+export function createEarly({ player: P, pool, paused }) {
+  // P: the player (its tables, state and query); pool: site/pool.js's; paused(): the lab waits for the reader's go.
   const E = { asked: 0, answered: 0, firstAt: 0, shown: {}, played };
   const latest = {}; // section id -> the state (JSON) asked for last; null once it is back on the grid
 
-  const player = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
+  const playerOf = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
 
   function played(sid, off) {
     // The player just showed section sid's table answer; off: nearest only (its state is off the grid).
-    const P = wt.player, t = P.tables[sid], el = player(sid);
-    const key = off && t && t.early && wt.status !== "paused" ? JSON.stringify(P.state[sid]) : null;
+    const t = P.tables[sid], el = playerOf(sid);
+    const key = off && t && t.early && !paused() ? JSON.stringify(P.state[sid]) : null;
     latest[sid] = key;
     if (el) delete el.dataset.early;
-    if (!key || !wt.pool.size) return;
+    if (!key || !pool.size) return;
     E.asked += 1;
     const t0 = performance.now();
-    wt.pool.ask({ section: sid, query: P.query(sid) }).then((text) => {
+    pool.ask({ section: sid, query: P.query(sid) }).then((text) => {
       if (latest[sid] === key) show(sid, JSON.parse(text), performance.now() - t0); // else the reader moved on
     }, (err) => console.info(`weighttying: no live answer for ${sid} before the live lab (${err.message}); it shows the nearest precomputed one`));
   }
 
   function show(sid, slots, ms) {
     // The worker's slots in place of the nearest ones, and the section's line says they are live.
-    const el = player(sid);
+    const el = playerOf(sid);
     if (!el) return; // Panel took the section over meanwhile
     const section = el.closest(".wt-live") || document;
     for (const [name, html] of Object.entries(slots)) {

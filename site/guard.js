@@ -5,7 +5,8 @@ import { refusals } from "./refusals.js";
 
 const refused = refusals();
 window.addEventListener("load", () => {
-  if (!refused() || window.__wt) return; // the page's script runs: it shows the failure itself
+  // the page's script ran (its lab set a status): it shows the failure itself
+  if (!refused() || document.documentElement.dataset.wtStatus) return;
   document.getElementById("wt-error-msg").textContent = refused();
   document.getElementById("wt-retry").hidden = true;
   Object.assign(document.getElementById("wt-error"), { hidden: false }).dataset.kind = "failed";

@@ -1,11 +1,11 @@
 // A section goes live: Python's render is embedded unseen (render), then swapped in for the prerender in one frame
 // once Python holds the controls' state (handOver); the worker's patches are applied in a task of their own.
-import { later } from "./lab.js";
 import { nameControls } from "./names.js";
+import { $ } from "./dom.js";
 
-export function liveSections(K) {
-  const { wt, transport, $, current, prerendered } = K;
-  const [needScripts, sendChange, setStatus] = later(K, "needScripts", "sendChange", "setStatus");
+export function liveSections({ S, transport, address, current, prerendered, needScripts, sendChange, setStatus }) {
+  // S: the lab's state (boot.js: timings, status, ready's settle); address: told which sections Python holds now;
+  // prerendered: live-ID -> the prerender it replaced (a restart puts it back).
 
   async function render(lab, msg) {
     await needScripts(lab);
@@ -23,8 +23,8 @@ export function liveSections(K) {
     const [views] = await Bokeh.embed.embed_items(docs_json, render_items);
     if (!current(lab)) return [...views.roots.values()].forEach((view) => view.remove()); // replaced meanwhile
     nameControls($(`live-root-${sid}`));
-    wt.timings[`embed:${sid}`] = performance.now() - t;
-    wt.timings.embed = (wt.timings.embed || 0) + wt.timings[`embed:${sid}`];
+    S.timings[`embed:${sid}`] = performance.now() - t;
+    S.timings.embed = (S.timings.embed || 0) + S.timings[`embed:${sid}`];
     const jsdoc = [...views.roots.values()][0].model.document;
     lab.docs[sid] = jsdoc;
     jsdoc.on_change((event) => sendChange(lab, sid, event), false);
@@ -45,9 +45,9 @@ export function liveSections(K) {
       el.querySelectorAll(":scope > .wt-prerender").forEach((n) => n.remove());
       $(`live-root-${sid}`).classList.remove("wt-hold");
       el.dataset.live = "true";
-      wt.timings.live[sid] = now;
+      S.timings.live[sid] = now;
     }
-    wt.address.handOver(handed); // Python holds them now: what it holds (e.g. derived values) is the truth
+    address.handOver(handed); // Python holds them now: what it holds (e.g. derived values) is the truth
     if (lab.live.size < lab.sections.length) {
       const share = lab.live.size / lab.sections.length;
       // short: the status line is one line (style.css); the header says how the others answer meanwhile
@@ -55,10 +55,10 @@ export function liveSections(K) {
         lab.base + (1 - lab.base) * share);
       return;
     }
-    if (wt.status === "ready") return;
-    wt.timings.interactive = now;
+    if (S.status === "ready") return;
+    S.timings.interactive = now;
     setStatus("ready", "Live: every section recomputes as you change it", 1);
-    K.settle.resolve(wt);
+    S.settle.resolve();
   }
 
   const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
@@ -67,12 +67,12 @@ export function liveSections(K) {
   function applyPatches(lab) {
     const patches = lab.patches.splice(0);
     if (!current(lab)) return; // it ended meanwhile: its replacement boots from the URL instead
-    K.patching += 1;
+    lab.patching += 1;
     try {
       for (const msg of patches) lab.docs[msg.sid].apply_json_patch(transport.localize(msg.patch), msg.buffers);
     } finally {
-      K.patching -= 1;
-      wt.lastPatchAt = performance.now();
+      lab.patching -= 1;
+      S.lastPatchAt = performance.now();
     }
   }
 

@@ -1,9 +1,7 @@
-// The live lab's state: one explicit state machine (MOVES) over a lab record (newLab), and how its parts (site/
-// boot.js and the modules it starts: scripts, status, schedule, handover, messages, watch) reach each other: each
-// part is a function of the lab's context K (boot.js: startLab) returning its functions, which boot.js puts on K;
-// a part calls another's through later(K, name), so the order they are made in does not matter.
-// the line that tried it). A lab that is replaced (crash, Retry) is simply no longer wt.lab: its worker is
-// terminated, its timers stopped, and anything it still says is ignored.
+// The live lab's state: one explicit state machine (MOVES) over a lab record (newLab), one per worker. A lab that
+// is replaced (crash, Retry) is simply no longer the current one (boot.js's S.lab): its worker is terminated, its
+// timers stopped (stop), and anything it still says is ignored. go() throws on a move its phase has not (naming
+// the line that tried it).
 export const MOVES = {
   paused: { start: "starting" }, // data saver: no worker until the reader presses the button
   starting: { sections: "free", fail: "failed" }, // the worker sets Python up; "sections": it is set up
@@ -30,7 +28,9 @@ export function newLab(phase) {
     sections: [], docs: {}, // the shown sections, in page order (from "sections"); sid -> its BokehJS document
     building: null, // the section asked for and not yet linked: no other build, no hang watch meanwhile
     linked: new Set(), live: new Set(), // built and linked; swapped in for the prerender (handOver)
-    synced: null, // the query Python was last set from
+    synced: null, moved: 0, // the query Python was last set from; address.moved when it was
+    scripts: null, // the promise of BokehJS and Panel loaded for it (scripts.js)
+    patching: 0, // >0 while a worker patch is applied, so it is not echoed back (handover.js, schedule.js)
     base: 0, // the progress bar's share when Python was set up (the sections fill the rest)
     idleTimer: 0, // pump again once the reader has been idle long enough (nextToBuild)
     // the watch (heartbeat): last word heard, ping in flight and its number, last ping sent, last tick; the
@@ -39,4 +39,11 @@ export function newLab(phase) {
   };
 }
 
-export const later = (K, ...names) => names.map((name) => (...args) => K[name](...args));
+export const booted = (lab) => !!lab && !["paused", "starting"].includes(lab.phase);
+
+export function stop(lab) {
+  // The lab's worker ends, and its timers with it.
+  clearInterval(lab.heartbeat);
+  clearTimeout(lab.idleTimer);
+  if (lab.worker) lab.worker.terminate();
+}

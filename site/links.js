@@ -2,12 +2,12 @@
 // site/address.js), copied to the clipboard or shown selected; each section's anchor that copies it; and, for
 // print only, the link that reproduces each section's settings.
 
-export function pageLinks(state, wt) {
-  // state: the page's (__wt.page: embed, copied); wt: the hook, whose query and address the links read.
-  // The link to share: this page (http or file://) with the current query (address.js keeps wt.query and,
+export function pageLinks(state, address) {
+  // state: the page's (page.js: embed, copied); address: the address bar's one writer, whose query the links carry.
+  // The link to share: this page (http or file://) with the current query (address.js keeps address.query and,
   // where the browser lets it, location.search current), without embed=, optionally pointing at one section.
   function shareUrl(section) {
-    const q = new URLSearchParams(wt.query === undefined ? location.search : wt.query);
+    const q = new URLSearchParams(address.query);
     q.delete("embed");
     const query = q.toString();
     return `${location.href.split(/[?#]/)[0]}${query ? `?${query}` : ""}${section ? `#${section}` : ""}`;
@@ -56,7 +56,7 @@ export function pageLinks(state, wt) {
         a.setAttribute("aria-label", `Copy link to the section “${heading.textContent.trim()}” with its current settings`);
         a.addEventListener("click", (event) => {
           event.preventDefault();
-          wt.address.hash(section.id);
+          address.hash(section.id);
           copy(shareUrl(section.id), heading);
         });
       }

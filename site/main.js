@@ -11,19 +11,26 @@ import { startPlayer } from "./player.js";
 import { httpTransport, startLab } from "./boot.js";
 import { classroomTransport } from "./classroom.js";
 import { install as installReadout } from "./readout.js";
+import { hook } from "./hook.js";
 
 const config = JSON.parse(document.getElementById("wt-build").textContent);
 const rules = codec(config.state);
-// The one hook (docs/DESIGN.md, "Page and worker"): tests and bench read the page's state here, and page,
-// player and lab reach each other only through it: wt.page, wt.player, wt.address (the one writer of the URL;
-// wt.query is its query), the lab's status and follow.
-const wt = (window.__wt = { config });
-wt.address = startAddress(rules);
-Object.defineProperty(wt, "query", { get: () => wt.address.query, enumerable: true });
-wt.page = startPage(rules, wt);
-const transport = (wt.transport = config.classroom ? classroomTransport(config) : httpTransport);
-wt.player = startPlayer(config, rules, transport, wt);
-startLab(config, transport, wt);
+// Each module is handed the others it calls, made in the order they need each other: the address bar's one writer,
+// the page (its links carry the address's query), the player (it writes the address) and the lab (it restarts the
+// player). The player is made first, so it reaches the lab through callbacks.
+const address = startAddress(rules);
+const page = startPage(rules, address);
+const transport = config.classroom ? classroomTransport(config) : httpTransport;
+let lab = null; // boot.js's state, once made
+const player = startPlayer(config, rules, transport, {
+  address, embed: page.embed,
+  paused: () => !!lab && lab.status === "paused",
+  played: (sid, off) => lab && lab.early.played(sid, off),
+  follow: () => lab && lab.follow(),
+});
+lab = startLab(config, transport, { live: page.live, address, player });
+// The one hook (hook.js): read-only, for tests and bench; nothing on the page reads it.
+window.__wt = hook({ config, transport, address, page, player, lab });
 // The readout's tooltip and aria-live region go in <body>: once the page is parsed.
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => installReadout(), { once: true });
 else installReadout();

@@ -1,12 +1,11 @@
 // The worker's messages to the page (docs/DESIGN.md, "Page and worker"): Panel's pyodide-worker protocol per
 // section (render / patch / idle) plus ours (lifeline, pong, progress, timing, sections, linked, values, notes,
 // pool-run, pool-cancel, error).
-import { go, later } from "./lab.js";
+import { booted, go } from "./lab.js";
 
-export function messages(K) {
-  const { wt, current, booted } = K;
-  const [crashed, fail, setStatus, needScripts, pump, render, applyPatches, showNotes] =
-    later(K, "crashed", "fail", "setStatus", "needScripts", "pump", "render", "applyPatches", "showNotes");
+export function messages({ S, address, pool, current, crashed, fail, setStatus, showNotes, needScripts, pump, render, applyPatches }) {
+  // S: the lab's state (boot.js); address: takes Python's values; pool: runs the parts Python hands it; the rest are
+  // the lab's parts' functions (boot.js).
 
   function onMessage(lab, event) {
     const msg = event.data;
@@ -22,17 +21,17 @@ export function messages(K) {
         break;
       case "pong":
         if (msg.n === lab.pingN) lab.pingAt = 0;
-        wt.heartbeat.pongs += 1;
+        S.heartbeat.pongs += 1;
         break;
       case "progress":
         setStatus("booting", msg.label, msg.fraction);
         if (msg.step === "import" || msg.step === "app") needScripts(lab);
         break;
       case "timing":
-        wt.timings[msg.name] = msg.ms;
+        S.timings[msg.name] = msg.ms;
         break;
       case "sections": // Python is set up: it builds the sections the page asks for, one at a time
-        Object.assign(go(lab, "sections"), { sections: msg.sections, synced: msg.query, base: wt.progress });
+        Object.assign(go(lab, "sections"), { sections: msg.sections, synced: msg.query, base: S.progress });
         pump(lab);
         break;
       case "render":
@@ -48,7 +47,7 @@ export function messages(K) {
       case "patch":
         // Applied in a task of its own, not here: a worker that dies with many patches sent would
         // otherwise be noticed (its lifeline granted) only after the page had applied every one of them.
-        wt.patchesReceived += 1;
+        S.patchesReceived += 1;
         lab.patches.push(msg);
         if (lab.patches.length === 1) setTimeout(() => applyPatches(lab), 0);
         break;
@@ -58,14 +57,14 @@ export function messages(K) {
         else setTimeout(() => pump(lab), 0); // after the patches just received (applyPatches) are applied
         break;
       case "values": // {sid: {key: value}}: Python's values of the sections that changed
-        wt.address.fromPython(msg.data);
+        address.fromPython(msg.data);
         break;
       case "notes":
         showNotes(msg.data);
         break;
       case "pool-run": // a Run's parts for the pool; its batches go back to this worker
       case "pool-cancel":
-        wt.pool[msg.type === "pool-run" ? "run" : "cancel"](msg.data);
+        pool[msg.type === "pool-run" ? "run" : "cancel"](msg.data);
         break;
       case "error":
         if (msg.crashed && booted(lab)) crashed(`Python failed fatally (${msg.message})`);

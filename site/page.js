@@ -7,9 +7,9 @@
 
 import { pageLinks } from "./links.js";
 
-export function startPage(rules, wt) {
-  // rules: site/state.js's codec; wt: the hook, whose query (boot.js) the shared links carry. Returns the page's
-  // state (__wt.page).
+export function startPage(rules, address) {
+  // rules: site/state.js's codec; address: the address bar's one writer (address.js), whose query the shared links
+  // carry. Returns the page's state (theme, embed, hide, live, projector, copied).
   const root = document.documentElement;
   const { values } = rules.parseQuery(location.search);
   const hide = values.hide ? values.hide.split(",") : [];
@@ -43,7 +43,7 @@ export function startPage(rules, wt) {
   if (values.projector) root.classList.add("wt-projector");
   const state = { theme, scheme: root.dataset.wtScheme, embed, hide, live: values.live, projector: values.projector, copied: null };
 
-  const { shareUrl, copy, reproLinks, sectionLinks } = pageLinks(state, wt);
+  const { shareUrl, copy, reproLinks, sectionLinks } = pageLinks(state, address);
 
   function postHeight() {
     // Embedded: tell the host page how tall the content is (embed.js sizes the iframe from it).

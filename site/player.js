@@ -6,7 +6,7 @@
 // approximate; the live lab then boots from the URL, which every change here has the page's address bar
 // (address.js) write, exactly as the live lab's values are written. Values are read, clamped, written and filled in by the page's state rules (site/state.js over
 // the data weighttying.state emits). A table that is missing or modified (its sha256 is not the one in the
-// page's config) is named in the section, which then waits for the live lab. State: __wt.player (docs/DESIGN.md).
+// page's config) is named in the section, which then waits for the live lab. State: P below (docs/DESIGN.md).
 import { fill, fmt } from "./state.js";
 import { fetchChecked } from "./fetched.js";
 
@@ -73,12 +73,16 @@ function inputsFor(rules) {
     checkbox: { put: (ctl, c, v) => { ctl.querySelector("input").checked = v; }, take: (ctl, c, input) => input.checked },
     select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
     text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
+    // free text (never in a link, nothing put back into it): taken as typed, up to the box's maxlength, for the
+    // live lab (address.carried)
+    textarea: { take: (ctl, c, input) => input.value },
+    line: { take: (ctl, c, input) => input.value },
   };
 }
 
-function answers(P, rules, wt, { player, controls, defaults }) {
-  // What a section shows from its table (play), what its status line says (status), what a link holds of it.
-  const paused = () => wt.status === "paused";
+function answers(P, rules, { paused, played }, { player, controls, defaults }) {
+  // What a section shows from its table (play), what its status line says (status), what a link holds of it;
+  // paused(): the lab waits for the reader's go; played(sid, off): early.js is told of each answer.
   const later = () => (paused() ? "once you load the live lab (the button at the top)"
     : "when the live lab (Python in your browser) has loaded");
 
@@ -106,7 +110,7 @@ function answers(P, rules, wt, { player, controls, defaults }) {
     P.approx[sid] = approx;
     el.dataset.approx = String(approx.length > 0);
     status(sid);
-    if (wt.early) wt.early.played(sid, approx.length > 0); // off the grid: live before Panel (early.js)
+    played(sid, approx.length > 0); // off the grid: live before Panel (early.js)
   }
 
   const isDefault = (sid) => !P.state[sid] || controls(sid).every((c) => P.state[sid][c.name] === c.default);
@@ -142,9 +146,11 @@ function answers(P, rules, wt, { player, controls, defaults }) {
   return { play, status, isDefault, linkValues };
 }
 
-export function startPlayer(config, rules, transport, wt) {
-  // rules: site/state.js's codec of the page's rules; transport: where files come from (boot.js); wt: the hook,
-  // whose lab (boot.js) says whether it is paused and follows the URL this writes.
+export function startPlayer(config, rules, transport, { address, embed, paused, played, follow }) {
+  // rules: site/state.js's codec of the page's rules; transport: where files come from (boot.js); address: the
+  // address bar's one writer (address.js); embed: the one section shown, if any (page.js). The live lab is made
+  // after the player (it restarts it: P.sync), so it is reached by callbacks (main.js): paused(), whether it waits
+  // for the reader's go; played(sid, off), early.js's; follow(), it follows what the player wrote to the URL.
   const files = config.playback || {};
   const P = {
     tables: {}, // section id -> its table, once loaded and checked
@@ -175,7 +181,7 @@ export function startPlayer(config, rules, transport, wt) {
   // The classroom file (file://, no server) carries the tables inside: its transport gives each one's blob:
   // URL once the page is parsed and unpacked.
   const located = transport.ready.then(() => transport.url);
-  for (const sid of Object.keys(files).filter((s) => !wt.page.embed || s === wt.page.embed)) {
+  for (const sid of Object.keys(files).filter((s) => !embed || s === embed)) {
     P.loaded[sid] = located.then((url) => fetchChecked(url(files[sid].file), files[sid].integrity, files[sid].file));
     P.loaded[sid].catch(() => need(sid)); // a table that cannot be used is named at once
   }
@@ -194,7 +200,7 @@ export function startPlayer(config, rules, transport, wt) {
   const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
   const controlOf = (sid, key) => rules.byKey.get(`${sid}.${key}`);
   const inputs = inputsFor(rules);
-  const { play, status, isDefault, linkValues } = answers(P, rules, wt, { player, controls, defaults });
+  const { play, status, isDefault, linkValues } = answers(P, rules, { paused, played }, { player, controls, defaults });
   P.play = play;
   P.query = (sid) => rules.toQuery(linkValues(sid)); // section sid's setting as a link writes it (site/early.js)
 
@@ -207,7 +213,6 @@ export function startPlayer(config, rules, transport, wt) {
     }
   }
 
-
   function show(sid, key, v) {
     // Put a value into a control's inputs.
     const c = controlOf(sid, key);
@@ -216,7 +221,7 @@ export function startPlayer(config, rules, transport, wt) {
 
   function sync() {
     // Every section's controls and slots from the URL (at load, and when a restarted lab put the prerender back).
-    wt.address.reread(); // what the URL says now is the players' state
+    address.reread(); // what the URL says now is the players' state
     const { values } = rules.parseQuery(location.search);
     for (const el of players()) {
       const sid = el.dataset.section, st = (P.state[sid] = {});
@@ -230,16 +235,17 @@ export function startPlayer(config, rules, transport, wt) {
     }
   }
 
-
-
-
   function changed(event) {
     // A native control moved (delegated, so a prerender put back after a restart works too).
     const input = event.target, ctl = input.closest && input.closest(".wt-pctl[data-key]");
     const el = ctl && ctl.closest(".wt-player[data-section]");
     if (!el) return;
     const sid = el.dataset.section, key = ctl.dataset.key, c = controlOf(sid, key);
-    if (!rules.kind(c).url) return; // free text or a file: the live lab reads it (the box says so)
+    if (!rules.kind(c).url) { // free text: nothing here plays it; the address keeps it aside for the live lab, which
+      const take = inputs[rules.kind(c).input]; // takes it with the section (the box says so); a file waits for the lab
+      if (take && address.fromPlayer(sid, { [c.key]: take.take(ctl, c, input) })) follow();
+      return;
+    }
     // sliders answer while they move; a number box when its value is committed (Enter, blur, spin)
     if ((input.type === "range") !== (event.type === "input")) return;
     let v = inputs[rules.kind(c).input].take(ctl, c, input);
@@ -249,9 +255,9 @@ export function startPlayer(config, rules, transport, wt) {
     settle(sid, key);
     if (P.loaded[sid]) need(sid);
     play(sid);
-    const q = wt.address.query;
+    const q = address.query;
     // the address bar shows what the player holds; the live lab follows it (it starts from it)
-    if (wt.address.fromPlayer(sid, linkValues(sid)) && wt.address.query !== q && wt.follow) wt.follow();
+    if (address.fromPlayer(sid, linkValues(sid)) && address.query !== q) follow();
   }
 
   document.addEventListener("input", changed);

@@ -129,7 +129,7 @@ function failPool(pool, err, post, release) {
 
 export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = HANG }) {
   // size: workers at most; spawn(): a new Worker of worker.js; boot: the fields of its "boot" message;
-  // post(msg): to the Panel worker. Returns the pool, whose state tests and bench read (wt.pool).
+  // post(msg): to the Panel worker. Returns the pool, whose state tests and bench read (the hook, site/hook.js).
   const pool = { size, workers: [], runs: new Map(), ended: [], notes: [], hung: [], started: 0, released: 0, failed: "",
     run, cancel, release, ask: (msg) => askSlots(pool, msg, { start, failed, next, hold: () => clearTimeout(idleTimer) }) };
   let idleTimer = 0;

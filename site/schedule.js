@@ -3,7 +3,8 @@
 // for IDLE_MS, those within NEAR of the viewport first, nearest first (nextBuild): building one holds Python (and
 // embedding it, this thread) for a few hundred ms, which a reader moving a control would feel (the playback
 // answers meanwhile).
-import { go, later } from "./lab.js";
+import { go } from "./lab.js";
+import { $, whenDom } from "./dom.js";
 
 const NEAR = "100% 0px", IDLE_MS = 600;
 
@@ -20,17 +21,16 @@ export function nextBuild({ unbuilt, near, distance, seen, quietMs, idleMs }) {
 
 // A lab is one worker's life, from the page's side: one record (newLab), whose phase says what Python is doing.
 
-export function scheduler(K) {
-  const { wt, $, whenDom, current } = K;
-  const [handOver] = later(K, "handOver");
+export function scheduler({ S, address, current, handOver }) {
+  // S: the lab's state (boot.js: its current lab, counters, timings); address: the query Python is to hold.
 
   function sendChange(lab, sid, event) {
     // Panel's handler logic: while the worker is busy, keep only the newest event per model
     // attribute, so a dragged slider sends its latest value, never a backlog.
-    if (!current(lab) || (event.setter_id != null && event.setter_id === "py") || K.patching > 0) return;
+    if (!current(lab) || (event.setter_id != null && event.setter_id === "py") || lab.patching > 0) return;
     if (event.model && event.attr) lab.queue = lab.queue.filter(({ event: e }) => !(e.model === event.model && e.attr === event.attr));
     lab.queue.push({ sid, event });
-    wt.queueHighWater = Math.max(wt.queueHighWater, lab.queue.length);
+    S.queueHighWater = Math.max(S.queueHighWater, lab.queue.length);
     pump(lab);
   }
 
@@ -40,10 +40,10 @@ export function scheduler(K) {
   }
 
   // The shown sections that come within NEAR of the viewport (kept for every worker: a restart builds them first).
-  const near = (wt.near = new Set());
+  const near = (S.near = new Set());
   const nearby = window.IntersectionObserver && new IntersectionObserver((entries) => {
     for (const e of entries) near[e.isIntersecting ? "add" : "delete"](e.target.id.slice("live-".length));
-    if (wt.lab) pump(wt.lab);
+    if (S.lab) pump(S.lab);
   }, { rootMargin: NEAR });
   whenDom(() => { if (nearby) document.querySelectorAll(".wt-live[id^='live-']").forEach((el) => nearby.observe(el)); });
   let lastInputAt = -Infinity;
@@ -76,36 +76,36 @@ export function scheduler(K) {
   function pump(lab) {
     // What Python does next, whenever it is free: the reader's changes to live sections first, then the
     // playing sections' state (catch up), then the hand-over of sections built and caught up, then a build.
-    if (lab !== wt.lab || lab.phase !== "free") return;
+    if (lab !== S.lab || lab.phase !== "free") return;
     if (lab.queue.length) {
       const sid = lab.queue[0].sid; // one section's changes per patch: each has its own document
       const events = lab.queue.filter((q) => q.sid === sid).map((q) => q.event);
       lab.queue = lab.queue.filter((q) => q.sid !== sid);
-      wt.patchesSent += 1;
+      S.patchesSent += 1;
       return send(lab, { type: "patch", sid, patch: lab.docs[sid].create_json_patch(events) });
     }
     const playing = lab.sections.filter((sid) => !lab.live.has(sid));
     if (!playing.length) return handOver(lab); // all live (or none shown): ready
-    if (wt.address.query !== lab.synced) {
-      lab.synced = wt.address.query;
-      return send(lab, { type: "state", query: lab.synced, sections: playing });
+    if (address.query !== lab.synced || address.moved !== lab.moved) {
+      [lab.synced, lab.moved] = [address.query, address.moved];
+      return send(lab, { type: "state", query: lab.synced, sections: playing, carried: address.carried(playing) });
     }
     handOver(lab);
     const sid = lab.building ? undefined : nextToBuild(lab);
     if (sid) {
       lab.building = sid;
       lab.docs[sid] = null; // asked for
-      wt.timings[`asked:${sid}`] = performance.now();
+      S.timings[`asked:${sid}`] = performance.now();
       send(lab, { type: "build", sid });
     }
   }
 
   function follow() {
-    // The player moved a section it holds (wt.address): a section goes live only once Python holds that state (pump).
-    const lab = wt.lab;
+    // The player moved a section it holds (address.js): a section goes live only once Python holds that state (pump).
+    const lab = S.lab;
     if (!lab || lab.phase === "paused") return;
     // taken before Python sets up its State
-    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: wt.address.query });
+    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: address.query, carried: address.carried() });
     else pump(lab);
   }
 

@@ -1,19 +1,16 @@
 // BokehJS and Panel (1.5 MB of script to parse and run) are needed only once Python has built the
 // sections, seconds later: they are added after the page's first frame (needScripts), so they never hold
 // back the prose or the playback controls' first answers.
-import { later } from "./lab.js";
-
-export function scriptLoader(K) {
-  const { config, transport, loaded, current, firstPaint } = K;
-  const [fail] = later(K, "fail");
+export function scriptLoader({ config, transport, loaded, firstPaint, current, fail }) {
+  // loaded: the scripts that have run (a retry loads only the rest); firstPaint: a promise of the page's first frame.
 
   function needScripts(lab) {
     // Asked for once Python has its packages (seconds before it has built the sections), not at once.
-    if (!K.scripts) {
-      K.scripts = firstPaint.then(() => transport.ready).then(loadScripts);
-      K.scripts.catch((e) => { if (current(lab)) fail(e.message); });
+    if (!lab.scripts) {
+      lab.scripts = firstPaint.then(() => transport.ready).then(loadScripts);
+      lab.scripts.catch((e) => { if (current(lab)) fail(e.message); });
     }
-    return K.scripts;
+    return lab.scripts;
   }
 
   function loadScripts() {

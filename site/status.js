@@ -1,23 +1,23 @@
 // What the page says about the live lab: the progress bar and status line, the error box, the notes on the
 // link's values, and the page's own files that failed to load (named in the error box, with Retry).
-import { go, later } from "./lab.js";
+import { booted, go } from "./lab.js";
+import { $, whenDom } from "./dom.js";
 
-export function statusLine(K) {
-  const { wt, $, whenDom, booted } = K;
-  const [stopWorker] = later(K, "stopWorker");
+export function statusLine({ S, stopWorker }) {
+  // S: the lab's state (boot.js), whose status, label, progress, error and notes this writes; stopWorker: boot.js's.
 
   function showProgress() {
     whenDom(() => {
       const bar = $("wt-progress");
-      bar.value = Math.round(wt.progress * 100);
+      bar.value = Math.round(S.progress * 100);
       bar.textContent = `${bar.value}%`;
-      $("wt-status").textContent = wt.label;
-      $("wt-boot").dataset.state = wt.status;
+      $("wt-status").textContent = S.label;
+      $("wt-boot").dataset.state = S.status;
     });
   }
 
-  function setStatus(status, label, progress = wt.progress) {
-    Object.assign(wt, { status, label, progress });
+  function setStatus(status, label, progress = S.progress) {
+    Object.assign(S, { status, label, progress });
     document.documentElement.dataset.wtStatus = status;
     showProgress();
   }
@@ -35,21 +35,21 @@ export function statusLine(K) {
 
   function fail(message, fatal = true) {
     // A readable line on the page; the details (tracebacks) are in the console, logged where they arose.
-    wt.error = message;
-    const after = booted(wt.lab);
+    S.error = message;
+    const after = booted(S.lab);
     say(fatal ? (after ? "stopped" : "failed") : "change",
       !fatal ? "The last change could not be applied."
         : after ? "The live lab stopped." : "The live lab could not start.", message, fatal);
     if (fatal) {
-      if (wt.lab && wt.lab.phase !== "failed") go(wt.lab, "fail");
+      if (S.lab && S.lab.phase !== "failed") go(S.lab, "fail");
       stopWorker();
       setStatus("failed", "Failed");
-      K.settle.reject(new Error(message));
+      S.settle.reject(new Error(message));
     }
   }
 
   function showNotes(notes) {
-    wt.notes = notes;
+    S.notes = notes;
     whenDom(() => {
       const list = $("wt-notes-list");
       list.replaceChildren(...notes.map((n) => Object.assign(document.createElement("li"), { textContent: n })));
@@ -60,12 +60,10 @@ export function statusLine(K) {
   return { showProgress, setStatus, say, fail, showNotes };
 }
 
-export function watchAssets(K) {
+export function watchAssets({ S, config, failedAssets, say }) {
   // Files the page itself loads (its stylesheet, Panel's CSS, scripts): Resource Timing records a failed
   // one with status 0 (network) or >= 400. The lab may still work, but the reader is told which file
   // failed and gets Retry (restart() re-creates the views, which ask for their stylesheets again).
-  const { wt, config, failedAssets } = K;
-  const [say] = later(K, "say");
   if (window.PerformanceObserver) {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
@@ -73,14 +71,14 @@ export function watchAssets(K) {
         if (!bad || !["link", "css", "script"].includes(e.initiatorType) || !e.name.startsWith(location.origin)) continue;
         const file = e.name.slice(new URL(".", location.href).href.length).split("?")[0];
         // the boot failure already says what failed; a page script's failure fails the boot (loadScripts)
-        if (wt.status === "failed" || config.scripts.includes(file)) continue;
+        if (S.status === "failed" || config.scripts.includes(file)) continue;
         failedAssets.add(file);
-        wt.error = `could not load ${[...failedAssets].join(", ")} from this site`;
-        say("asset", "Part of the page could not be loaded.", `${wt.error}; the lab may look or work wrong until it is retried.`, true);
+        S.error = `could not load ${[...failedAssets].join(", ")} from this site`;
+        say("asset", "Part of the page could not be loaded.", `${S.error}; the lab may look or work wrong until it is retried.`, true);
       }
     }).observe({ type: "resource", buffered: true });
   }
   document.addEventListener("securitypolicyviolation", (e) => {
-    wt.cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI });
+    S.cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI });
   });
 }

@@ -3,26 +3,14 @@
 // such as 127.0.0.1). The heartbeat catches a worker stuck in one call: with a lifeline a silence is only a hang,
 // so it may last HUNG_MS (a long synchronous Python call is slow, not dead); without one (plain http on a
 // LAN address) a silence of DEAD_MS is all there is to go on.
-import { later } from "./lab.js";
+import { $ } from "./dom.js";
 
 export const PING_MS = 150, DEAD_MS = 650, HUNG_MS = 8000, TICK_MS = 50;
 const BOOT_SILENCE_MS = 90_000; // booting, Python may be busy for seconds (import panel) but not this long
 const MAX_CRASHES = 3, CRASH_WINDOW_MS = 60_000;
 
-export function watch(K) {
-  const { wt, $, current, prerendered, failedAssets } = K;
-  const [fail, say, showNotes, start] = later(K, "fail", "say", "showNotes", "start");
-
-  function stopWorker() {
-    // The lab's worker ends (the lab stays wt.lab, failed, until restart() makes a new one).
-    const lab = wt.lab;
-    wt.worker = null;
-    if (lab) {
-      clearInterval(lab.heartbeat);
-      clearTimeout(lab.idleTimer);
-      if (lab.worker) lab.worker.terminate();
-    }
-  }
+export function watch({ S, address, player, current, prerendered, failedAssets, stopWorker, fail, say, showNotes, start }) {
+  // S: the lab's state (boot.js; its crashes, error, ready); address, player: put back in charge by a restart.
 
   function heartbeat(lab) {
     // Booted: a ping unanswered for DEAD_MS means the worker is gone or stuck in one long call.
@@ -53,9 +41,9 @@ export function watch(K) {
     // A worker that booted and then died: replace it, restoring the state from the URL (the worker
     // wrote it after every change), and say so. Loops are cut short after MAX_CRASHES.
     const now = performance.now();
-    wt.crashes.push({ reason, at: now, noticedAfterMs: silentMs });
+    S.crashes.push({ reason, at: now, noticedAfterMs: silentMs });
     console.warn(`weighttying: ${reason}; starting a new worker`);
-    const recent = wt.crashes.filter((c) => now - c.at < CRASH_WINDOW_MS).length;
+    const recent = S.crashes.filter((c) => now - c.at < CRASH_WINDOW_MS).length;
     if (recent > MAX_CRASHES) {
       fail(`It stopped ${recent} times in a minute; the last time because ${reason}.`);
       return;
@@ -63,10 +51,10 @@ export function watch(K) {
     restart({ auto: true });
     const detail = `Because ${reason}, a new one was started with the settings in this page's address; ` +
       "a run that was in progress has to be started again.";
-    wt.error = detail;
+    S.error = detail;
     say("restarted", "The live lab stopped and is restarting.", detail, false);
-    wt.ready.then(() => {
-      if (wt.error === detail) say("restarted", "The live lab stopped and was restarted; your settings are back.", detail, false);
+    S.ready.then(() => {
+      if (S.error === detail) say("restarted", "The live lab stopped and was restarted; your settings are back.", detail, false);
     }, () => {});
   }
 
@@ -74,24 +62,23 @@ export function watch(K) {
     // A fresh worker without reloading the page: live views go, prerendered content comes back.
     // The Retry button and tests call it; options.auto is a crash restart (the crash count is kept).
     stopWorker();
-    if (!options.auto) wt.crashes = [];
-    K.patching = 0;
+    if (!options.auto) S.crashes = [];
     if (window.Bokeh) Bokeh.index.roots.forEach((view) => view.remove());
     for (const [id, content] of prerendered) {
       $(id).innerHTML = content;
       $(id).style.minHeight = "";
       delete $(id).dataset.live;
     }
-    wt.address.restart(); // the player holds every section again
-    wt.player.sync(); // the controls and slots of the URL's state
+    address.restart(); // the player holds every section again
+    player.sync(); // the controls and slots of the URL's state
     $("wt-error").hidden = true;
     failedAssets.clear();
     showNotes([]);
     // A stylesheet of the page that failed to load is asked for again (a view's come with the views).
     document.querySelectorAll("link[rel=stylesheet]").forEach((l) => { if (!l.sheet) l.replaceWith(l.cloneNode()); });
     start();
-    return wt.ready;
+    return S.ready;
   }
 
-  return { stopWorker, heartbeat, crashed, restart };
+  return { heartbeat, crashed, restart };
 }

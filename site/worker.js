@@ -187,9 +187,9 @@ async function boot({ config, query, scheme, address, pool }) {
       const main = py.pyimport("weighttying.app.main");
       const { sections, query: held } = JSON.parse(main.start(current, emit, scheme || "light", address, text, problem));
       app = main;
-      follow();
+      const followed = follow(); // the move's query, once Python holds it: the page then has nothing to send again
       py.pyimport("weighttying.app.pooled").setup(pool || 0, emit); // how many numerics workers the page may start
-      post({ type: "sections", sections, query: held });
+      post({ type: "sections", sections, query: followed === null ? held : followed });
     });
   } catch (err) {
     console.error(err);
@@ -251,13 +251,16 @@ function cancelPart(run) {
 }
 
 function follow() {
-  if (pending === null) return;
+  // Python takes the page's latest playback state, if one is pending; returns its query once taken, else null.
+  if (pending === null) return null;
   try {
-    app.set_query(pending.query, pending.sections);
+    app.set_query(pending.query, pending.sections, JSON.stringify(pending.carried || {}));
     current = pending.query;
+    return current;
   } catch (err) {
     console.error(err);
     post({ type: "error", fatal: false, message: readable(err) });
+    return null;
   } finally {
     pending = null;
   }

@@ -447,6 +447,15 @@ def focus_slider(page, key: str) -> None:
     assert err is None, f"slider {key}: {err}"
 
 
+def type_played(page, url: str, sid: str, key: str, value: str) -> None:
+    """Open url, and once section sid's playback table is in, type value into its number box `key` and commit it."""
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_function(f"() => !!window.__wt.player.tables.{sid}", timeout=30_000, polling=50)
+    box = page.locator(f"#wt-p-{sid}-{key}-box")
+    box.fill(value)
+    box.press("Enter")
+
+
 def sweep_readout(page) -> dict:
     """The live readout: {"resid": float, "logit": float, "text": str} (values are data-value, full precision)."""
     return page.evaluate("() => {" + HELPERS_JS + """

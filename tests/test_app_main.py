@@ -52,6 +52,23 @@ def test_set_query_moves_the_live_state_and_writes_the_url_once_per_change(monke
     assert store.state == S.State()
 
 
+def test_text_typed_before_python_is_carried_but_a_link_value_only_from_the_query(monkeypatch):
+    store = Store(S.State())
+    monkeypatch.setattr(main, "_store", store)
+    typed = "typed before Python. " * 20
+    carried = {"owntext.text": typed, "owntext.prompt": "x" * 65, "owntext.steps": 20, "nosuch.key": "a"}
+    main.set_query("owntext.text=from-a-link&owntext.steps=500", ["owntext"], json.dumps(carried))
+    st = store.state.owntext
+    assert (st.text, st.prompt, st.steps) == (typed, "", 500)  # the prompt is over its kind's 64 characters
+    # the live section chose "yours" on the text (app/sections/owntext.py); a later move of another control
+    # moves that control alone, and the text stays
+    store["owntext"].sample = "yours"
+    main.set_query("owntext.steps=1500", ["owntext"], json.dumps({"owntext.text": typed}))
+    st = store.state.owntext
+    assert (st.sample, st.text, st.steps) == ("yours", typed, 1500)
+    assert "typed" not in S.to_query(store.state)
+
+
 @pytest.fixture
 def pyodide_stubs(monkeypatch):
     """Just enough of Pyodide's `js` and `pyodide` modules for panel.io.pyodide to import and link in CPython

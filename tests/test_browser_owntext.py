@@ -7,8 +7,10 @@
   site's own files (the pool's workers starting); a file set
   through the file input trains the same way; every bad input (empty, too short, one character, not UTF-8,
   over 2 MB) is named in the section and the results shown stay; Cancel stops a long run.
-- On a pool of two numerics workers (the page told it has 3 cores): tied and untied train side by side, one part
-  each, to CPython's numbers; Cancel stops both parts, each worker confirming the last step it took.
+- A text and a prompt typed into the playback's boxes before Python are in the live section after its hand-over,
+  never in the URL; on a pool of two numerics workers (the page told it has 3 cores) that text trains, tied and
+  untied side by side, one part each, to CPython's numbers; Cancel stops both parts, each worker confirming the
+  last step it took.
 """
 from __future__ import annotations
 
@@ -43,9 +45,9 @@ def text_of(seed: int, n: int = 3000) -> str:
     return "".join(out)
 
 
-def cpython(text: str) -> dict:
-    """{hook: value} CPython shows for text at the module's settings."""
-    r = O.run(text, s=O.Setup(steps=STEPS))
+def cpython(text: str, steps: int = STEPS) -> dict:
+    """{hook: value} CPython shows for text at the module's settings (at STEPS steps a model)."""
+    r = O.run(text, s=O.Setup(steps=steps))
     m = r["models"]
     return {"owntext-heldout-tied": m["tied"]["curve"][-1]["heldout"], "owntext-heldout-untied": m["untied"]["curve"][-1]["heldout"],
             "owntext-unigram": r["unigram"], "owntext-bigram": r["bigram"], "owntext-repeat-rate": r["repeat_rate"],
@@ -172,16 +174,22 @@ TWO_WORKERS = ("Object.defineProperty(navigator, 'hardwareConcurrency', {get: ()
                "Object.defineProperty(navigator, 'deviceMemory', {get: () => 8});")
 
 
-def test_tied_and_untied_train_side_by_side_on_two_workers_and_cancel_stops_both(browser, server):
+def test_typed_before_python_then_tied_and_untied_train_side_by_side_on_two_workers_and_cancel_stops_both(browser, server):
     ctx = new_context(browser, Recorder(), init_js=(TWO_WORKERS,))
     try:
         page = ctx.new_page()
         page.goto(f"{server.url}?embed=owntext&owntext.steps={STEPS}", wait_until="domcontentloaded")
+        # typed into the playback's boxes while Python loads: the live section has them after its hand-over
+        text = text_of(3)
+        page.fill("#wt-p-owntext-text", text)
+        page.fill("#wt-p-owntext-prompt", "Th")
+        assert page.evaluate("() => window.__wt.status === 'booting' && !document.querySelector('[data-live=true]')")
         two = Live(page, Recorder(), server, wait_booted(page))
         assert two.evaluate("__wt.pool.size") == 2
-        text = text_of(3)
-        paste(two, text)
+        assert two.locator(f"{LIVE} textarea").input_value() == text
+        assert two.locator(f"{LIVE} .wt-ctl-owntext-prompt input").input_value() == "Th"
         said(two, "Ready: your pasted text")
+        assert text[:20] not in two.url and "Th" not in urlsplit(two.url).query and "owntext.sample=yours" in two.url
         run_and_wait(two)
         assert two.evaluate("__wt.pool.started") == 2, "two workers, one model each"
         got, want = hooks(two), cpython(text)

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from harness import BOOT_TIMEOUT_S, HELPERS_JS, until
+from harness import BOOT_TIMEOUT_S, HELPERS_JS, type_played, until
 from robust import session, settle
 from weighttying import state as S
 from weighttying.prerender import view
@@ -174,15 +174,26 @@ def test_playback_before_python_then_live_agrees(browser, server):
         assert not s.rec.page_errors, s.rec.page_errors
 
 
+# The hook (site/hook.js) as main.js installs it: a strict-mode write throws, and the lab's status stays its own.
+HOOK_IS_READ_ONLY_JS = """() => { 'use strict';
+  try { window.__wt.status = 'ready'; } catch (e) { return e instanceof TypeError && window.__wt.status === 'booting'; }
+  return false; }"""
+
+
+# The states the page posts its workers (the Panel worker's: a pool worker is never sent one).
+COUNT_STATES_JS = """(() => { const post = Worker.prototype.postMessage; window.__wtStates = 0;
+  Worker.prototype.postMessage = function (msg, ...rest) {
+    if (msg && msg.type === 'state') window.__wtStates += 1;
+    return post.call(this, msg, ...rest); }; })()"""
+
+
 def test_off_grid_value_is_approximate_until_live(browser, server):
     with session(browser) as s:
         page = s.page
-        page.goto(server.url + "?embed=sweep", wait_until="domcontentloaded")
-        page.wait_for_function("() => !!window.__wt.player.tables.sweep", timeout=30_000, polling=50)
-        box = page.locator("#wt-p-sweep-sigma-box")
-        box.fill("0.3")
-        box.press("Enter")
+        page.add_init_script(COUNT_STATES_JS)
+        type_played(page, server.url + "?embed=sweep", "sweep", "sigma", "0.3")
         assert page.evaluate("() => window.__wt.status") == "booting", "Python was ready too soon to test playback"
+        assert page.evaluate(HOOK_IS_READ_ONLY_JS), "a script could set window.__wt.status"
         ctl = page.locator(".wt-player[data-section=sweep]")
         assert ctl.get_attribute("data-approx") == "true"
         status = ctl.locator(".wt-player-status").inner_text()
@@ -194,6 +205,8 @@ def test_off_grid_value_is_approximate_until_live(browser, server):
         assert "sweep.sigma=0.3&" in urlsplit(page.url).query + "&", page.url
         page.wait_for_selector("html[data-wt-status=ready]", timeout=BOOT_TIMEOUT_S * 1000)
         assert page.locator("#live-sweep .wt-approx").count() == 0
+        # the move reached Python once: Python says it holds it when set up (worker.js), so it is not sent again
+        assert page.evaluate("() => window.__wtStates") == 1
         bad = wait_live_values(page, "sweep", cpython_values("sweep", "sweep.sigma=0.3"))
         assert not bad, f"live after the hand-over != CPython at the typed value: {bad}"
 

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from harness import BOOT_TIMEOUT_S, ROOT, serve
+from harness import BOOT_TIMEOUT_S, ROOT, serve, type_played
 from robust import session
 from test_browser_player import VALUES_JS, python_requests
 
@@ -76,11 +76,7 @@ def test_only_the_test_build_has_the_probe(dist_dir, probe_dist):
 def test_the_probe_plays_back_then_goes_live(browser, probe_server):
     with session(browser) as s:
         page = s.page
-        page.goto(probe_server.url + "?live=click", wait_until="domcontentloaded")
-        page.wait_for_function("() => !!window.__wt.player.tables.probe", timeout=30_000, polling=50)
-        box = page.locator("#wt-p-probe-n-box")
-        box.fill("3.5")
-        box.press("Enter")
+        type_played(page, probe_server.url + "?live=click", "probe", "n", "3.5")
         assert page.evaluate(VALUES_JS, "probe")["probe-double"] == "7.0"  # from the table, synchronously
         assert "probe.n=3.5" in urlsplit(page.url).query
         assert page.locator("#live-probe .wt-player textarea").count() == 1

@@ -69,7 +69,7 @@ def expect_recovery(s, t0: float, what: str, results: list, hang: bool = False) 
     results.append((what, round(noticed), rec["reason"]))
     print(f"[crash] {what}: noticed after {noticed:.0f} ms (bound {bound_ms:.0f} ms)", flush=True)
     assert noticed <= bound_ms, f"{what}: noticed after {noticed:.0f} ms (> {bound_ms:.0f} ms): {rec}"
-    page.evaluate("() => { window.__wt.crashes = []; }")  # each case starts with a clean crash history
+    page.evaluate("() => { window.__wt.crashes.length = 0; }")  # each case starts with a clean crash history
 
 
 TERMINATE_RUNNING_JS = """(sids) => {
@@ -150,7 +150,7 @@ def test_repeated_crashes_stop_at_retry(browser, server):
         page = s.page
         # Pretend three crashes happened in the last minute, then crash once more.
         page.evaluate("""() => { const now = performance.now();
-            window.__wt.crashes = [1, 2, 3].map((i) => ({reason: 'earlier', at: now - i, noticedAfterMs: 0})); }""")
+            window.__wt.crashes.push(...[1, 2, 3].map((i) => ({reason: 'earlier', at: now - i, noticedAfterMs: 0}))); }""")
         page.evaluate("() => window.__wt.worker.terminate()")
         wait_status(page, "failed", timeout_s=5)
         box = error_box(page)

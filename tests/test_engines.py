@@ -58,10 +58,16 @@ def engine_or_skip(name: str):
     return engines.launched(name)
 
 
-@pytest.fixture(scope="module", params=engines.ENGINES)
-def engine(request):
-    with engine_or_skip(request.param) as e:
-        yield e
+def engine_fixture(names=engines.ENGINES):
+    """A module-scoped fixture `engine`: each engine of NAMES launched once for the module's tests."""
+    @pytest.fixture(scope="module", params=list(names))
+    def engine(request):
+        with engine_or_skip(request.param) as e:
+            yield e
+    return engine
+
+
+engine = engine_fixture()
 
 
 @pytest.fixture(scope="module")
@@ -149,11 +155,11 @@ def test_live_slider_equals_cpython(booted):
         assert abs(got[k] - float(want[k])) <= REL_TOL * abs(float(want[k])), (k, got[k], want[k])
 
 
-# The element under #live-sweep, through Panel's shadow roots, matching a selector and holding a text.
-FIND_JS = """(sel, text) => { const find = (root) => {
+# The element under #live-SID, through Panel's shadow roots, matching a selector and holding a text.
+FIND_JS = """(sid, sel, text) => { const find = (root) => {
         for (const e of root.querySelectorAll(sel)) if (e.textContent.includes(text)) return e;
         for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
-        return null; }; return find(document.getElementById('live-sweep')); }"""
+        return null; }; return find(document.getElementById(`live-${sid}`)); }"""
 
 # The header of the section's "Data and downloads" card (a Panel Card whose host carries .wt-data).
 OPEN_JS = """() => { const find = (root) => {
@@ -167,8 +173,8 @@ def test_an_export_downloads(booted):
     assert booted["end"]["status"] == "ready", booted["end"]
     # The downloads sit in the section's closed "Data and downloads" card: open it first, as a reader would.
     page.click(OPEN_JS)
-    page.wait(f"() => !!({FIND_JS})('button', 'Download CSV')", timeout=30)
-    name, data = page.download(FIND_JS, "button", "Download CSV")
+    page.wait(f"() => !!({FIND_JS})('sweep', 'button', 'Download CSV')", timeout=30)
+    name, data = page.download(FIND_JS, "sweep", "button", "Download CSV")
     first = data.decode().splitlines()[0]
     here = page.js("() => location.href.split('#')[0]")
     assert name.endswith(".csv") and first == f"# reproduce: {here}#sweep", (name, first)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 import engines
-from test_engines import BOOT_END_JS, classroom, engine_or_skip, play_before_python  # noqa: F401 (classroom: a fixture)
+from test_engines import BOOT_END_JS, classroom, engine_fixture, play_before_python  # noqa: F401 (classroom: a fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -32,10 +32,7 @@ FILE_NEEDS = {
 CASES = [(f, "served") for f in LIVE_NEEDS] + [(f, "file") for f in (*LIVE_NEEDS, *FILE_NEEDS)]
 
 
-@pytest.fixture(scope="module", params=[e for e in engines.ENGINES if e != "webkit"])
-def engine(request):
-    with engine_or_skip(request.param) as e:
-        yield e
+engine = engine_fixture([e for e in engines.ENGINES if e != "webkit"])
 
 
 # Playwright's own page.evaluate uses BigInt64Array: in Chromium that removal is left to Firefox's run.

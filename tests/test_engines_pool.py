@@ -9,15 +9,11 @@ from __future__ import annotations
 import pytest
 
 from harness import BOOT_TIMEOUT_S
-from test_engines import BOOT_END_JS, engine  # noqa: F401  (the module-scoped engine fixture)
+from test_browser_player import VALUES_JS
+from test_engines import BOOT_END_JS, FIND_JS, engine  # noqa: F401  (the module-scoped engine fixture)
 from weighttying import tasks
 
 pytestmark = pytest.mark.browser
-# The button or status line under #live-tasks, through Panel's shadow roots, holding a text.
-FIND_JS = """(sel, text) => { const find = (root) => {
-        for (const e of root.querySelectorAll(sel)) if (e.textContent.includes(text)) return e;
-        for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { const f = find(e.shadowRoot); if (f) return f; }
-        return null; }; return find(document.getElementById('live-tasks')); }"""
 OFF_GRID = "sweep.sigma=0.0123"
 # The pool's answer for a query, each slot parsed by this engine, against the live section's slots (shadow roots).
 SAME_JS = """async (query) => {
@@ -31,13 +27,6 @@ SAME_JS = """async (query) => {
   const names = Object.keys(answer);
   return {names, differ: names.filter((n) => parsed(answer[n]) !== live[n])};
 }"""
-VALUES_JS = """() => { const out = {};
-  const walk = (root) => root.querySelectorAll('*').forEach((el) => {
-    if (el.dataset && el.dataset.value !== undefined && /^tasks-/.test(el.dataset.testid || '')) out[el.dataset.testid] = el.dataset.value;
-    if (el.shadowRoot) walk(el.shadowRoot);
-  });
-  walk(document.getElementById('live-tasks'));
-  return out; }"""
 
 
 def test_an_off_grid_answer_is_the_live_sections_bytes(engine, server):  # noqa: F811
@@ -61,10 +50,10 @@ def test_a_pooled_run_gives_cpythons_numbers(engine, server):  # noqa: F811
     try:
         end = page.wait(BOOT_END_JS, timeout=BOOT_TIMEOUT_S * 2, every=0.25)
         assert end["status"] == "ready", end
-        page.click(FIND_JS, "button", "Run the seeds")
-        page.wait(f"() => !!({FIND_JS})('.wt-status', 'Done.')", timeout=120)
+        page.click(FIND_JS, "tasks", "button", "Run the seeds")
+        page.wait(f"() => !!({FIND_JS})('tasks', '.wt-status', 'Done.')", timeout=120)
         assert page.js("() => __wt.pool.started") >= 1
-        got = page.js(VALUES_JS)
+        got = page.js(VALUES_JS, "tasks")
         for r in tasks.table(seeds=range(1), steps=30):
             slug = r["task"].lower()
             assert abs(float(got[f"tasks-{slug}-tied"]) - r["tied"]) <= 1e-9 * max(1.0, abs(r["tied"])), slug

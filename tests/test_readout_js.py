@@ -81,14 +81,18 @@ def strips_case() -> dict:
     return {"fig": fig_of(svg), "points": points}
 
 
+def cases() -> dict:
+    """What readout.test.mjs checks readout.js against (tests/node/readout.json holds it: tests/node_fixtures.py)."""
+    return {"g4": [[x, f"{x:.4g}"] for x in AWKWARD if x != 0] + [[0.0, "0"]],
+            "shown": [[json.loads(R._jnum(x)), R.shown(x)] for x in AWKWARD + [float("inf"), float("nan"), 50257]],
+            "figures": [heatmap_case(), curve_case(), bars_case(), strips_case()]}
+
+
 def test_readout_functions_under_node(tmp_path):
     node = shutil.which("node")
     assert node, "node is not on PATH (./dev installs nodejs as root)"
-    cases = {"g4": [[x, f"{x:.4g}"] for x in AWKWARD if x != 0] + [[0.0, "0"]],
-             "shown": [[json.loads(R._jnum(x)), R.shown(x)] for x in AWKWARD + [float("inf"), float("nan"), 50257]],
-             "figures": [heatmap_case(), curve_case(), bars_case(), strips_case()]}
     path = tmp_path / "cases.json"
-    path.write_text(json.dumps(cases))
+    path.write_text(json.dumps(cases()))
     proc = subprocess.run([node, "--test", str(ROOT / "tests" / "node" / "readout.test.mjs")], cwd=ROOT,
                           capture_output=True, text=True, timeout=120, env={"WT_READOUT_CASES": str(path), "PATH": ""})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]

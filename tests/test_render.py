@@ -52,3 +52,35 @@ def test_end_labels_keep_off_each_other():
     svg = R.lines({"tied": np.linspace(1, 20, 30), "untied": np.linspace(32, 20.5, 30)}, "t", "step", "rank")
     ys = [float(y) for y in re.findall(r'wt-key" x="[-\d.]+" y="([-\d.]+)"', svg)]
     assert len(ys) == 2 and abs(ys[0] - ys[1]) >= R.LABEL_H
+
+
+def labels_and_ends(svg: str) -> list[tuple[float, float]]:
+    """(end label's baseline, its curve's last point's y) of each curve of a line chart, in series order."""
+    labels = [float(y) for y in re.findall(r'wt-key" x="[-\d.]+" y="([-\d.]+)"', svg)]
+    ends = [float(p.split()[-1].split(",")[1]) for p in re.findall(r'<polyline class="wt-s\d+" fill="none" points="([^"]*)"', svg)]
+    assert len(labels) == len(ends)
+    return list(zip(labels, ends))
+
+
+def test_spread_keeps_order_and_gap_nearest_the_wishes_inside_the_bounds():
+    assert R._spread([30.0, 70.0], 10, 0, 100) == [30.0, 70.0]  # apart: each where it wants
+    assert R._spread([11.0, 10.0, 12.0], 10, 0, 100) == [11.0, 1.0, 21.0]  # a crowd spreads around its mean wish
+    assert R._spread([95.0, 96.0], 10, 0, 100) == [90.0, 100.0]  # as near as the bound allows
+    assert R._spread([2.0, 1.0], 10, 0, 100) == [10.0, 0.0]
+
+
+def test_end_labels_sit_beside_their_curve_ends():
+    # apart, flat at the end: each label right above its end
+    got = labels_and_ends(R.lines({"low": [0.0] + [2.0] * 29, "high": [8.0] + [6.0] * 29}, "t", "step", "loss"))
+    assert all(abs(y - (end - 6)) < 0.1 for y, end in got), got
+    # apart, ending on a slope or at the plot's edge: moved off its own curve, but not further than that needs
+    got = labels_and_ends(R.lines({"falls": np.linspace(5, 1, 30), "rises": np.linspace(1, 9, 30)}, "t", "step", "loss"))
+    assert all(abs(y - end) <= 2.5 * R.LABEL_H for y, end in got), got
+    # a crowd (the own-text chart: training and held-out loss of two models end within a few units near the
+    # bottom): the labels touch, never overlap, and stay within the crowd's own height of their ends
+    steps = np.arange(31)
+    crowd = {f"s{k}": 3.6 + 0.05 * k + 2.5 * np.exp(-steps / 3) for k in range(4)}
+    got = labels_and_ends(R.lines(crowd, "t", "step", "bits per character"))
+    ys = sorted(y for y, _ in got)
+    assert all(b - a >= R.LABEL_H - 1e-9 for a, b in zip(ys, ys[1:])), ys
+    assert all(abs(y - end) <= 3 * R.LABEL_H for y, end in got), got

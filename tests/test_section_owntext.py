@@ -35,6 +35,14 @@ def test_a_paste_is_yours_trains_to_cpython_and_never_enters_the_url():
     assert not any(k in w.get("owntext", {}) for w in writes for k in ("owntext.text", "owntext.file", "owntext.prompt"))
 
 
+def test_a_text_typed_before_python_is_taken_as_a_paste_when_the_section_is_built():
+    # the page carries a text typed into the playback's box into the State before the section is built
+    store = Store(S.parse_query("owntext.steps=20")[0])
+    store["owntext"].text = TEXT
+    root = section.build(store)
+    assert store["owntext"].sample == "yours" and "Ready: your pasted text" in shown(root)
+
+
 def test_a_file_after_a_paste_wins_and_a_paste_after_it_wins_back():
     store, root, _ = live()
     store["owntext"].text = "a first paste of mine. " * 10

@@ -63,9 +63,9 @@ def decode(text: bytes) -> bytes:
     return re.sub(rb"=(.)", lambda m: bytes(((m[1][0] - 64) & 0xFF,)), text, flags=re.S)
 
 
-def blocks(payload: bytes) -> bytes:
-    """PAYLOAD as consecutive <script class="wt-payload"> blocks of CHUNK bytes each, encoded."""
-    return b"".join(PAYLOAD_OPEN + encode(payload[i:i + CHUNK]) + PAYLOAD_CLOSE for i in range(0, len(payload), CHUNK))
+def blocks(payload: bytes, chunk: int = CHUNK) -> bytes:
+    """PAYLOAD as consecutive <script class="wt-payload"> blocks of chunk bytes each, encoded."""
+    return b"".join(PAYLOAD_OPEN + encode(payload[i:i + chunk]) + PAYLOAD_CLOSE for i in range(0, len(payload), chunk))
 
 
 def spans(data: bytes) -> list[tuple[int, int]]:

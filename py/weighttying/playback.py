@@ -60,6 +60,6 @@ def table(sid: str) -> dict:
             "fragments": list(fragments), "at": {name: at[name] for name in v.SLOTS}, "early": early.answers(sid)}
 
 
-def tables() -> dict[str, bytes]:
-    """{section id: its table as compact JSON} for every section."""
-    return {sid: json.dumps(table(sid), separators=(",", ":"), ensure_ascii=False).encode() for sid in S.SECTIONS}
+def table_text(sid: str) -> str:
+    """Section sid's table as compact JSON, as the build ships it."""
+    return json.dumps(table(sid), separators=(",", ":"), ensure_ascii=False)

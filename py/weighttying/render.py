@@ -254,34 +254,57 @@ def _key(i: int, name: str) -> str:
             f'dominant-baseline="hanging">{html.escape(name)}</text>')
 
 
-LABEL_EM, LABEL_H = 0.6 * 15, 18  # an end label's character width and line height as placed (15-unit text, the
-# size of a figure's text at ~350 px: the label is placed for its larger phone size)
+LABEL_EM, LABEL_H = 0.6 * 15, 20  # an end label's character width and line height as placed, for a figure's text
+# at its larger phone size (at 360 px its line box is 19.5 units high: labels closer than that overlap)
+
+
+def _spread(ideal: list[float], gap: float, lo: float, hi: float) -> list[float]:
+    """Positions nearest `ideal` (least squares, their order kept) at least `gap` apart, within [lo, hi] while they
+    fit: each run of values that would be closer than `gap` moves as one block to its members' mean wish (pool
+    adjacent violators), so a crowd of labels spreads around where its members belong, not from one side."""
+    order = sorted(range(len(ideal)), key=lambda i: ideal[i])
+    blocks: list[list] = []  # [first position in order, count, start]
+    for k in range(len(order)):
+        blocks.append([k, 1, 0.0])
+        while True:
+            first, count, _ = blocks[-1]
+            wish = sum(ideal[order[j]] - (j - first) * gap for j in range(first, first + count)) / count
+            blocks[-1][2] = max(min(wish, hi - (count - 1) * gap), lo)  # too many to fit: off the bottom, not the top
+            if len(blocks) < 2 or blocks[-2][2] + blocks[-2][1] * gap <= blocks[-1][2]:
+                break
+            before = blocks.pop(-2)
+            blocks[-1][:2] = [before[0], before[1] + count]
+    out = [0.0] * len(ideal)
+    for first, count, start in blocks:
+        for j in range(first, first + count):
+            out[order[j]] = start + (j - first) * gap
+    return out
 
 
 def _end_labels(curves: list[tuple[str, np.ndarray, np.ndarray]], b: tuple) -> str:
-    """Each curve's name (and final value) at its right end, in its colour, above or below the end, on the
-    side and at the height where the fewest points of any curve lie under it and no other label is."""
+    """Each curve's name (and final value) at its right end, in its colour, above or below the end: each wants the
+    height nearest its end with the fewest points of any curve under it (a point costs what 40 units of distance
+    do); labels that would overlap then spread around those heights (_spread), each as near as the others allow,
+    inside the plot."""
     pts = np.concatenate([np.column_stack([px, py]) for _, px, py in curves if len(px)] + [np.zeros((0, 2))])
     if len(pts) > 1:  # the segments between points count too: densify each curve
         pts = np.concatenate([np.column_stack([np.interp(np.linspace(0, len(px) - 1, 8 * len(px)), np.arange(len(px)), px),
                                                np.interp(np.linspace(0, len(px) - 1, 8 * len(px)), np.arange(len(px)), py)])
                               for _, px, py in curves if len(px)])
-    placed, out = [], []
-    for i, (text, px, py) in enumerate(curves):
-        if not len(px):
-            continue
+    shown = [(i, text, px, py) for i, (text, px, py) in enumerate(curves) if len(px)]
+
+    def under(y: float, x1: float, w: float) -> int:  # points under a label of width w, baseline y, ending at x1
+        return int(np.sum((pts[:, 0] > x1 - w - 2) & (pts[:, 0] < x1 + 2) & (pts[:, 1] > y - LABEL_H + 2)
+                          & (pts[:, 1] < y + 4)))
+
+    lo, hi, ideal = b[1] + LABEL_H - 4, b[3] - 2, []  # a baseline's bounds: the label's top in the plot
+    for _, text, px, py in shown:
         w, x1, end = LABEL_EM * len(text), float(px[-1]), float(py[-1])
-        options = [end - 8 - k * LABEL_H / 2 for k in range(12)] + [end + 8 + LABEL_H + k * LABEL_H / 2 for k in range(12)]
-        def cost(y: float) -> float:  # y: the label's baseline
-            top = y - LABEL_H + 4
-            hits = np.sum((pts[:, 0] > x1 - w - 2) & (pts[:, 0] < x1 + 2) & (pts[:, 1] > top - 2) & (pts[:, 1] < y + 4))
-            clash = sum(abs(y - q) < LABEL_H for q in placed)
-            off = top < b[1] - 14 or y > b[3] - 2
-            return hits + 1000 * clash + 500 * off + abs(y - end) / 40  # near its end, unless on data
-        y = min(options, key=cost)
-        placed.append(y)
-        out.append(f'<text class="wt-s{i} wt-key" x="{x1:.1f}" y="{y:.1f}" text-anchor="end">{html.escape(text)}</text>')
-    return "".join(out)
+        options = [end - 6 - k * LABEL_H / 2 for k in range(4)] + [end + LABEL_H + k * LABEL_H / 2 for k in range(4)]
+        ideal.append(min(options, key=lambda y: under(y, x1, w) + 500 * (not lo <= y <= hi) + abs(y - end) / 40))
+    ys = _spread(ideal, LABEL_H, lo, hi)
+    return "".join(f'<text class="wt-s{i} wt-key" x="{float(px[-1]):.1f}" y="{y:.1f}" text-anchor="end">'
+                   f"{html.escape(text)}</text>" for (i, text, px, _), y in zip(shown, ys))
 
 
 def lines(series: dict[str, Sequence[float]], title: str, xlabel: str, ylabel: str,

@@ -432,6 +432,17 @@ def link_values(state: State, section: str) -> dict[str, object]:
     return {c.key: getattr(getattr(state, section), c.name) for c in CONTROLS if c.section == section and c.spec.url}
 
 
+def carry(state: State, values: dict) -> State:
+    """state with the values of controls no link holds (kinds with no url form: free text typed before Python,
+    which the page carries beside the query); any other key, a value not of its kind's type or too long, is
+    dropped: a link's values come from the query alone."""
+    for key, v in values.items():
+        c = BY_KEY.get(key)
+        if c is not None and c.spec.url is None and isinstance(v, c.type) and len(v) <= c.spec.max_chars:
+            state = replace(state, key, v)
+    return state
+
+
 def replace(state: State, key: str, value: object) -> State:
     """A copy of state with one control changed (value already validated)."""
     c = BY_KEY[key]

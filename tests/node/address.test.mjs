@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startAddress } from "../../site/address.js";
 import { codec } from "../../site/state.js";
-import { rules as fixture } from "./built.mjs";
+import { rules as fixture } from "./fixtures.mjs";
 
 const rules = codec(fixture());
 
@@ -71,7 +71,7 @@ test("after a worker crash the player holds every section again, and the next Py
   assert.equal(loc.search, "?sweep.sigma=4");
 });
 
-test("free text never enters the URL, and an anchor keeps the query", () => {
+test("free text never enters the URL but is carried to Python until the hand-over, and an anchor keeps the query", () => {
   // the rules with one section of a number and a free text, as a test build's probe declares them
   const built = fixture(), words = { key: "probe.words", section: "probe", name: "words", kind: "text", default: "" };
   const n = { key: "probe.n", section: "probe", name: "n", kind: "number", default: 1, lo: 0, hi: 10 };
@@ -81,8 +81,17 @@ test("free text never enters the URL, and an anchor keeps the query", () => {
   const address = startAddress(probe, loc, hist);
   address.fromPlayer("probe", { "probe.n": 2, "probe.words": "a long private text" });
   assert.deepEqual(writes, ["?tying.V=100&probe.n=2"]);
+  // what Python takes beside the query (schedule.js), and a count of the moves the query does not show
+  assert.deepEqual(address.carried(), { "probe.words": "a long private text" });
+  assert.deepEqual(address.carried(["tying"]), {});
+  assert.equal(address.moved, 1);
+  address.fromPlayer("probe", { "probe.n": 3, "probe.words": "a long private text" });
+  assert.equal(address.moved, 1, "a move of a linked value is the query's");
   address.hash("probe");
-  assert.deepEqual(writes.at(-1), "?tying.V=100&probe.n=2#probe");
+  assert.deepEqual(writes.at(-1), "?tying.V=100&probe.n=3#probe");
+  address.handOver(["probe"]); // Python holds the text now: nothing is carried any more, and nothing was written
+  assert.deepEqual(address.carried(), {});
+  assert.ok(writes.every((w) => !w.includes("private")), writes);
 });
 
 test("Python's first boot reads the link as opened (to name what it refused), a restart the URL as it is", () => {

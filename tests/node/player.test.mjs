@@ -1,29 +1,44 @@
-// site/player.js's pure parts over the built site's own playback tables and state rules: the answer a table gives
-// for a section's default state is the prerendered page's (what the reader sees before any control moves), an
-// off-grid value shows the nearest grid point and says so, and a choice showing its own fill reads as the choice.
+// site/player.js's pure parts over the build's own playback tables and state rules (tests/node/fixtures.mjs): the
+// answer a table gives for a section's default state is the prerendered page's (what the reader sees before any
+// control moves), an off-grid value shows the nearest grid point and says so, and a choice showing its own fill
+// reads as the choice.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { asRead, fragment, lookup, nearest } from "../../site/player.js";
 import { codec } from "../../site/state.js";
-import { builtConfig, dist } from "./built.mjs";
+import { playback, rules as fixture } from "./fixtures.mjs";
 
-const config = builtConfig();
-const rules = codec(config.state);
-const page = readFileSync(resolve(dist(), "index.html"), "utf8");
-const table = (sid) => JSON.parse(readFileSync(resolve(dist(), config.playback[sid].file), "utf8"));
+const rules = codec(fixture());
+const { grids, tables, prerendered } = playback();
+const table = (sid) => grids[sid]; // lookup reads a table's grid alone
 const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
 
-test("every table answers its section's default state with the prerendered page's fragments", () => {
-  assert.ok(Object.keys(config.playback).length >= 4);
-  for (const sid of Object.keys(config.playback)) {
-    const t = table(sid);
+test("every grid is a section's, and every section has one", () => {
+  assert.deepEqual(Object.keys(grids), rules.sections.filter((s) => s !== "page"));
+});
+
+test("a whole table answers its section's default state with the prerendered page's fragments", () => {
+  assert.ok(Object.keys(tables).length >= 2);
+  for (const [sid, t] of Object.entries(tables)) {
+    assert.ok(t.keys.length >= 2, `${sid}: a table over more than one key checks the row-major order`);
     const { at, approx } = lookup(t, defaults(sid), rules.section(sid));
     assert.deepEqual(approx, [], sid);
     for (const slot of t.slots) {
-      const html = t.fragments[fragment(t, slot, at)];
-      assert.ok(page.includes(html), `${sid}/${slot}: the default's fragment is not the prerendered one`);
+      assert.equal(t.fragments[fragment(t, slot, at)], prerendered[sid][slot], `${sid}/${slot}: the default's fragment is not the prerendered one`);
+    }
+  }
+});
+
+test("off the default, a slot shows the fragment of its own grid point", () => {
+  // every point of a slot's keys is a fragment of the table (row-major: the last key moves fastest)
+  for (const [sid, t] of Object.entries(tables)) {
+    for (const slot of t.slots) {
+      const { keys, index } = t.at[slot], sizes = keys.map((k) => t.values[t.keys.indexOf(k)].length);
+      assert.equal(index.length, sizes.reduce((a, b) => a * b, 1), `${sid}/${slot}`);
+      if (!keys.length) continue;
+      const last = keys.at(-1), at = Object.fromEntries(keys.map((k) => [k, 0]));
+      at[last] = 1;
+      assert.equal(fragment(t, slot, at), String(index[1]), `${sid}/${slot}: the last key moves fastest`);
     }
   }
 });
@@ -41,7 +56,7 @@ test("a value off the grid shows the nearest grid value, in log space for a log 
 
 test("a control the table does not cover is approximate unless at its default", () => {
   const uncovered = (s, x) => !table(s).keys.includes(x.name) && rules.kind(x).url === "number";
-  const sid = Object.keys(config.playback).find((s) => rules.section(s).some((c) => uncovered(s, c)));
+  const sid = Object.keys(grids).find((s) => rules.section(s).some((c) => uncovered(s, c)));
   const c = rules.section(sid).find((x) => uncovered(sid, x));
   const off = { ...defaults(sid), [c.name]: c.default === c.hi ? c.lo : c.hi };
   assert.deepEqual(lookup(table(sid), off, rules.section(sid)).approx, [[c.name, off[c.name], c.default]]);

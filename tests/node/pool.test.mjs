@@ -48,6 +48,15 @@ function fakeWorkers({ bootFails = false } = {}) {
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+async function running(sid, run) {
+  // A pool of two fake workers, each running one of the run's two parts: its workers, what it posted, the pool.
+  const { made, spawn } = fakeWorkers(), posted = [];
+  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
+  pool.run({ sid, run, parts: ["a", "b"] });
+  await tick();
+  return { made, posted, pool };
+}
+
 test("parts go one to a worker, batches are relayed, the workers are released once idle", async () => {
   const { made, spawn } = fakeWorkers(), posted = [];
   const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 5 });
@@ -67,10 +76,7 @@ test("parts go one to a worker, batches are relayed, the workers are released on
 });
 
 test("Cancel stops every part: each worker confirms its last step, nothing of the run is relayed after", async () => {
-  const { made, spawn } = fakeWorkers(), posted = [];
-  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
-  pool.run({ sid: "paper", run: 7, parts: ["a", "b"] });
-  await tick();
+  const { made, posted, pool } = await running("paper", 7);
   made[0].batch();
   made[1].batch();
   made[1].batch();
@@ -84,10 +90,7 @@ test("Cancel stops every part: each worker confirms its last step, nothing of th
 });
 
 test("a worker that dies mid-part is replaced, its part runs again from its start, and the section is told", async () => {
-  const { made, spawn } = fakeWorkers(), posted = [];
-  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
-  pool.run({ sid: "tasks", run: 3, parts: ["a", "b"] });
-  await tick();
+  const { made, posted, pool } = await running("tasks", 3);
   made[1].batch();
   made[1].onerror({ preventDefault() {}, message: "killed" });
   await tick();

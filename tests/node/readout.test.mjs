@@ -1,24 +1,23 @@
-// site/readout.js's pure functions under `node --test`, against cases CPython wrote (tests/test_readout_js.py
-// passes their file in WT_READOUT_CASES): render.num's formatting, and render.py's figures (their data and the
-// centre of each drawn cell, bar or point) mapped back to the cursor and the text the readout shows.
+// site/readout.js's pure functions under `node --test`, against cases CPython wrote (tests/node/readout.json, or the
+// file tests/test_readout_js.py writes and passes in WT_READOUT_CASES): render.num's formatting, and render.py's
+// figures (their data and the centre of each drawn cell, bar or point) mapped back to the cursor and the text the
+// readout shows.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import test from "node:test";
 
 import { cursorAt, describe, fit, g4, mark, place, shown, start, step, toScreen, toUser } from "../../site/readout.js";
+import { root } from "./fixtures.mjs";
 
-const file = process.env.WT_READOUT_CASES;
-const cases = file ? JSON.parse(readFileSync(file, "utf8")) : null;
-const needCases = () => assert.ok(cases, "run through tests/test_readout_js.py, which writes WT_READOUT_CASES");
+const cases = JSON.parse(readFileSync(process.env.WT_READOUT_CASES || resolve(root, "tests", "node", "readout.json"), "utf8"));
 
 test("g4 and shown write numbers as render.num and render.shown do", () => {
-  needCases();
   for (const [x, text] of cases.g4) assert.equal(g4(x), text, `g4(${x})`);
   for (const [v, text] of cases.shown) assert.equal(shown(v), text, `shown(${JSON.stringify(v)})`);
 });
 
 test("the centre of every drawn cell, bar and point maps to its cursor and the value CPython plotted", () => {
-  needCases();
   for (const { fig, points } of cases.figures) {
     for (const { at, cur, texts } of points) {
       const got = cursorAt(fig, at[0], at[1]);

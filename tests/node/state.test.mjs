@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { codec, fill, fmt, quote } from "../../site/state.js";
-import { rules as fixture, root } from "./built.mjs";
+import { rules as fixture, root } from "./fixtures.mjs";
 
 const rules = fixture();
 const cases = JSON.parse(readFileSync(resolve(root, "tests", "url_cases.json"), "utf8"));

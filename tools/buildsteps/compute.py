@@ -18,22 +18,39 @@ from .wheels import package_files
 def computed() -> Path:
     """What CPython computes for the page from weighttying alone, no artifact: {"sections": each section's
     prerendered HTML, "results": results.json's text, "tables": {id: its playback table's text}, "rules": the
-    state rules as data (prerender.rules)}, in one process so the three share each heavy run (views.kit's
-    memo), cached by the package's sources."""
+    state rules as data (prerender.rules)}. Each section is cached on its own (section_part), so a test build
+    (--with-test-sections) computes only its test sections and reuses the page's."""
     sys.path.insert(0, str(ROOT / "py"))
     import numpy
+    from weighttying import prebuilt, prerender, state as S
+
+    package = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sorted(
+        package_files(ROOT / "py" / "weighttying")))]
+    tests = [f"{p.name}:{sha256(p)}" for p in test_section_files()]
+    extra = {s.id for s in S.extra_sections()}
+    paths = {sid: cached([*package, sid, *(tests if sid in extra else [])], f"computed-{sid}.json",
+                         lambda out, sid=sid: section_part(sid, out)) for sid in S.SECTIONS}
 
     def make(out: Path) -> None:
-        from weighttying import playback, prebuilt, prerender as sections_module
-        sections = sections_module.sections()
-        results = prebuilt.dumps(prebuilt.compute()).decode()
-        tables = {sid: t.decode() for sid, t in playback.tables().items()}
-        out.write_text(json.dumps({"sections": sections, "results": results, "tables": tables,
-                                   "rules": sections_module.rules()}))
+        parts = {sid: json.loads(path.read_text()) for sid, path in paths.items()}
+        out.write_text(json.dumps({
+            "sections": {sid: p["section"] for sid, p in parts.items()},
+            "results": prebuilt.dumps({sid: parts[sid]["results"] for sid in prebuilt.RUN_SECTIONS}).decode(),
+            "tables": {sid: p["table"] for sid, p in parts.items()}, "rules": prerender.rules()}))
 
-    key = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sorted(
-        package_files(ROOT / "py" / "weighttying"))), *(f"{p.name}:{sha256(p)}" for p in test_section_files())]
-    return cached(key, "computed.json", make)
+    return cached([*package, *tests], "computed.json", make)
+
+
+def section_part(sid: str, out: Path) -> None:
+    """One section's share of computed() into OUT: its prerendered HTML, its default results (run sections;
+    else None) and its playback table's text, in one process so the three share its heavy runs (views.kit's
+    memo)."""
+    from weighttying import playback, prebuilt, prerender, state as S
+    from weighttying.views import kit
+
+    results = kit.with_results(prerender.view(sid), getattr(S.State(), sid)) if sid in prebuilt.RUN_SECTIONS else None
+    out.write_text(json.dumps({"section": prerender.section(sid, getattr(S.State(), sid)), "results": results,
+                               "table": playback.table_text(sid)}))
 
 
 def start_computing() -> subprocess.Popen:

@@ -132,13 +132,15 @@ def build(sid: str) -> str:
     return json.dumps({"docs_json": docs_json, "render_items": [render_item], "section": sid})
 
 
-def set_query(query: str, sections: list[str] | None = None) -> None:
+def set_query(query: str, sections: list[str] | None = None, carried: str = "{}") -> None:
     """Move the live State of SECTIONS (default: all) to a URL query's: the reader moved the playback
     controls of sections not yet live. A section already live keeps its own state: the query's values
-    for it may be older than a change the reader just made to it."""
+    for it may be older than a change the reader just made to it. carried: JSON {key: value} of the playback's
+    values no link holds (free text typed before Python: site/address.js), put in as state.carry allows."""
     state, _ = S.parse_query(query)  # the page already showed the notes of the query it booted with
+    state = S.carry(state, json.loads(carried))
     for sid in S.SECTIONS if sections is None else sections:
-        _store[sid].param.update(**vars(getattr(state, sid)))
+        _store.follow(sid, getattr(state, sid))
 
 
 def link(sid: str, send_patch) -> None:

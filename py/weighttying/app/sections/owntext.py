@@ -43,6 +43,8 @@ def build(store: Store) -> pn.viewable.Viewable:
 
     obj.param.watch(pasted, "text")
     obj.param.watch(lambda e: e.new and take(e.new, f"the file you chose ({len(e.new):,} characters)"), "file")
+    if obj.text:  # typed before Python (the page carries it into the State): taken as a paste
+        take(obj.text, "your pasted text")
 
     def check() -> str:
         st = store.state_of("owntext")
