@@ -123,11 +123,14 @@ def test_a_pasted_text_trains_here_and_sends_nothing(live, dist_dir):
     assert "owntext" in live.url and text[:20] not in live.url
 
 
-@pytest.mark.parametrize("raw, message", [
-    ("", "The text is empty"),
-    ("too short " * 5, "at least 200 are needed"),
-    ("z" * 400, "one character"),
-])
+# every text the section refuses, and what it says (the engines' test, test_engines_owntext.py, pastes them too)
+BAD_PASTES = [("", "The text is empty"), ("too short " * 5, "at least 200 are needed"), ("z" * 400, "one character")]
+# every file it refuses: (name, a run of bytes, how many times, what it says)
+BAD_FILES = [("latin1.txt", "caf\xe9 au lait, ".encode("latin-1"), 40, "not UTF-8 text"),
+             ("big.txt", b"ab cd\n", 350_001, "the limit is 2 MB")]
+
+
+@pytest.mark.parametrize("raw, message", BAD_PASTES)
 def test_a_bad_paste_is_named_and_the_results_stay(live, raw, message):
     shown = hooks(live)
     paste(live, raw)
@@ -137,13 +140,10 @@ def test_a_bad_paste_is_named_and_the_results_stay(live, raw, message):
     assert hooks(live) == shown
 
 
-@pytest.mark.parametrize("name, data, message", [
-    ("latin1.txt", "caf\xe9 au lait, ".encode("latin-1") * 40, "not UTF-8 text"),
-    ("big.txt", b"ab cd\n" * 350_001, "the limit is 2 MB"),
-])
-def test_a_bad_file_is_named_and_the_results_stay(live, name, data, message):
+@pytest.mark.parametrize("name, run, times, message", BAD_FILES)
+def test_a_bad_file_is_named_and_the_results_stay(live, name, run, times, message):
     shown = hooks(live)
-    live.locator(f"{LIVE} input[type=file]").set_input_files({"name": name, "mimeType": "text/plain", "buffer": data})
+    live.locator(f"{LIVE} input[type=file]").set_input_files({"name": name, "mimeType": "text/plain", "buffer": run * times})
     live.locator(f"{LIVE} [role=alert]", has_text=message).wait_for(timeout=30_000)  # the file control refuses it
     assert hooks(live) == shown
 
