@@ -12,6 +12,7 @@ import { httpTransport, startLab } from "./boot.js";
 import { classroomTransport } from "./classroom.js";
 import { install as installReadout } from "./readout.js";
 import { hook } from "./hook.js";
+import { installDrop } from "./drop.js";
 
 const config = JSON.parse(document.getElementById("wt-build").textContent);
 const rules = codec(config.state);
@@ -31,6 +32,7 @@ const player = startPlayer(config, rules, transport, {
 lab = startLab(config, transport, { live: page.live, address, player });
 // The one hook (hook.js): read-only, for tests and bench; nothing on the page reads it.
 window.__wt = hook({ config, transport, address, page, player, lab });
+installDrop(document); // a dropped file goes to the live section under it, never opens in this tab
 // The readout's tooltip and aria-live region go in <body>: once the page is parsed.
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => installReadout(), { once: true });
 else installReadout();

@@ -4,9 +4,9 @@
   CPython's numbers for that sample.
 - Live (owntext.steps=100, one cold load for the module): a pasted text trains with Run and the hooks show
   CPython's numbers for that text (1e-9 relative), with no request from the paste to the result but for the
-  site's own files (the pool's workers starting); a file set
-  through the file input trains the same way; every bad input (empty, too short, one character, not UTF-8,
-  over 2 MB) is named in the section and the results shown stay; Cancel stops a long run.
+  site's own files (the pool's workers starting); a file dropped on the section trains the same way, one
+  dropped outside it is taken in place (the tab stays); every bad input (empty, too short, one character; a
+  file not UTF-8 or over 2 MB, chosen) is named in the section and the results shown stay; Cancel stops a long run.
 - A text and a prompt typed into the playback's boxes before Python are in the live section after its hand-over,
   never in the URL; on a pool of two numerics workers (the page told it has 3 cores) that text trains, tied and
   untied side by side, one part each, to CPython's numbers; Cancel stops both parts, each worker confirming the
@@ -148,15 +148,25 @@ def test_a_bad_file_is_named_and_the_results_stay(live, name, run, times, messag
     assert hooks(live) == shown
 
 
-def test_a_file_trains_like_a_paste(live):
+# A reader's file dropped on the live section's text box, or on the page outside it (site/drop.js); whether the
+# page took the drop in place (a drop it leaves alone, the browser opens in the tab).
+DROP_JS = """([name, text, onSection]) => { const dt = new DataTransfer();
+  dt.items.add(new File([text], name, {type: 'text/plain'}));
+  const at = onSection ? __wtTest.deep(document.getElementById('live-owntext'), 'textarea') : document.body;
+  const ev = (type) => new DragEvent(type, {bubbles: true, composed: true, cancelable: true, dataTransfer: dt});
+  at.dispatchEvent(ev('dragover')); const drop = ev('drop'); at.dispatchEvent(drop); return drop.defaultPrevented; }"""
+
+
+def test_a_file_dropped_on_the_section_trains_like_a_paste(live):
     text = text_of(2)
-    live.locator(f"{LIVE} input[type=file]").set_input_files(
-        {"name": "mine.txt", "mimeType": "text/plain", "buffer": text.encode()})
+    assert live.evaluate(DROP_JS, ["elsewhere.txt", "x" * 300, False])  # taken in place, and nowhere
+    assert live.evaluate(DROP_JS, ["mine.txt", text, True])
     live.locator(f"{LIVE} [role=status]", has_text=f"Read mine.txt: {len(text):,} characters").wait_for(timeout=30_000)
     said(live, "Ready: the file you chose")
     run_and_wait(live)
     got, want = hooks(live), cpython(text)
     assert all(close(got[h], want[h]) for h in HOOKS), (got, want)
+    assert "elsewhere.txt" not in live.locator(LIVE).inner_text()
 
 
 def test_cancel_stops_a_long_run(live):

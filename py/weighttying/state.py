@@ -136,7 +136,7 @@ class Owntext:
                         choices=("prose", "code", "song", "yours"))
     text: str = spec("", "Your text, pasted (at least 200 characters, at most 2 MB): choosing it makes the sample "
                      "'yours'. It stays in this browser: never in the address bar or a download.", kind="text")
-    file: str = spec("", "Or a .txt file (UTF-8, at most 2 MB), chosen or dropped here: its text is yours, "
+    file: str = spec("", "Or a .txt file (UTF-8, at most 2 MB), chosen, or dropped anywhere on this section: its text is yours, "
                      "like a paste, whichever came last.", kind="file")
     cap: int = spec(96, "Vocabulary cap: at most this many tokens; beyond it the rarest characters share one "
                      "'other' token.", 2, 256)
