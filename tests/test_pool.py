@@ -208,18 +208,20 @@ def test_a_section_slow_to_draw_gets_updates_at_most_a_share_of_the_time(monkeyp
     """An update that costs the section 0.1 s is followed by the next no sooner than 0.1 / SHARE s later (here:
     only the last, as the run's batches are all there at once), whatever draw_s says."""
     import asyncio
-    import time
+    import types
 
     from weighttying.app import pooled
     said, emit = fake_page(lambda run, specs: run_parts(run, specs, 1e-4))
     pooled.setup(2, emit)
     st = SMALL["tasks"]
+    clock = [0.0]  # pooled's clock, which only the section's drawing moves: the test neither sleeps nor races
+    monkeypatch.setattr(pooled, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
 
     async def slow():
         out = []
         async for p in pooled.steps("tasks", st, st.seeds * 4 * st.steps, lambda: iter(()), draw_s=0.0):
             out.append(p)
-            time.sleep(0.1)  # the bar, the status line and a redraw, on a slow device
+            clock[0] += 0.1  # the bar, the status line and a redraw, on a slow device
         return out
     points = asyncio.run(slow())
     assert len(points) == 2 and largest_difference(one_worker("tasks", st), points[-1]["merged"]) == 0.0
