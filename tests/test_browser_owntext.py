@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import Live, live_page
-from harness import Recorder, assert_same_origin, new_context, until, wait_booted
+from harness import HELPERS_JS, Recorder, assert_same_origin, new_context, until, wait_booted
 from test_browser_repeat import press_slider, status, value
 from weighttying import owntext as O
 from weighttying import state as S
@@ -148,19 +148,25 @@ def test_a_bad_file_is_named_and_the_results_stay(live, name, run, times, messag
     assert hooks(live) == shown
 
 
-# A reader's file dropped on the live section's text box, or on the page outside it (site/drop.js); whether the
-# page took the drop in place (a drop it leaves alone, the browser opens in the tab).
-DROP_JS = """([name, text, onSection]) => { const dt = new DataTransfer();
-  dt.items.add(new File([text], name, {type: 'text/plain'}));
-  const at = onSection ? __wtTest.deep(document.getElementById('live-owntext'), 'textarea') : document.body;
+# A reader's file, RUN's bytes TIMES over (made in the page: a 2 MB argument would cross a driver's wire), given as
+# WAY says: "choose" (the live file box), "drop" on the live section's text box, or "drop-page" on the page outside
+# it (site/drop.js). Whether the page took it (a drop it leaves alone, the browser opens in the tab).
+FILE_JS = "([name, run, times, way]) => {" + HELPERS_JS + """
+  const one = Uint8Array.from(run), all = new Uint8Array(one.length * times);
+  for (let i = 0; i < times; i++) all.set(one, i * one.length);
+  const dt = new DataTransfer(), live = document.getElementById('live-owntext');
+  dt.items.add(new File([all], name, {type: 'text/plain'}));
+  if (way === 'choose') { const box = __wtTest.deep(live, 'input[type=file]'); box.files = dt.files;
+    box.dispatchEvent(new Event('change', {bubbles: true})); return true; }
+  const at = way === 'drop' ? __wtTest.deep(live, 'textarea') : document.body;
   const ev = (type) => new DragEvent(type, {bubbles: true, composed: true, cancelable: true, dataTransfer: dt});
   at.dispatchEvent(ev('dragover')); const drop = ev('drop'); at.dispatchEvent(drop); return drop.defaultPrevented; }"""
 
 
 def test_a_file_dropped_on_the_section_trains_like_a_paste(live):
     text = text_of(2)
-    assert live.evaluate(DROP_JS, ["elsewhere.txt", "x" * 300, False])  # taken in place, and nowhere
-    assert live.evaluate(DROP_JS, ["mine.txt", text, True])
+    assert live.evaluate(FILE_JS, ["elsewhere.txt", list(b"x"), 300, "drop-page"])  # taken in place, and nowhere
+    assert live.evaluate(FILE_JS, ["mine.txt", list(text.encode()), 1, "drop"])
     live.locator(f"{LIVE} [role=status]", has_text=f"Read mine.txt: {len(text):,} characters").wait_for(timeout=30_000)
     said(live, "Ready: the file you chose")
     run_and_wait(live)

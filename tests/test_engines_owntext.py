@@ -4,7 +4,8 @@ page visit each:
   - before Python (?live=click), choosing each shipped sample answers at once with CPython's numbers (the
     playback tables), and a move of steps is taken by the live lab once the reader starts it;
   - live, a pasted text trains with Run: the hooks change, are finite and are CPython's for that text;
-  - every text and file the section refuses is named, and the results shown stay; a file it takes is read;
+  - every text and file the section refuses is named, and the results shown stay; a file dropped on the
+    section is read, one dropped outside it is taken in place;
   - Cancel stops a long run, and nothing then claims to be trained;
   - nothing is requested off the origin, from the paste to the end.
 
@@ -19,7 +20,7 @@ import pytest
 
 import engines
 from harness import BOOT_TIMEOUT_S, HELPERS_JS, until
-from test_browser_owntext import BAD_FILES, BAD_PASTES, HOOKS, close, cpython, text_of
+from test_browser_owntext import BAD_FILES, BAD_PASTES, FILE_JS, HOOKS, close, cpython, text_of
 from test_browser_player import VALUES_JS, cpython_values, mismatches
 from test_browser_repeat import FOCUS_JS
 from test_engines import BOOT_END_JS, FIND_JS, RESOURCES_JS, engine_fixture
@@ -36,14 +37,6 @@ PLAY_JS = """(id, value) => { const el = document.getElementById(id); el.value =
 PASTE_JS = "(text) => {" + HELPERS_JS + """
   const box = __wtTest.deep(document.getElementById('live-owntext'), 'textarea');
   box.value = text; box.dispatchEvent(new Event('input')); box.dispatchEvent(new Event('change')); }"""
-# A file given to the live file box as a reader's choice would (Bokeh's FileInput reads it on change): RUN's bytes
-# TIMES over, made in the page (a 2 MB argument would cross the driver's wire).
-FILE_JS = "(name, run, times) => {" + HELPERS_JS + """
-  const one = Uint8Array.from(run), all = new Uint8Array(one.length * times);
-  for (let i = 0; i < times; i++) all.set(one, i * one.length);
-  const box = __wtTest.deep(document.getElementById('live-owntext'), 'input[type=file]'), dt = new DataTransfer();
-  dt.items.add(new File([all], name, {type: 'text/plain'})); box.files = dt.files;
-  box.dispatchEvent(new Event('change', {bubbles: true})); }"""
 FOCUS_SLIDER_JS = "(args) => {" + HELPERS_JS + "return (" + FOCUS_JS + ")(args); }"
 
 
@@ -57,7 +50,7 @@ def said(page, selector: str, text: str, timeout: float = 30) -> None:
 
 
 def refusals_keep_the_results(page) -> None:
-    """Every bad paste and bad file is named and changes no result shown; then a good file is read."""
+    """Every bad paste and bad file is named and changes no result shown; then a good file dropped is read."""
     trained = shown(page)
     for raw, message in BAD_PASTES:
         page.js(PASTE_JS, raw)
@@ -66,11 +59,12 @@ def refusals_keep_the_results(page) -> None:
         said(page, ".wt-status.wt-bad", message)
         assert shown(page) == trained, message
     for name, run, times, message in BAD_FILES:
-        page.js(FILE_JS, name, list(run), times)
+        page.js(FILE_JS, [name, list(run), times, "choose"])
         said(page, "[role=alert]", message)
         assert shown(page) == trained, message
     text = text_of(2)
-    page.js(FILE_JS, "mine.txt", list(text.encode()), 1)
+    assert page.js(FILE_JS, ["elsewhere.txt", list(b"x"), 300, "drop-page"])  # taken in place, and nowhere
+    assert page.js(FILE_JS, ["mine.txt", list(text.encode()), 1, "drop"])
     said(page, "[role=status]", f"Read mine.txt: {len(text):,} characters")
     said(page, "[data-testid=owntext-input]", "Ready: the file you chose")
 
