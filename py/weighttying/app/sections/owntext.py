@@ -37,14 +37,14 @@ def build(store: Store) -> pn.viewable.Viewable:
         if not bad:
             obj.sample = V.YOURS
 
-    def pasted(event) -> None:
+    def pasted(text: str) -> None:
         obj.file = ""  # the paste is the reader's latest text
-        take(event.new, "your pasted text")
+        take(text, "your pasted text")
 
-    obj.param.watch(pasted, "text")
+    obj.param.watch(lambda e: pasted(e.new), "text")
     obj.param.watch(lambda e: e.new and take(e.new, f"the file you chose ({len(e.new):,} characters)"), "file")
     if obj.text:  # typed before Python (the page carries it into the State): taken as a paste
-        take(obj.text, "your pasted text")
+        pasted(obj.text)
 
     def check() -> str:
         st = store.state_of("owntext")
