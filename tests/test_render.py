@@ -51,7 +51,7 @@ def test_every_numeric_axis_has_three_values_and_a_pair_panel_its_heading():
 def test_end_labels_keep_off_each_other():
     svg = R.lines({"tied": np.linspace(1, 20, 30), "untied": np.linspace(32, 20.5, 30)}, "t", "step", "rank")
     ys = [float(y) for y in re.findall(r'wt-key" x="[-\d.]+" y="([-\d.]+)"', svg)]
-    assert len(ys) == 2 and abs(ys[0] - ys[1]) >= R.LABEL_H
+    assert len(ys) == 2 and abs(ys[0] - ys[1]) >= R.LABEL_H - 1e-9  # the baselines as printed (one decimal)
 
 
 def labels_and_ends(svg: str) -> list[tuple[float, float]]:
@@ -77,10 +77,39 @@ def test_end_labels_sit_beside_their_curve_ends():
     got = labels_and_ends(R.lines({"falls": np.linspace(5, 1, 30), "rises": np.linspace(1, 9, 30)}, "t", "step", "loss"))
     assert all(abs(y - end) <= 2.5 * R.LABEL_H for y, end in got), got
     # a crowd (the own-text chart: training and held-out loss of two models end within a few units near the
-    # bottom): the labels touch, never overlap, and stay within the crowd's own height of their ends
+    # bottom): the labels touch, never overlap, stack in the order of their ends, leave the curves for the free
+    # space above them, and stay within the crowd's own height of their ends
     steps = np.arange(31)
     crowd = {f"s{k}": 3.6 + 0.05 * k + 2.5 * np.exp(-steps / 3) for k in range(4)}
-    got = labels_and_ends(R.lines(crowd, "t", "step", "bits per character"))
+    svg = R.lines(crowd, "t", "step", "bits per character")
+    got = labels_and_ends(svg)
     ys = sorted(y for y, _ in got)
     assert all(b - a >= R.LABEL_H - 1e-9 for a, b in zip(ys, ys[1:])), ys
-    assert all(abs(y - end) <= 3 * R.LABEL_H for y, end in got), got
+    assert [y for y, _ in sorted(got, key=lambda g: g[1])] == ys, got  # the top label names the top end
+    assert all(abs(y - end) <= len(crowd) * R.LABEL_H for y, end in got), got
+    assert labels_on_curves(svg) == 0
+
+
+def labels_on_curves(svg: str) -> int:
+    """The points of the chart's curves (every polyline vertex) inside an end label's box, as render places them."""
+    pts = np.array([[float(v) for v in p.split(",")] for line in re.findall(r'<polyline class="wt-s\d+" fill="none" points="([^"]*)"', svg)
+                    for p in line.split()])
+    hits = 0
+    for x, y, text in re.findall(r'wt-key" x="([-\d.]+)" y="([-\d.]+)" text-anchor="end">([^<]*)<', svg):
+        x1, y, w = float(x), float(y), R.LABEL_EM * len(text)
+        hits += int(np.sum((pts[:, 0] > x1 - w) & (pts[:, 0] < x1) & (pts[:, 1] > y - R.LABEL_H + 4) & (pts[:, 1] < y)))
+    return hits
+
+
+def test_a_crowd_on_its_curves_moves_as_one_to_free_space_or_stays():
+    under_band = lambda k, y: int(100 <= y <= 135)  # noqa: E731  (curves between heights 100 and 135)
+    # on the curves: the nearest move that frees both (three half lines down, not four up), order and gaps kept
+    assert R._clear([110.0, 130.0], under_band, 0, 200) == [140.0, 160.0]
+    # already free: unchanged
+    assert R._clear([40.0, 60.0], under_band, 0, 200) == [40.0, 60.0]
+    # a curve under every height in reach (a steep curve across the labels' width): they stay by their ends
+    assert R._clear([110.0, 130.0], lambda k, y: 1, 0, 200) == [110.0, 130.0]
+    # free space only beyond MOVE half lines, or outside the plot: they stay
+    far = R.LABEL_H / 2 * (R.MOVE + 1)
+    assert R._clear([110.0], lambda k, y: int(y > 110 - far), 0, 200) == [110.0]
+    assert R._clear([110.0, 130.0], lambda k, y: int(y > 20), 95, 200) == [110.0, 130.0]
