@@ -12,7 +12,9 @@ pool's workers, the later ones reuse them; the medians of the later ones are the
 Runs the renderer's resident set is sampled (the workers live in the page's renderer); after the last Run the
 pool is released (__wt.pool.release(), what a minute idle does) and the resident set read again.
 Each Run's streaming cost in the Panel worker is timed in it (COST_PY): batches taken in, merges, and the
-progress dicts it handled (bar, status line, redraws), with their share of the Run's wall time.
+progress dicts it handled (bar, status line, redraws), with their share of the Run's wall time. Each warm pooled Run's
+numerics workers time their batches (PART_PY): `busiest_worker_share` is the busiest one's compute over the Run's
+wall time, near 1 when the Run is its arithmetic and nothing else.
 --variant NAME=DIST (repeatable) measures another build too, interleaved page by page: its modes are "NAME:one"...
 """
 from __future__ import annotations
@@ -56,6 +58,24 @@ _P.encode = _timed("encode", _P.encode)
 _start = _J.Job.start
 _J.Job.start = lambda self, steps, on_step, *a, **k: _start(self, steps, _timed("step", on_step), *a, **k)
 """
+# Each numerics worker's time inside its part's batches (pool.Part.batch: training and encoding its points), so a
+# pooled Run's wall time splits into the busiest worker's compute and the rest (starting parts, relaying, gathering).
+PART_PY = """
+import time
+from weighttying import pool as _P
+if not hasattr(_P.Part, "_timed"):
+    PART = [0, 0.0]
+    _batch = _P.Part.batch
+    def _b(self, *a, **k):
+        t = time.perf_counter()
+        try:
+            return _batch(self, *a, **k)
+        finally:
+            PART[0] += 1
+            PART[1] += time.perf_counter() - t
+    _P.Part.batch, _P.Part._timed = _b, True
+"""
+PART_TAKE_PY = "import json; _out = json.dumps(PART); PART[:] = [0, 0.0]; _out"
 TAKE_PY = "import json; _out = json.dumps(COST); [v.__setitem__(slice(None), [0, 0.0]) for v in COST.values()]; _out"
 IS_PANEL_JS = "() => !!(self.__wtWorker && self.__wtWorker.py && self.__wtWorker.py.runPython(\"'panel' in __import__('sys').modules\"))"
 NO_POOL = ("(() => { const W = window.Worker; let n = 0; window.Worker = function (...a) {"
@@ -78,6 +98,23 @@ def modes(section: str, only: str = "") -> dict[str, str]:
 def panel_worker(page):
     """The page's Panel worker (the numerics workers have no Panel)."""
     return next(w for w in page.workers if w.evaluate(IS_PANEL_JS))
+
+
+def numerics_workers(page) -> list:
+    """The page's numerics workers now (booted: Python is up in them), timing their batches (PART_PY)."""
+    out = [w for w in page.workers if not w.evaluate(IS_PANEL_JS) and w.evaluate("() => !!(self.__wtWorker && self.__wtWorker.py)")]
+    for w in out:
+        w.evaluate(f"() => self.__wtWorker.py.runPython({json.dumps(PART_PY)})")
+    return out
+
+
+def compute_s(workers) -> list[float]:
+    """Each worker's seconds inside its batches since the last call (a worker ended meanwhile: left out)."""
+    out = []
+    for w in workers:
+        with contextlib.suppress(Exception):
+            out.append(json.loads(w.evaluate(f"() => self.__wtWorker.py.runPython({json.dumps(PART_TAKE_PY)})"))[1])
+    return out
 
 
 def time_streaming(page) -> None:
@@ -117,19 +154,28 @@ def visit(pw, exe: str, url: str, section: str, init: str, runs: int, timeout_s:
         time_streaming(page)
         sampler = memory.RssSampler(profile)
         sampler.start()
-        walls, costs = [], []
+        walls, costs, computes = [], [], []
         try:
             for _ in range(runs):
+                workers = numerics_workers(page)  # none before the first pooled Run starts them
                 walls.append(one_run(page, live, section, timeout_s))
                 costs.append(taken(page, walls[-1]))
+                computes.append(compute_s(workers) if workers else None)
         finally:
             sampler.stopped.set()
         pool = page.evaluate("({size: __wt.pool.size, started: __wt.pool.started, notes: __wt.pool.notes})")
         page.evaluate("__wt.pool.release()")
         time.sleep(2.0)  # the workers' memory goes back once they end
-        return {"wall_s": walls, "streaming": costs, "pool_size": pool["size"], "workers_started": pool["started"], "notes": pool["notes"],
+        return {"wall_s": walls, "streaming": costs, "worker_compute_s": computes, "pool_size": pool["size"], "workers_started": pool["started"], "notes": pool["notes"],
                 "rss_before_run_bytes": before, "rss_peak_during_runs_bytes": max((b for _, b in sampler.samples), default=None),
                 "rss_after_release_bytes": rss_now(profile)}
+
+
+def busiest(vs: list[dict]) -> float | None:
+    """Median over the warm pooled Runs of the busiest numerics worker's compute over the Run's wall time (None:
+    no pool): near 1, the Run is its slowest part's arithmetic and nothing else in it is left to win."""
+    shares = [max(c) / w for v in vs for w, c in list(zip(v["wall_s"], v["worker_compute_s"]))[1:] if c]
+    return statistics.median(shares) if shares else None
 
 
 def summarise(visits: dict) -> dict:
@@ -148,6 +194,7 @@ def summarise(visits: dict) -> dict:
             rows[mode] = {"warm_median_s": statistics.median(warm), "first_run_s": statistics.median(v["wall_s"][0] for v in vs),
                           "streaming_share": statistics.median(c["share_of_run"] for c in costs),
                           "updates_per_s": statistics.median(c["updates_per_s"] for c in costs),
+                          "busiest_worker_share": busiest(vs),
                           "pool_size": vs[-1]["pool_size"], "workers_started": vs[-1]["workers_started"],
                           "rss_before_run_mb": mb("rss_before_run_bytes"), "rss_peak_during_runs_mb": mb("rss_peak_during_runs_bytes"),
                           "rss_after_release_mb": mb("rss_after_release_bytes")}
