@@ -10,7 +10,10 @@ after another (bench/out/pool.json is written after every page, so a pass cut sh
 Each page boots, then presses Run --runs times: the first Run's wall time (click to "Done.") includes starting the
 pool's workers, the later ones reuse them; the medians of the later ones are the comparison. During the pooled
 Runs the renderer's resident set is sampled (the workers live in the page's renderer); after the last Run the
-pool is released (__wt.pool.release(), what a minute idle does) and the resident set read again.
+pool is released (__wt.pool.release(), what a minute idle does) and the resident set read every 0.5 s until it is
+back within 5 % of its level before the first Run, at most 30 s (Chromium hands freed pages back lazily: after a
+paper Run, seconds to tens of seconds): `rss_after_release_bytes` is the last reading, `release_s` how long it took
+(None: not back within 30 s).
 Each Run's streaming cost in the Panel worker is timed in it (COST_PY): batches taken in, merges, and the
 progress dicts it handled (bar, status line, redraws), with their share of the Run's wall time. Each warm pooled Run's
 numerics workers time their batches (PART_PY): `busiest_worker_share` is the busiest one's compute over the Run's
@@ -142,6 +145,19 @@ def one_run(page, live: str, section: str, timeout_s: float) -> float:
     return time.monotonic() - t0
 
 
+def released_rss(profile: str, before: int | None, timeout_s: float = 30.0) -> tuple[int | None, float | None]:
+    """The renderer's resident set once it is back within 5 % of `before` (polled every 0.5 s), and the seconds
+    that took; after timeout_s, the last reading and None."""
+    t0 = time.monotonic()
+    while True:
+        now = rss_now(profile)
+        if before and now and now <= 1.05 * before:
+            return now, time.monotonic() - t0
+        if time.monotonic() - t0 > timeout_s:
+            return now, None
+        time.sleep(0.5)
+
+
 def visit(pw, exe: str, url: str, section: str, init: str, runs: int, timeout_s: float) -> dict:
     """One page of one mode: its Runs' wall times, pool size, renderer memory during the Runs and after release."""
     with run.cold_browser(pw, exe, timeout_s) as (ctx, page, _reqs, _asked, profile):
@@ -165,10 +181,10 @@ def visit(pw, exe: str, url: str, section: str, init: str, runs: int, timeout_s:
             sampler.stopped.set()
         pool = page.evaluate("({size: __wt.pool.size, started: __wt.pool.started, notes: __wt.pool.notes})")
         page.evaluate("__wt.pool.release()")
-        time.sleep(2.0)  # the workers' memory goes back once they end
+        after, release_s = released_rss(profile, before) if pool["started"] else (rss_now(profile), None)  # nothing to release
         return {"wall_s": walls, "streaming": costs, "worker_compute_s": computes, "pool_size": pool["size"], "workers_started": pool["started"], "notes": pool["notes"],
                 "rss_before_run_bytes": before, "rss_peak_during_runs_bytes": max((b for _, b in sampler.samples), default=None),
-                "rss_after_release_bytes": rss_now(profile)}
+                "rss_after_release_bytes": after, "release_s": release_s}
 
 
 def busiest(vs: list[dict]) -> float | None:
@@ -197,7 +213,8 @@ def summarise(visits: dict) -> dict:
                           "busiest_worker_share": busiest(vs),
                           "pool_size": vs[-1]["pool_size"], "workers_started": vs[-1]["workers_started"],
                           "rss_before_run_mb": mb("rss_before_run_bytes"), "rss_peak_during_runs_mb": mb("rss_peak_during_runs_bytes"),
-                          "rss_after_release_mb": mb("rss_after_release_bytes")}
+                          "rss_after_release_mb": mb("rss_after_release_bytes"),
+                          "release_s": [v.get("release_s") for v in vs]}
         for mode, r in rows.items():
             one = rows.get(mode.rpartition(":")[0] + (":" if ":" in mode else "") + "one", {}).get("warm_median_s")
             r["over_one_worker"] = r["warm_median_s"] / one if one else None
