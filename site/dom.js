@@ -2,3 +2,8 @@
 // runs in <head>).
 export const $ = (id) => document.getElementById(id);
 export const whenDom = (fn) => (document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", fn, { once: true }) : fn());
+// root and every shadow root under it, outermost first, in document order (Bokeh draws its widgets in shadow roots)
+export function* withShadowRoots(root) {
+  yield root;
+  for (const el of root.querySelectorAll("*")) if (el.shadowRoot) yield* withShadowRoots(el.shadowRoot);
+}

@@ -1,15 +1,15 @@
 // A file dropped anywhere on a live section that reads files (own text) goes to that section's file box, as if
 // chosen there, so the box's checks (size, UTF-8: Python's) apply. A file dropped anywhere else is refused in
 // place: the browser would otherwise open it in this tab, and the reader would lose the page.
+import { withShadowRoots } from "./dom.js";
+
 const hasFiles = (e) => !!e.dataTransfer && Array.from(e.dataTransfer.types || []).includes("Files");
 
 function deep(root, sel) {
   // the first match of sel under root, shadow roots included (Bokeh draws its inputs in them)
-  const hit = root.querySelector(sel);
-  if (hit) return hit;
-  for (const el of root.querySelectorAll("*")) {
-    const inner = el.shadowRoot && deep(el.shadowRoot, sel);
-    if (inner) return inner;
+  for (const r of withShadowRoots(root)) {
+    const hit = r.querySelector(sel);
+    if (hit) return hit;
   }
   return null;
 }
