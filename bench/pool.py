@@ -145,6 +145,21 @@ def one_run(page, live: str, section: str, timeout_s: float) -> float:
     return time.monotonic() - t0
 
 
+def builds(dist: Path, variants: list[str]) -> dict[str, Path]:
+    """{name: built site}: "" is --dist, each --variant NAME=DIST one more, measured interleaved with it."""
+    return {"": dist, **{n: Path(d) for n, _, d in (v.partition("=") for v in variants)}}
+
+
+def label(build: str, mode: str) -> str:
+    """A mode's key in a report: "NAME:mode" for a --variant's build, the mode alone for --dist's."""
+    return f"{build}:{mode}" if build else mode
+
+
+def served(stack: contextlib.ExitStack, sites: dict[str, Path], logs: Path) -> dict[str, str]:
+    """{name: URL}: each built site served by its own serve.py for as long as `stack` lasts."""
+    return {b: stack.enter_context(harness.serve(d.resolve(), log_dir=logs)).url for b, d in sites.items()}
+
+
 def released_rss(profile: str, before: int | None, timeout_s: float = 30.0) -> tuple[int | None, float | None]:
     """The renderer's resident set once it is back within 5 % of `before` (polled every 0.5 s), and the seconds
     that took; after timeout_s, the last reading and None."""
@@ -216,7 +231,7 @@ def summarise(visits: dict) -> dict:
                           "rss_after_release_mb": mb("rss_after_release_bytes"),
                           "release_s": [v.get("release_s") for v in vs]}
         for mode, r in rows.items():
-            one = rows.get(mode.rpartition(":")[0] + (":" if ":" in mode else "") + "one", {}).get("warm_median_s")
+            one = rows.get(label(mode.rpartition(":")[0], "one"), {}).get("warm_median_s")
             r["over_one_worker"] = r["warm_median_s"] / one if one else None
         out[section] = rows
     return out
@@ -242,14 +257,13 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     sections = [s for s in a.sections.split(",") if s]
-    builds = {"": a.dist, **dict((n, Path(d)) for n, _, d in (v.partition("=") for v in a.variant))}
-    label = lambda build, mode: f"{build}:{mode}" if build else mode  # noqa: E731
-    visits: dict = {s: {label(b, m): [] for m in modes(s, a.modes) for b in builds} for s in sections}
+    sites = builds(a.dist, a.variant)
+    visits: dict = {s: {label(b, m): [] for m in modes(s, a.modes) for b in sites} for s in sections}
     load = [os.getloadavg()]
     exe = harness.chromium_path()
     logs = Path(tempfile.mkdtemp(prefix="wt-pool-bench-"))  # the server's log, not in the working tree
     with contextlib.ExitStack() as stack, sync_playwright() as pw:
-        urls = {b: stack.enter_context(harness.serve(d.resolve(), log_dir=logs)).url for b, d in builds.items()}
+        urls = served(stack, sites, logs)
         for section in sections:
             for mode, init in modes(section, a.modes).items():
                 for b, url in urls.items():  # the builds interleaved: a change of the machine's load hits each alike

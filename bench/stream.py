@@ -141,14 +141,13 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    builds = {"": a.dist, **dict((n, Path(d)) for n, _, d in (v.partition("=") for v in a.variant))}
-    label = lambda build, mode: f"{build}:{mode}" if build else mode  # noqa: E731
-    report: dict = {"stream": {label(b, m): [] for b in builds for m in ("one", "pool")}, "early": [],
+    sites, label = pool.builds(a.dist, a.variant), pool.label
+    report: dict = {"stream": {label(b, m): [] for b in sites for m in ("one", "pool")}, "early": [],
                     "cpus": os.cpu_count(), "load": [os.getloadavg()]}
     exe = harness.chromium_path()
     logs = Path(tempfile.mkdtemp(prefix="wt-stream-bench-"))
     with contextlib.ExitStack() as stack, sync_playwright() as pw:
-        urls = {b: stack.enter_context(harness.serve(d.resolve(), log_dir=logs)).url for b, d in builds.items()}
+        urls = pool.served(stack, sites, logs)
         for _ in range(a.pages):  # the modes and builds interleaved, so a change of the machine's load hits each alike
             for b, url in urls.items():
                 for mode, init in ({} if a.only == "early" else {"one": pool.NO_POOL, "pool": ""}).items():
