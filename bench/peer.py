@@ -37,7 +37,7 @@ from packaging.utils import canonicalize_name  # noqa: E402
 from tools.buildsteps import archives, assemble, base, compress, fetch, wheels  # noqa: E402
 
 PEER_PINS = ROOT / "bench" / "peer_pins.json"
-CACHE = ROOT / ".cache" / "peer"  # its own folder: build.py writes .cache/built/ours concurrently
+CACHE = base.CACHE / "peer"  # its own folder: build.py writes built/ beside it concurrently
 APP = ROOT / "bench" / "peer_app.py"
 # Generated URL prefix -> folder of the peer site. The worker resolves relative URLs against peer_app.js,
 # the page against index.html; both sit at the root.
@@ -265,7 +265,7 @@ def inputs_key(pins: dict, peer_pins: dict, wheel: Path) -> str:
 def build_peer(offline: bool = True) -> Path:
     """The peer site's folder under CACHE (built once per distinct input)."""
     pins, peer_pins = json.loads(base.PINS.read_text()), json.loads(PEER_PINS.read_text())
-    pypi = fetch.pypi_files(pins, offline)  # the project's own pins, in the project's .cache/pypi
+    pypi = fetch.pypi_files(pins, offline)  # the project's own pins, in build.py's cache
     CACHE.mkdir(parents=True, exist_ok=True)
     with build_cache(CACHE):
         wheel = wheels.our_wheel()

@@ -1,7 +1,7 @@
 """build.py: refuses tampered artifacts (naming them), rebuilds offline and deterministically, and
 writes a dist/ whose lock, wheels, page and server fit together.
 
-Tampering happens in a copy of .cache/ made of hard links (fast, and the real cache is never
+Tampering happens in a copy of build.py's cache (~/.cache/weighttying) made of hard links (fast, and the real cache is never
 touched: a tampered file is a fresh file replacing its link).
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -28,9 +29,10 @@ def sha256(path: Path) -> str:
 
 @pytest.fixture
 def cache_copy(dist_dir, tmp_path) -> Path:
-    """A hard-linked copy of the warm .cache/ (dist_dir guarantees a build has filled it)."""
+    """A hard-linked copy of build.py's warm cache (dist_dir guarantees a build has filled it)."""
+    from tools.buildsteps.base import CACHE
     copy = tmp_path / "cache"
-    shutil.copytree(ROOT / ".cache", copy, copy_function=os.link)
+    shutil.copytree(CACHE, copy, copy_function=os.link, ignore=shutil.ignore_patterns("peer", "*.part"))
     return copy
 
 
@@ -312,3 +314,23 @@ def test_the_build_writes_each_sections_live_box_and_refuses_prose_that_types_on
         prose(S.Section("sweep", S.Sweep, "", None, str(typed)))
     with pytest.raises(BuildError, match=r'typed.html must be one <section id="tying"'):
         prose(S.Section("tying", S.Tying, "", None, str(typed)))
+
+
+def test_the_cache_is_the_machines_and_prunes_what_no_build_used(tmp_path, monkeypatch):
+    """build.py's cache is one per machine ($WT_CACHE, else $XDG_CACHE_HOME/weighttying), so a fresh clone builds
+    from it; a built/ entry no build used for 14 days goes, one in use stays, and using one marks it used."""
+    from tools.buildsteps import base
+    monkeypatch.setenv("WT_CACHE", str(tmp_path / "wt"))
+    assert base.user_cache() == tmp_path / "wt"
+    monkeypatch.delenv("WT_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert base.user_cache() == tmp_path / "xdg" / "weighttying"
+    monkeypatch.setattr(base, "CACHE", tmp_path / "cache")
+    made = []
+    old, fresh = (base.cached([k], "x.json", lambda p, k=k: (made.append(k), p.write_text(k))) for k in ("old", "new"))
+    assert base.cached(["old"], "x.json", lambda p: made.append("again")) == old and made == ["old", "new"]
+    month_ago = time.time() - 30 * 86400
+    os.utime(old.parent, (month_ago, month_ago))
+    base.prune_built()
+    assert not old.parent.exists() and fresh.read_text() == "new"
+    assert not list((tmp_path / "cache").rglob("*.part")), "a made entry left its part behind"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -12,7 +14,18 @@ ROOT = Path(__file__).resolve().parents[2]  # tools/buildsteps/base.py
 PINS = ROOT / "pins" / "artifacts.json"
 SITE = ROOT / "site"
 TOOLS = ROOT / "tools"
-CACHE = ROOT / ".cache"
+
+
+def user_cache() -> Path:
+    """$WT_CACHE, else $XDG_CACHE_HOME/weighttying (~/.cache/weighttying): one cache for every checkout on the
+    machine, as pip's and npm's are, so a fresh clone builds from what an earlier build already derived. Every
+    entry is keyed by the hash of its inputs, and pinned downloads are checked again whenever they are used."""
+    if os.environ.get("WT_CACHE"):
+        return Path(os.environ["WT_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "weighttying"
+
+
+CACHE = user_cache()
 NPM_DIR = ROOT / "node_modules" / "pyodide"
 DIST = ROOT / "dist"
 
@@ -60,12 +73,27 @@ def split_filename(name: str) -> tuple[str, str]:
 
 
 def cached(key_parts: list[str], name: str, make) -> Path:
-    """.cache/built/<key>/<name>, made by make(path) once per distinct key."""
+    """CACHE/built/<key>/<name>, made by make(path) once per distinct key; its folder's mtime says when a
+    build last used it (prune_built)."""
     key = sha256("\n".join(key_parts).encode())[:16]
     path = CACHE / "built" / key / name
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(path.name + ".part")  # another build may share this cache
+        part = path.with_name(f"{path.name}.{os.getpid()}.part")  # other builds, other checkouts may share it
         make(part)
         part.replace(path)
+    os.utime(path.parent)
     return path
+
+
+def prune_built(days: float = 14) -> None:
+    """Drop CACHE/built/<key> folders no build has used for DAYS: each py/ change leaves ~15 MB behind there."""
+    cutoff = time.time() - days * 86400
+    for folder in (CACHE / "built").glob("*"):
+        try:
+            if folder.stat().st_mtime < cutoff:
+                for f in folder.iterdir():
+                    f.unlink()
+                folder.rmdir()
+        except OSError:  # another build is using or pruning it: leave it
+            pass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -15,11 +16,11 @@ from .base import TOOLS, log, run, sha256
 
 COMPRESS = (".js", ".mjs", ".css", ".html", ".json", ".wasm", ".svg", ".map", ".whl", ".zip")
 # The smallest brotli there is: q10 would save a third of its CPU seconds and cost every reader ~270 kB more
-# (wasm, stdlib, numpy, panel). .cache/br/<sha256>.br holds q11 output.
+# (wasm, stdlib, numpy, panel). CACHE/br/<sha256>.br holds q11 output.
 BROTLI_QUALITY = 11
 # What the page's own code computes (the playback tables and results.json, 14 MB of JSON made anew whenever
 # py/ changes) at q10: q11 took five times the CPU seconds (gradcheck.json 15.5 s vs 3.0 s) for about a tenth
-# fewer bytes. .cache/br/<sha256>.q10.br holds it.
+# fewer bytes. CACHE/br/<sha256>.q10.br holds it.
 COMPUTED_QUALITY = 10
 
 
@@ -48,8 +49,9 @@ def gzipped(data: bytes) -> bytes:
     path = base.CACHE / "gz" / (sha256(data) + ".gz")
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.with_suffix(".part").write_bytes(gzip.compress(data, 9, mtime=0))
-        path.with_suffix(".part").replace(path)  # whole or absent: other builds may share this cache
+        part = path.with_name(f"{path.name}.{os.getpid()}.part")
+        part.write_bytes(gzip.compress(data, 9, mtime=0))
+        part.replace(path)  # whole or absent: other builds, other checkouts may share this cache
     return path.read_bytes()
 
 
@@ -70,9 +72,10 @@ def brotlied(datas: list[bytes], quality: int = BROTLI_QUALITY) -> dict[str, byt
                 jobs.append([str(tmp / h), str(tmp / f"{h}.br")])
             (tmp / "jobs.json").write_text(json.dumps(jobs))
             run(["node", str(TOOLS / "brotli.mjs"), str(tmp / "jobs.json"), str(quality)], "brotli compression (node)")
-            for h in missing:  # whole or absent: other builds may share this cache
-                shutil.move(tmp / f"{h}.br", cache / f"{h}.part{suffix}")
-                (cache / f"{h}.part{suffix}").replace(cache / f"{h}{suffix}")
+            for h in missing:  # whole or absent: other builds, other checkouts may share this cache
+                part = cache / f"{h}.{os.getpid()}.part{suffix}"
+                shutil.move(tmp / f"{h}.br", part)
+                part.replace(cache / f"{h}{suffix}")
         log(f"brotli-compressed {len(missing)} files ({sum(map(len, missing.values())) >> 20} MB) at q{quality} "
             f"in {time.monotonic() - t0:.0f} s (cached for next time)")
     return {h: (cache / f"{h}{suffix}").read_bytes() for h in want}

@@ -24,8 +24,8 @@ def computed() -> Path:
     import numpy
     from weighttying import prebuilt, prerender, state as S
 
-    package = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sorted(
-        package_files(ROOT / "py" / "weighttying")))]
+    sources = [Path(__file__), *sorted(package_files(ROOT / "py" / "weighttying"))]  # the cache is the machine's
+    package = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sources)]
     tests = [f"{p.name}:{sha256(p)}" for p in test_section_files()]
     extra = {s.id for s in S.extra_sections()}
     paths = {sid: cached([*package, sid, *(tests if sid in extra else [])], f"computed-{sid}.json",

@@ -3,6 +3,7 @@ when missing and checked against pins/artifacts.json (Pyodide's wheels against i
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -83,14 +84,14 @@ def npm_files(spec: dict, offline: bool) -> dict[str, Path]:
 
 
 def pypi_files(pins: dict, offline: bool) -> dict[str, Path]:
-    """Every pinned PyPI file, downloaded once into .cache/pypi by one pip run that checks the pinned hashes.
+    """Every pinned PyPI file, downloaded once into CACHE/pypi by one pip run that checks the pinned hashes.
     Only our sdists are taken as source: their build requirements (PyYAML's Cython) come as wheels, since pip
     prepares an sdist's metadata even to download it, and building Cython from source for that takes minutes."""
     cache = base.CACHE / "pypi"
     cache.mkdir(parents=True, exist_ok=True)
     missing = [name for name in pins["pypi"] if not (cache / name).is_file()]
     if missing and offline:
-        raise BuildError(f"not in .cache/pypi and --offline: {', '.join(missing)}")
+        raise BuildError(f"not in {cache} and --offline: {', '.join(missing)}")
     if missing:
         log(f"pip download: {len(missing)} files")
         sdists = ",".join(split_filename(n)[0] for n in missing if n.endswith(".tar.gz")) or ":none:"
@@ -119,7 +120,9 @@ def lock_wheels(pins: dict, lock: dict, sources: dict[str, Path], wheels_from: P
                 archive, prefix = source.split(":", 1)
                 with zipfile.ZipFile(sources[archive]) as z:
                     if prefix + fname in z.namelist():
-                        target.write_bytes(z.read(prefix + fname))
+                        part = target.with_name(f"{fname}.{os.getpid()}.part")  # whole or absent: builds share it
+                        part.write_bytes(z.read(prefix + fname))
+                        part.replace(target)
                         log(f"extracted {fname} from {archive}")
                         break
         out[name] = verified(target, want, "Pyodide wheel (checked against pyodide-lock.json)")
