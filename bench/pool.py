@@ -17,7 +17,8 @@ paper Run, seconds to tens of seconds): `rss_after_release_bytes` is the last re
 Each Run's streaming cost in the Panel worker is timed in it (COST_PY): batches taken in, merges, and the
 progress dicts it handled (bar, status line, redraws), with their share of the Run's wall time. Each warm pooled Run's
 numerics workers time their batches (PART_PY): `busiest_worker_share` is the busiest one's compute over the Run's
-wall time, near 1 when the Run is its arithmetic and nothing else.
+wall time, near 1 when the Run is its arithmetic and nothing else. After the Runs, each worker's WebAssembly memory
+is read (it only grows: its peak): `largest_numerics_wasm_heap_mb`, beside the Panel worker's.
 --variant NAME=DIST (repeatable) measures another build too, interleaved page by page: its modes are "NAME:one"...
 """
 from __future__ import annotations
@@ -111,6 +112,16 @@ def numerics_workers(page) -> list:
     return out
 
 
+def wasm_heaps(page) -> dict:
+    """{"panel": bytes, "numerics": [bytes per numerics worker alive now]}: each worker's WebAssembly memory (its
+    Python heap and NumPy's arrays). It only grows, so read after the Runs it is each worker's peak; the worker's
+    JS heap and compiled code are not in it."""
+    heap = "() => self.__wtWorker && self.__wtWorker.py ? self.__wtWorker.py._module.HEAP8.length : null"
+    got = [(w.evaluate(IS_PANEL_JS), w.evaluate(heap)) for w in page.workers]
+    return {"panel": next((b for is_panel, b in got if is_panel), None),
+            "numerics": [b for is_panel, b in got if not is_panel and b]}
+
+
 def compute_s(workers) -> list[float]:
     """Each worker's seconds inside its batches since the last call (a worker ended meanwhile: left out)."""
     out = []
@@ -194,12 +205,13 @@ def visit(pw, exe: str, url: str, section: str, init: str, runs: int, timeout_s:
                 computes.append(compute_s(workers) if workers else None)
         finally:
             sampler.stopped.set()
+        heaps = wasm_heaps(page)
         pool = page.evaluate("({size: __wt.pool.size, started: __wt.pool.started, notes: __wt.pool.notes})")
         page.evaluate("__wt.pool.release()")
         after, release_s = released_rss(profile, before) if pool["started"] else (rss_now(profile), None)  # nothing to release
         return {"wall_s": walls, "streaming": costs, "worker_compute_s": computes, "pool_size": pool["size"], "workers_started": pool["started"], "notes": pool["notes"],
                 "rss_before_run_bytes": before, "rss_peak_during_runs_bytes": max((b for _, b in sampler.samples), default=None),
-                "rss_after_release_bytes": after, "release_s": release_s}
+                "rss_after_release_bytes": after, "release_s": release_s, "wasm_heap_bytes": heaps}
 
 
 def busiest(vs: list[dict]) -> float | None:
@@ -229,7 +241,9 @@ def summarise(visits: dict) -> dict:
                           "pool_size": vs[-1]["pool_size"], "workers_started": vs[-1]["workers_started"],
                           "rss_before_run_mb": mb("rss_before_run_bytes"), "rss_peak_during_runs_mb": mb("rss_peak_during_runs_bytes"),
                           "rss_after_release_mb": mb("rss_after_release_bytes"),
-                          "release_s": [v.get("release_s") for v in vs]}
+                          "release_s": [v.get("release_s") for v in vs],
+                          "largest_numerics_wasm_heap_mb": max((b / 1e6 for v in vs for b in v["wasm_heap_bytes"]["numerics"]), default=None),
+                          "panel_wasm_heap_mb": statistics.median(v["wasm_heap_bytes"]["panel"] / 1e6 for v in vs)}
         for mode, r in rows.items():
             one = rows.get(label(mode.rpartition(":")[0], "one"), {}).get("warm_median_s")
             r["over_one_worker"] = r["warm_median_s"] / one if one else None
@@ -274,7 +288,8 @@ def main(argv=None) -> int:
                     print(f"[pool] {section} {label(b, mode)}: size {v['pool_size']}, runs {', '.join(f'{w:.2f}' for w in v['wall_s'])} s, "
                           f"streaming {shares} %, "
                           f"peak {(v['rss_peak_during_runs_bytes'] or 0) / 1e6:.0f} MB, after release "
-                          f"{(v['rss_after_release_bytes'] or 0) / 1e6:.0f} MB, load {load[-1][0]:.1f}", file=sys.stderr)
+                          f"{(v['rss_after_release_bytes'] or 0) / 1e6:.0f} MB, numerics wasm heaps "
+                          f"{[round(b / 1e6) for b in v['wasm_heap_bytes']['numerics']]} MB, load {load[-1][0]:.1f}", file=sys.stderr)
                     write(a.out, visits, load)  # after every visit: a bench cut short keeps what it measured
     print(json.dumps(summarise(visits), indent=1))
     return 0
