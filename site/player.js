@@ -77,7 +77,30 @@ function inputsFor(rules) {
     // live lab (address.carried)
     textarea: { take: (ctl, c, input) => input.value },
     line: { take: (ctl, c, input) => input.value },
+    // a file (never in a link): read here as the live lab's picker reads it (rules.decoded), the box saying what it
+    // read or why not; a promise of its text (null: refused, or none chosen), taken once per choice ("change")
+    file: { on: "change", take: (ctl, c, input) => readFile(rules, ctl, rules.kind(c).max_chars, input.files && input.files[0]) },
   };
+}
+
+function keeper(rules, address, follow) {
+  // (sid, c, v): control c's value v (null: none) of section sid, one no link holds, to the address for the live lab
+  // (which follows). The reader's own text (a paste, a file) replaces the section's others, as the live section does.
+  return (sid, c, v) => {
+    if (v === null) return;
+    const others = rules.kind(c).own ? rules.section(sid).filter((o) => o !== c && rules.kind(o).own) : [];
+    if (address.fromPlayer(sid, { ...Object.fromEntries(others.map((o) => [o.key, o.default])), [c.key]: v })) follow();
+  };
+}
+
+async function readFile(rules, ctl, limit, file) {
+  // The text of FILE (none: null) as rules.decoded reads it, what it read or why not said in the box CTL.
+  const said = ctl.querySelector(".wt-file-said");
+  if (!file) return null;
+  const { text, problem } = rules.decoded(new Uint8Array(await file.slice(0, limit + 1).arrayBuffer()), limit, file.size);
+  said.className = `wt-note wt-file-said ${problem ? "wt-bad" : "wt-help"}`;
+  said.textContent = problem || rules.said("read", { name: file.name, chars: [...text].length.toLocaleString("en-US") });
+  return text;
 }
 
 function answers(P, rules, { paused, played }, { player, controls, defaults }) {
@@ -199,7 +222,7 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
   const controls = (sid) => rules.section(sid).filter((c) => rules.kind(c).url && ctlOf(player(sid), c.name));
   const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
   const controlOf = (sid, key) => rules.byKey.get(`${sid}.${key}`);
-  const inputs = inputsFor(rules);
+  const inputs = inputsFor(rules), kept = keeper(rules, address, follow);
   const { play, status, isDefault, linkValues } = answers(P, rules, { paused, played }, { player, controls, defaults });
   P.play = play;
   P.query = (sid) => rules.toQuery(linkValues(sid)); // section sid's setting as a link writes it (site/early.js)
@@ -241,9 +264,9 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
     const el = ctl && ctl.closest(".wt-player[data-section]");
     if (!el) return;
     const sid = el.dataset.section, key = ctl.dataset.key, c = controlOf(sid, key);
-    if (!rules.kind(c).url) { // free text: nothing here plays it; the address keeps it aside for the live lab, which
-      const take = inputs[rules.kind(c).input]; // takes it with the section (the box says so); a file waits for the lab
-      if (take && address.fromPlayer(sid, { [c.key]: take.take(ctl, c, input) })) follow();
+    if (!rules.kind(c).url) { // free text, a file: nothing here plays it; the address keeps it aside for the live lab
+      const take = inputs[rules.kind(c).input]; // (the box says so); an input naming its event is read once per choice
+      if (take && (take.on || event.type) === event.type) Promise.resolve(take.take(ctl, c, input)).then((v) => kept(sid, c, v));
       return;
     }
     // sliders answer while they move; a number box when its value is committed (Enter, blur, spin)

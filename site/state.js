@@ -118,6 +118,57 @@ export function codec(rules) {
       .map((c) => `${c.key}=${quote(fmt(values[c.key]))}`).join("&");
   }
 
+  const said = (name, vals) => rules.file_says[name].replace(/\{(\w+)\}/g, (_, k) => vals[k]);
+
+  function decoded(bytes, limit, size = bytes.length) {
+    // state.decoded: {text (null if unusable), problem ("" if none)} of a file's bytes: UTF-8 of at most limit bytes.
+    // size: the file's, where only its first limit + 1 bytes were read (a file over the limit is not read whole).
+    if (!size) return { text: null, problem: "" };
+    if (size > limit) {
+      const tenths = Math.floor(size / 100000);
+      return { text: null, problem: said("too_big", { mb: `${Math.floor(tenths / 10)}.${tenths % 10}`, limit_mb: String(limit / 1e6) }) };
+    }
+    try {
+      return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), problem: "" };
+    } catch {
+      return { text: null, problem: said("not_text", { at: firstBadByte(bytes) }) };
+    }
+  }
+
   const section = (sid) => rules.controls.filter((c) => c.section === sid);
-  return { byKey, kind, sections: rules.sections, section, read, parseQuery, toQuery, defaults, fills: (sid) => rules.fills[sid] || {} };
+  return { byKey, kind, sections: rules.sections, section, read, parseQuery, toQuery, defaults, decoded, said,
+    fills: (sid) => rules.fills[sid] || {} };
+}
+
+function firstBadByte(bytes) {
+  // Where Python's UTF-8 decoder says the text breaks (UnicodeDecodeError.start): the start of the first sequence that
+  // is not UTF-8. A streaming decoder takes every prefix before it (holding back an unfinished sequence), so the
+  // longest prefix taken is found by halving; an unfinished sequence at its end starts the break.
+  const takes = (n) => {
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, n), { stream: true });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let lo = 0, hi = bytes.length; // takes(lo); the whole is refused (a sequence cut off at the end included)
+  if (takes(hi)) return unfinished(bytes, hi);
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (takes(mid)) lo = mid;
+    else hi = mid;
+  }
+  return unfinished(bytes, lo);
+}
+
+function unfinished(bytes, n) {
+  // The start of a sequence left unfinished at n (its lead byte and fewer than its length after it), else n.
+  for (let i = n - 1; i >= Math.max(0, n - 3); i -= 1) {
+    const b = bytes[i];
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: its lead is further back
+    const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return n - i < length ? i : n;
+  }
+  return n;
 }

@@ -5,6 +5,7 @@ here by the build's own functions over small inputs. tests/test_node.py fails wh
 - rules.json: the page's state rules (prerender.rules(), the page config's "state").
 - playback.json: every section's playback grid (keys, values), and the whole tables of FULL, whose fragments are
   their sha256 (16 hex digits), with the fragment of each slot the prerender shows (prerendered).
+- files.json: what state.decoded makes of small files (FILES): their characters, or why it refuses them.
 - readout.json: the numbers and figures CPython draws, which readout.js reads back (tests/test_readout_js.py).
 - classroom.html: a classroom file's config and payload (tools/single_file.py) over two small page files, in
   blocks of CHUNK bytes, as the browser reads it (windows-1252).
@@ -64,8 +65,29 @@ def readout() -> str:
     return json.dumps(test_readout_js.cases())
 
 
+# Files a file box reads: (why, bytes as hex, repeated this often, the limit in bytes); files.json adds what
+# state.decoded makes of each, for site/state.js's decoded.
+FILES = [("empty", "", 1, 2_000_000), ("ASCII", "6162", 1, 2_000_000), ("two-byte letter", "c3a9", 1, 2_000_000),
+         ("four-byte emoji", "f09f9880", 1, 2_000_000), ("a lone 0xff", "61ff62", 1, 2_000_000),
+         ("a sequence cut by a letter", "61e28258", 1, 2_000_000), ("a sequence cut off at the end", "61e282", 1, 2_000_000),
+         ("a surrogate", "61eda080", 1, 2_000_000), ("an overlong zero", "c080", 1, 2_000_000),
+         ("an emoji then a stray continuation", "f09f988080", 1, 2_000_000), ("after a good letter", "c3a9ff", 1, 2_000_000),
+         ("Latin-1 far in", "6162" * 5000 + "e9", 1, 2_000_000), ("over the limit", "61", 2_100_006, 2_000_000),
+         ("over a limit of 1.5 MB", "0a", 1_600_000, 1_500_000), ("at the limit", "61", 2_000_000, 2_000_000)]
+
+
+def files() -> str:
+    from weighttying import state as S
+    out = []
+    for why, hexed, times, limit in FILES:
+        text, problem = S.decoded(bytes.fromhex(hexed) * times, limit)
+        out.append({"why": why, "hex": hexed, "times": times, "limit": limit, "chars": None if text is None else len(text),
+                    "problem": problem})
+    return json.dumps(out, indent=1) + "\n"
+
+
 FIXTURES = {"rules.json": lambda: rules().encode(), "playback.json": lambda: playback().encode(),
-            "classroom.html": classroom, "readout.json": lambda: readout().encode()}
+            "classroom.html": classroom, "readout.json": lambda: readout().encode(), "files.json": lambda: files().encode()}
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT / "tests"))

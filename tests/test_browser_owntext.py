@@ -7,8 +7,9 @@
   site's own files (the pool's workers starting); a file dropped on the section trains the same way, one
   dropped outside it is taken in place (the tab stays); every bad input (empty, too short, one character; a
   file not UTF-8 or over 2 MB, chosen) is named in the section and the results shown stay; Cancel stops a long run.
-- A text and a prompt typed into the playback's boxes before Python are in the live section after its hand-over,
-  never in the URL; on a pool of two numerics workers (the page told it has 3 cores) that text trains, tied and
+- A file chosen in the playback's box before Python is read there by Python's rule (a bad one named, kept nowhere;
+  a good one replaces a paste and a later paste replaces it). Chosen with a prompt typed, both are in the live section
+  after its hand-over, never in the URL; on a pool of two numerics workers (the page told it has 3 cores) it trains, tied and
   untied side by side, one part each, to CPython's numbers; Cancel stops both parts, each worker confirming the
   last step it took.
 """
@@ -81,9 +82,36 @@ def test_each_sample_answers_before_python(browser, server):
             assert f"owntext-heldout-tied" in want and page.locator("#live-owntext [data-testid=owntext-heldout-tied]").count() == 1
         page.select_option("#wt-p-owntext-sample", "yours")
         page.locator("#live-owntext [data-testid=owntext-now]", has_text="never leaves your browser").wait_for(timeout=5_000)
+        files_before_python(page)
         assert page.evaluate("() => !window.__wt || window.__wt.status !== 'ready'")  # no Python was asked for
     finally:
         ctx.close()
+
+
+CARRIED_JS = "() => window.__wt.address.carried(['owntext'])"
+
+
+def files_before_python(page) -> None:
+    """A file chosen in the playback's box is read there by Python's rule (state.decoded) and kept for the live lab:
+    a bad one is named as the live picker names it and kept nowhere; a good one replaces a paste, and a paste
+    after it replaces it back."""
+    box = page.locator("#live-owntext .wt-player .wt-ctl-owntext-file")
+    said = box.locator(".wt-file-said")
+    for name, run, times, _ in BAD_FILES:
+        data = run * times
+        box.locator("input[type=file]").set_input_files({"name": name, "mimeType": "text/plain", "buffer": data})
+        want = S.decoded(data, S.MAX_TEXT_CHARS)[1]
+        said.filter(has_text=want).wait_for(timeout=5_000)
+        assert "wt-bad" in said.get_attribute("class") and page.evaluate(CARRIED_JS) == {}
+    page.fill("#wt-p-owntext-text", "a paste of mine")
+    assert page.evaluate(CARRIED_JS) == {"owntext.text": "a paste of mine"}
+    text = text_of(5) + "é ✓ 𝄞\n"  # Python counts code points: the clef is one character, two UTF-16 units
+    box.locator("input[type=file]").set_input_files({"name": "mine.txt", "mimeType": "text/plain", "buffer": text.encode()})
+    said.filter(has_text=S.FILE_SAYS["read"].format(name="mine.txt", chars=f"{len(text):,}")).wait_for(timeout=5_000)
+    assert until(lambda: page.evaluate(CARRIED_JS) == {"owntext.file": text}), page.evaluate(CARRIED_JS)
+    page.fill("#wt-p-owntext-text", "a later paste")
+    assert page.evaluate(CARRIED_JS) == {"owntext.text": "a later paste"}
+    assert "owntext.file" not in page.url and "paste" not in page.url
 
 
 live = live_page(f"embed=owntext&owntext.steps={STEPS}")
@@ -195,16 +223,17 @@ def test_typed_before_python_then_tied_and_untied_train_side_by_side_on_two_work
     try:
         page = ctx.new_page()
         page.goto(f"{server.url}?embed=owntext&owntext.steps={STEPS}", wait_until="domcontentloaded")
-        # typed into the playback's boxes while Python loads: the live section has them after its hand-over
+        # chosen and typed into the playback's boxes while Python loads: the live section has them after its hand-over
         text = text_of(3)
-        page.fill("#wt-p-owntext-text", text)
+        page.set_input_files("#live-owntext .wt-player input[type=file]",
+                             {"name": "three.txt", "mimeType": "text/plain", "buffer": text.encode()})
         page.fill("#wt-p-owntext-prompt", "Th")
+        page.locator("#live-owntext .wt-player .wt-file-said", has_text="Read three.txt").wait_for(timeout=5_000)
         assert page.evaluate("() => window.__wt.status === 'booting' && !document.querySelector('[data-live=true]')")
         two = Live(page, Recorder(), server, wait_booted(page))
         assert two.evaluate("__wt.pool.size") == 2
-        assert two.locator(f"{LIVE} textarea").input_value() == text
         assert two.locator(f"{LIVE} .wt-ctl-owntext-prompt input").input_value() == "Th"
-        said(two, "Ready: your pasted text")
+        said(two, f"Ready: the file you chose ({len(text):,} characters)")
         assert text[:20] not in two.url and "Th" not in urlsplit(two.url).query and "owntext.sample=yours" in two.url
         run_and_wait(two)
         assert two.evaluate("__wt.pool.started") == 2, "two workers, one model each"

@@ -43,6 +43,15 @@ def test_a_text_typed_before_python_is_taken_as_a_paste_when_the_section_is_buil
     assert store["owntext"].sample == "yours" and "Ready: your pasted text" in shown(root)
 
 
+def test_a_file_chosen_before_python_is_taken_as_chosen_when_the_section_is_built():
+    # the page reads a file chosen in the playback's box and carries its text (state.carry) into the State
+    store = Store(S.carry(S.parse_query("owntext.steps=20")[0], {"owntext.file": TEXT}))
+    root = section.build(store)
+    assert store["owntext"].sample == "yours" and f"Ready: the file you chose ({len(TEXT):,} characters)" in shown(root)
+    run_until_done(root, "Run")
+    assert values(shown(root))["owntext-heldout-tied"] == O.run(TEXT, s=O.Setup(steps=20))["models"]["tied"]["curve"][-1]["heldout"]
+
+
 def test_a_file_after_a_paste_wins_and_a_paste_after_it_wins_back():
     store, root, _ = live()
     store["owntext"].text = "a first paste of mine. " * 10

@@ -71,8 +71,8 @@ def _text(c: S.Control, cid: str, value, values, described: str) -> str:
 
 # What a box for a value only Python uses says, before Python: it is kept, and read once the live lab has loaded.
 NEEDS_PYTHON = "Read by the live lab once Python has loaded in your browser; nothing before it uses this box."
-# A file is read (checked, decoded, its problems named) by the live lab's picker alone: one chosen before is not kept.
-NEEDS_PYTHON_FILE = "Choose the file once Python has loaded in your browser: the live lab reads it, nothing before it."
+# A file chosen before Python is read in the page (site/player.js, by state.decoded's rule) and kept for the live lab.
+FILE_KEPT = "Read here and kept for the live lab, which trains on it once Python has loaded; it never leaves your browser."
 
 
 def _textarea(c: S.Control, cid: str, value, values, described: str) -> str:
@@ -82,9 +82,9 @@ def _textarea(c: S.Control, cid: str, value, values, described: str) -> str:
 
 
 def _file(c: S.Control, cid: str, value, values, described: str) -> str:
-    """A file picker (a .txt file's text, never in a link) that says it waits for Python."""
+    """A file picker (a .txt file's text, never in a link) that says what it read, and that the live lab trains on it."""
     return _labelled(c, cid, f'<input type="file" id="{cid}" accept=".txt,text/plain" {described}>'
-                             f'<p class="wt-note wt-needs-python">{NEEDS_PYTHON_FILE}</p>')
+                             f'<p class="wt-note wt-file-said" role="status"></p><p class="wt-note wt-needs-python">{FILE_KEPT}</p>')
 
 
 def _line(c: S.Control, cid: str, value, values, described: str) -> str:

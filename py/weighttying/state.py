@@ -42,8 +42,10 @@ SPACE = " \t\n\r\f\v"
 class Kind:
     """One kind of control, declared once: the type of its values, how a link holds it (`url`: "number", "onoff",
     "words", "list", or None for never), the longest value read, a number's syntax and what a bad one is not, and
-    its input before Python (`input`, controls.INPUTS). Its Panel widget is app/store.WIDGETS[name]. rules() hands
-    every field to site/state.js, which reads these properties and never a kind's name."""
+    its input before Python (`input`, controls.INPUTS), and whether its value is the reader's own text (`own`: the
+    latest one a section takes, pasted or from a file, replaces its others). Its Panel widget is
+    app/store.WIDGETS[name]. rules() hands every field to site/state.js, which reads these properties and never a
+    kind's name."""
     name: str
     type: type
     url: str | None
@@ -52,6 +54,7 @@ class Kind:
     syntax: str = ""
     what: str = ""
     log: bool = False
+    own: bool = False
 
 
 KINDS = {k.name: k for k in (
@@ -61,11 +64,31 @@ KINDS = {k.name: k for k in (
     Kind("choice", str, "words", "select"),
     Kind("toggle", bool, "onoff", "checkbox"),
     Kind("hide", str, "list", "text", max_chars=MAX_HIDE_CHARS),
-    Kind("text", str, None, "textarea", max_chars=MAX_TEXT_CHARS),
-    Kind("file", str, None, "file", max_chars=MAX_TEXT_CHARS),
+    Kind("text", str, None, "textarea", max_chars=MAX_TEXT_CHARS, own=True),
+    Kind("file", str, None, "file", max_chars=MAX_TEXT_CHARS, own=True),
     Kind("line", str, None, "line"),
 )}
 BY_TYPE = {bool: "toggle", int: "whole", float: "number"}  # a field's kind when its spec names none
+
+# What a file box says of a file (decoded): the live lab's picker and, before Python, the playback's box (site/state.js
+# fills these from rules()): {mb} the file's size in MB to a tenth, rounded down (from whole numbers, so both languages
+# agree), {limit_mb} the limit, {at} the first byte that is not UTF-8, {chars} its characters.
+FILE_SAYS = {"too_big": "The file is {mb} MB; the limit is {limit_mb} MB. Nothing was changed.",
+             "not_text": "The file is not UTF-8 text (byte {at}); nothing was changed.",
+             "read": "Read {name}: {chars} characters."}
+
+
+def decoded(data: bytes | None, limit: int) -> tuple[str | None, str]:
+    """(a file's text, or None; what is wrong with it): UTF-8 text of at most `limit` bytes (so as many characters)."""
+    if not data:
+        return None, ""
+    if len(data) > limit:
+        tenths = len(data) // 100_000
+        return None, FILE_SAYS["too_big"].format(mb=f"{tenths // 10}.{tenths % 10}", limit_mb=f"{limit / 1e6:g}")
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError as err:
+        return None, FILE_SAYS["not_text"].format(at=err.start)
 
 
 def spec(default, help, lo=None, hi=None, choices=None, log=False, label=None, kind=None):
@@ -535,10 +558,10 @@ def fill(fills: dict, values: dict[str, object], defaults: dict[str, object], ch
 
 def rules(fills: dict[str, dict]) -> dict:
     """Every rule above as data, for the page's JS (build.py puts it into the page's config as "state"; site/state.js
-    reads it): the on/off words, the kinds table (KINDS), each control's kind, default and bounds, presets and FILLS
-    ({section: its view's FILLS}). The JS re-types none of it."""
+    reads it): the on/off words, the kinds table (KINDS), what a file box says (FILE_SAYS), each control's kind,
+    default and bounds, presets and FILLS ({section: its view's FILLS}). The JS re-types none of it."""
     return {
-        "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE, "hide_words": HIDE_WORDS,
+        "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE, "hide_words": HIDE_WORDS, "file_says": FILE_SAYS,
         "kinds": {k.name: {f.name: getattr(k, f.name) for f in dataclasses.fields(k) if f.name != "type"}
                   | {"whole": k.type is int} for k in KINDS.values()},
         "sections": SECTIONS,

@@ -15,5 +15,9 @@ export const rules = () => JSON.parse(read("rules.json"));
 // (16 hex digits); and the fragment of each of their slots the prerender shows, {sid: {slot: sha256}}.
 export const playback = () => JSON.parse(read("playback.json"));
 
+// Files a file box reads ({why, hex, times, limit}: bytes.fromhex(hex) * times) and what state.decoded makes of each
+// ({chars, problem}).
+export const files = () => JSON.parse(read("files.json"));
+
 // A classroom file (tools/single_file.py) over two small page files, as the browser reads it (windows-1252).
 export const classroom = () => new TextDecoder("windows-1252").decode(read("classroom.html"));

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { codec, fill, fmt, quote } from "../../site/state.js";
-import { rules as fixture, root } from "./fixtures.mjs";
+import { files, rules as fixture, root } from "./fixtures.mjs";
 
 const rules = fixture();
 const cases = JSON.parse(readFileSync(resolve(root, "tests", "url_cases.json"), "utf8"));
@@ -61,3 +61,14 @@ test("a value read from a number box is clamped into the control's bounds", () =
   assert.equal(c.read(V, "abc").value, null);
   assert.match(c.read(V, "abc").note, /^tying\.V=.* is not a whole number; kept /);
 });
+
+for (const f of files()) {
+  test(`a file: ${f.why}`, () => {
+    // state.decoded's characters (Python counts code points) or its words, from the same bytes
+    const one = Uint8Array.from(f.hex.match(/../g) || [], (h) => parseInt(h, 16));
+    const bytes = new Uint8Array(one.length * f.times);
+    for (let i = 0; i < f.times; i += 1) bytes.set(one, i * one.length);
+    const { text, problem } = c.decoded(bytes, f.limit);
+    assert.deepEqual({ chars: text === null ? null : [...text].length, problem }, { chars: f.chars, problem: f.problem });
+  });
+}

@@ -167,18 +167,6 @@ def _text(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
                                                description=None)
 
 
-def decoded(data: bytes | None, limit: int) -> tuple[str | None, str]:
-    """(a file's text, or None; what is wrong with it): UTF-8 text of at most `limit` bytes (so as many characters)."""
-    if not data:
-        return None, ""
-    if len(data) > limit:
-        return None, f"The file is {len(data) / 1e6:.1f} MB; the limit is {limit / 1e6:g} MB. Nothing was changed."
-    try:
-        return data.decode("utf-8"), ""
-    except UnicodeDecodeError as err:
-        return None, f"The file is not UTF-8 text (byte {err.start}); nothing was changed."
-
-
 def _file(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     """A file input (click or drop) whose UTF-8 text becomes the control's value; a file that is not text, or too
     long, is refused with a line saying why and changes nothing; one read is named with its size."""
@@ -186,10 +174,11 @@ def _file(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     said = pn.pane.HTML("", sizing_mode="stretch_width")
 
     def read(*_) -> None:
-        text, problem = decoded(picker.value, c.spec.max_chars)
+        text, problem = S.decoded(picker.value, c.spec.max_chars)
         said.object = (f'<p class="wt-bad" role="alert">{html.escape(problem)}</p>' if problem else
-                       f'<p class="wt-help" role="status">Read {html.escape(picker.filename or "the file")}: '
-                       f'{len(text):,} characters.</p>' if text is not None else "")
+                       f'<p class="wt-help" role="status">'
+                       f'{html.escape(S.FILE_SAYS["read"].format(name=picker.filename or "the file", chars=f"{len(text):,}"))}</p>'
+                       if text is not None else "")
         if text is not None:
             setattr(obj, c.name, text)
 

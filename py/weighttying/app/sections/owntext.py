@@ -41,9 +41,15 @@ def build(store: Store) -> pn.viewable.Viewable:
         obj.file = ""  # the paste is the reader's latest text
         take(text, "your pasted text")
 
+    def chosen(text: str) -> None:
+        take(text, f"the file you chose ({len(text):,} characters)")
+
     obj.param.watch(lambda e: pasted(e.new), "text")
-    obj.param.watch(lambda e: e.new and take(e.new, f"the file you chose ({len(e.new):,} characters)"), "file")
-    if obj.text:  # typed before Python (the page carries it into the State): taken as a paste
+    obj.param.watch(lambda e: e.new and chosen(e.new), "file")
+    # typed or chosen before Python (the page carries the latest into the State, the other cleared): taken as here
+    if obj.file:
+        chosen(obj.file)
+    elif obj.text:
         pasted(obj.text)
 
     def check() -> str:
