@@ -62,7 +62,10 @@ export function liveSections({ S, transport, address, current, prerendered, need
   }
 
   const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
-  ["pointerdown", "keydown"].forEach((type) => document.addEventListener(type, release, { capture: true, passive: true }));
+  // A press releases once its click is over (the next task): a page shrinking under a pressed button at its bottom
+  // scrolls up, the button moves from under the pointer and the click lands beside it. A key releases at once.
+  document.addEventListener("pointerup", () => setTimeout(release), { capture: true, passive: true });
+  document.addEventListener("keydown", release, { capture: true, passive: true });
 
   function applyPatches(lab) {
     const patches = lab.patches.splice(0);

@@ -224,6 +224,26 @@ def test_hand_over_moves_nothing(browser, server):
         print(f"[player] CLS over the boot, sweep in view: {cls:.4f} ({len(shifts)} entries)")
         assert cls <= 0.05, f"layout shift {cls:.3f} > 0.05: {shifts}"
         assert page.evaluate("() => document.getElementById('live-sweep').dataset.live") == "true"
+        # What each section keeps of its height goes once the reader's press is over, not as it starts: the page
+        # shrinking at its bottom under a press would scroll up, and the click would land beside what was pressed.
+        x, y = page.evaluate(RESERVE_JS, "paper")
+        page.mouse.click(x, y)
+        assert page.evaluate("() => window.__wtClicked"), "the click landed beside the press"
+        assert page.evaluate("() => document.getElementById('live-paper').style.minHeight") == ""
+
+
+RESERVE_JS = """(sid) => {
+  // Section SID keeps 600 px more than it shows and the page is scrolled to its end; the middle of the lowest button
+  // in view above the kept part, and whether the next click lands on it (__wtClicked).
+  const live = document.getElementById('live-' + sid);
+  live.style.minHeight = `${live.getBoundingClientRect().height + 600}px`;
+  scrollTo(0, document.documentElement.scrollHeight);
+  const shown = (b) => { const r = b.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; };
+  const button = __wtTest.all(live, 'button').filter(shown).pop();
+  document.addEventListener('click', (e) => { window.__wtClicked = e.composedPath().includes(button); }, {capture: true, once: true});
+  const r = button.getBoundingClientRect();
+  return [r.left + r.width / 2, r.top + r.height / 2];
+}"""
 
 
 @pytest.mark.parametrize("fault", ["missing", "modified"])
