@@ -2,7 +2,8 @@
 page visit each:
 
   - before Python (?live=click), choosing each shipped sample answers at once with CPython's numbers (the
-    playback tables), and a move of steps is taken by the live lab once the reader starts it;
+    playback tables); a move of steps, and a file chosen (read there, by Python's rule), are taken by the live lab
+    once the reader starts it;
   - live, a pasted text trains with Run: the hooks change, are finite and are CPython's for that text;
   - every text and file the section refuses is named, and the results shown stay; a file dropped on the
     section is read, one dropped outside it is taken in place;
@@ -38,6 +39,8 @@ PASTE_JS = "(text) => {" + HELPERS_JS + """
   const box = __wtTest.deep(document.getElementById('live-owntext'), 'textarea');
   box.value = text; box.dispatchEvent(new Event('input')); box.dispatchEvent(new Event('change')); }"""
 FOCUS_SLIDER_JS = "(args) => {" + HELPERS_JS + "return (" + FOCUS_JS + ")(args); }"
+# What the playback's file box said of the file chosen in it, once it is TEXT.
+CHOSEN_JS = "(text) => { const s = document.querySelector('#live-owntext .wt-player .wt-file-said'); return !!s && s.textContent === text; }"
 
 
 def shown(page) -> dict:
@@ -94,11 +97,15 @@ def test_samples_before_python_then_a_paste_trains_here(engine, server):
             bad = mismatches(shown(page), want)
             assert status == "paused" and not bad and "owntext-heldout-tied" in want, (name, status, bad)
         assert page.js(PLAY_JS, "wt-p-owntext-steps-box", str(STEPS)) == "paused"
+        chosen = text_of(6) + "é ✓ 𝄞\n"  # read here by Python's rule: characters are code points
+        assert page.js(FILE_JS, ["chosen.txt", list(chosen.encode()), 1, "choose"])
+        page.wait(CHOSEN_JS, f"Read chosen.txt: {len(chosen):,} characters.", timeout=30)
         page.click("() => document.getElementById('wt-go')")
         end = page.wait(BOOT_END_JS, timeout=BOOT_TIMEOUT_S * 2, every=0.25)
         assert end["status"] == "ready", end
         print(f"[{engine.name}] booted in {time.monotonic() - t0:.1f} s")
         assert f"owntext.steps={STEPS}" in page.js("() => location.search")
+        said(page, "[data-testid=owntext-input]", f"Ready: the file you chose ({len(chosen):,} characters)")
 
         before, text = shown(page), text_of(4)
         page.js(PASTE_JS, text)
