@@ -4,6 +4,7 @@ on the classroom file opened from disk, each booted once and shared by the read-
   - readable at once (prose and prerendered figure before Python) and a playback slider answers before
     Python with CPython's numbers;
   - every section goes live, a live slider answers with CPython's value, an export downloads;
+  - a Run on the pool of numerics workers gives CPython's numbers (the boot's query makes the tasks Run short);
   - a sample of hostile links reads safely (the boot's own query carries them): the notes are CPython's
     parser's, nothing is injected;
   - nothing is requested off the origin or the file (refused and recorded if tried, workers included);
@@ -24,7 +25,7 @@ from harness import BOOT_TIMEOUT_S, FOCUS_SLIDER_JS, MOVE_JS, sweep_readout
 from test_browser_classroom import flip_byte_of, manifest
 from test_browser_player import SLOTS_JS, VALUES_JS, cpython_values, mismatches
 from weighttying import state as S
-from weighttying import sweep
+from weighttying import sweep, tasks
 from tools import single_file
 
 pytestmark = pytest.mark.browser
@@ -33,7 +34,10 @@ REL_TOL = 1e-9
 # Hostile values on keys the sweep does not read: each becomes a note, nothing else changes.
 HOSTILE = [("theme", "<img src=x onerror=window.__wtPwned=1>"), ("savings.preset", '"><svg onload=window.__wtPwned=1>'),
            ("<script>window.__wtPwned=1</script>", "1"), ("paper.scale", "javascript:alert(1)")]
-QUERY = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in HOSTILE)
+# A one-seed, 30-step tasks Run: short enough to press in every engine's shared boot.
+RUN = {"seeds": 1, "steps": 30}
+QUERY = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in HOSTILE) + "".join(
+    f"&tasks.{k}={v}" for k, v in RUN.items())
 
 EARLY_JS = """() => ({status: window.__wt && window.__wt.status,
   prose: (document.querySelector('#sweep p') || {}).textContent || '',
@@ -178,6 +182,18 @@ def test_an_export_downloads(booted):
     first = data.decode().splitlines()[0]
     here = page.js("() => location.href.split('#')[0]")
     assert name.endswith(".csv") and first == f"# reproduce: {here}#sweep", (name, first)
+
+
+def test_a_pooled_run_gives_cpythons_numbers(booted):
+    page = booted["page"]
+    assert booted["end"]["status"] == "ready", booted["end"]
+    page.click(FIND_JS, "tasks", "button", "Run the seeds")
+    page.wait(f"() => !!({FIND_JS})('tasks', '.wt-status', 'Done.')", timeout=120)
+    assert page.js("() => __wt.pool.started") >= 1
+    got = page.js(VALUES_JS, "tasks")
+    for r in tasks.table(seeds=range(RUN["seeds"]), steps=RUN["steps"]):
+        slug = r["task"].lower()
+        assert abs(float(got[f"tasks-{slug}-tied"]) - r["tied"]) <= REL_TOL * max(1.0, abs(r["tied"])), slug
 
 
 def test_nothing_leaves_the_origin_or_file(booted):

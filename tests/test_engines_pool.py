@@ -1,6 +1,7 @@
 """The pool of numerics workers in every engine of the matrix (tests/engines.py), served: an off-grid setting
-is answered by a numerics worker with the bytes the Panel section then shows, and a pooled Run gives CPython's
-numbers. Not in test_engines.py's shared boot: each needs a page of its own (two boots per engine).
+is answered by a numerics worker with the bytes the Panel section then shows. Not in test_engines.py's shared
+boot, which checks a playback press against the grid: this page opens off it. (A pooled Run is checked on that
+shared boot, served and from the file.)
 
 One engine alone: `pytest tests/test_engines_pool.py -k webkit` (or firefox, chromium).
 """
@@ -9,9 +10,7 @@ from __future__ import annotations
 import pytest
 
 from harness import BOOT_TIMEOUT_S
-from test_browser_player import VALUES_JS
-from test_engines import BOOT_END_JS, FIND_JS, engine  # noqa: F401  (the module-scoped engine fixture)
-from weighttying import tasks
+from test_engines import BOOT_END_JS, engine  # noqa: F401  (the module-scoped engine fixture)
 
 pytestmark = pytest.mark.browser
 OFF_GRID = "sweep.sigma=0.0123"
@@ -43,20 +42,3 @@ def test_an_off_grid_answer_is_the_live_sections_bytes(engine, server):  # noqa:
         assert got["names"] and not got["differ"], got
     finally:
         page.close()
-
-
-def test_a_pooled_run_gives_cpythons_numbers(engine, server):  # noqa: F811
-    page = engine.open(f"{server.url}?embed=tasks&tasks.seeds=1&tasks.steps=30")
-    try:
-        end = page.wait(BOOT_END_JS, timeout=BOOT_TIMEOUT_S * 2, every=0.25)
-        assert end["status"] == "ready", end
-        page.click(FIND_JS, "tasks", "button", "Run the seeds")
-        page.wait(f"() => !!({FIND_JS})('tasks', '.wt-status', 'Done.')", timeout=120)
-        assert page.js("() => __wt.pool.started") >= 1
-        got = page.js(VALUES_JS, "tasks")
-        for r in tasks.table(seeds=range(1), steps=30):
-            slug = r["task"].lower()
-            assert abs(float(got[f"tasks-{slug}-tied"]) - r["tied"]) <= 1e-9 * max(1.0, abs(r["tied"])), slug
-    finally:
-        page.close()
-
