@@ -73,11 +73,14 @@ def described(found: dict[str, list[dict]]) -> str:
 
 PAGES = [("full page, light", "theme=light", 1280), ("full page, dark", "theme=dark", 1280),
          ("full page, 360 px", "", 360), ("full page, projector", "projector=1", 1280)]
-# Live, a page named here is audited on the other page it names, narrowed to its width after that page's own live
-# audit: the narrow layout is media queries, which a resize re-applies as a fresh load would (test_browser_phone.py
-# checks its widths the same way), and headless Chromium prefers the light scheme. A boot less; before Python it
-# is a load of its own.
-LIVE_ON = {"full page, 360 px": "full page, light"}
+# Live, the pages named here are audited on the light page once its own live audit is done, made into them the way
+# their query makes them: the narrow layout is media queries, which a resize re-applies as a fresh load would
+# (test_browser_phone.py checks its widths the same way), and projector=1 is one class page.js puts on <html> (no
+# Python reads it). Headless Chromium prefers the light scheme. Two boots less; before Python each is a load of its
+# own, so the query itself is audited too.
+LIVE_HOST = "full page, light"
+LIVE_ON = {"full page, projector": True, "full page, 360 px": False}  # page name: whether it has the projector class
+PROJECTOR_JS = "(on) => document.documentElement.classList.toggle('wt-projector', on)"
 # Live, the embeds' sections are the full page's (the same Panel documents, audited there in light, dark and
 # projector); an embed adds only its shell, which is there before Python. So one embed (KEPT) is audited live, the
 # rest before Python only: seven boots (~80 s) less, no node the live audits miss.
@@ -105,9 +108,10 @@ def audited(browser, server, axe_source):
             found[f"{name}, before Python"] = audit(page, axe_source)
             if name not in LIVE_ON and (name in widths or name == f"?embed={KEPT}"):
                 found[f"{name}, live"] = audit_live(page, axe_source)
-                for narrow in [n for n, on in LIVE_ON.items() if on == name]:
-                    resize(page, widths[narrow], 900)
-                    found[f"{narrow}, live"] = audit(page, axe_source)
+                for other, projector in LIVE_ON.items() if name == LIVE_HOST else ():
+                    page.evaluate(PROJECTOR_JS, projector)
+                    resize(page, widths[other], 900)
+                    found[f"{other}, live"] = audit(page, axe_source)
             if name == f"?embed={KEPT}":
                 kept = page
             else:

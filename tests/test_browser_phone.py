@@ -1,8 +1,8 @@
 """Phones: every live section fits a 360 px touch screen (and 390 and 414 px) and works by touch.
 
-Chromium's mobile emulation (is_mobile, has_touch, 2x pixels) on the built site: the full page, and each
-live section alone (?embed=<id>), are booted once each and checked at every width by resizing the
-viewport (the narrow layout is CSS media queries, which a resize re-applies as a fresh load would).
+Chromium's mobile emulation (is_mobile, has_touch, 2x pixels) on the built site: the full page and one
+section alone (?embed=<id>; the other embeds before Python) are booted once each and checked at every width by
+resizing the viewport (the narrow layout is CSS media queries, which a resize re-applies as a fresh load would).
 Checked: nothing that shows text or a figure passes the screen's edge, walking through Panel's shadow
 roots (a table or code block may scroll sideways inside a box that fits); figure text is at least
 11 px on screen; a touch drag on the sweep's sigma slider moves the readout to CPython's number; the gradient-check
@@ -32,6 +32,7 @@ HEIGHT = 760
 PHONE = {"viewport": {"width": WIDTHS[0], "height": HEIGHT}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
 MIN_FONT_PX = 11
+PAUSED_JS = "() => window.__wt && window.__wt.status === 'paused'"  # ?live=click: the player, and no Python
 SETTLE_S = 150  # sections that train on load (paper, pathdrop) finish well within this on 2 busy cores
 
 # Elements showing text (a text node of their own) or a figure (canvas, svg, img) past the viewport's
@@ -190,15 +191,26 @@ def test_the_full_page_fits_a_phone(full):
     check_fits(full, "the full page")
 
 
+# Live, an embed shows the full page's Panel documents (checked live above, at the same widths, in the page's
+# narrower body: html.wt-embed pads less) inside its shell, which is there before Python. So every embed is
+# checked before Python and one (LIVE_EMBED, the most controls: text, file and Run) live: eight boots less.
+LIVE_EMBED = "owntext"
+
+
 @pytest.mark.parametrize("sid", SECTIONS)
 def test_each_embed_fits_a_phone(phone, server, sid):
     page = phone.new_page()
     try:
-        page.goto(f"{server.url}?embed={sid}")
-        wait_booted(page)
-        assert page.locator(f"#live-{sid}[data-live=true]").count() == 1
-        settle(page)
-        check_fits(page, f"?embed={sid}")
+        if sid == LIVE_EMBED:
+            page.goto(f"{server.url}?embed={sid}")
+            wait_booted(page)
+            assert page.locator(f"#live-{sid}[data-live=true]").count() == 1
+            settle(page)
+        else:
+            page.goto(f"{server.url}?embed={sid}&live=click")
+            page.wait_for_function(PAUSED_JS, timeout=30_000)
+            assert page.locator(f"#live-{sid} .wt-prerender").count() == 1
+        check_fits(page, f"?embed={sid}" + ("" if sid == LIVE_EMBED else ", before Python"))
     finally:
         page.close()
 
@@ -304,7 +316,7 @@ def played(phone, server):
     prerender and the player's native controls answer from the playback tables."""
     page = phone.new_page()
     page.goto(server.url + "?live=click")
-    page.wait_for_function("() => window.__wt && window.__wt.status === 'paused'", timeout=30_000)
+    page.wait_for_function(PAUSED_JS, timeout=30_000)
     yield page
     page.close()
 
