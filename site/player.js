@@ -84,12 +84,13 @@ function inputsFor(rules) {
 }
 
 function keeper(rules, address, follow) {
-  // (sid, c, v): control c's value v (null: none) of section sid, one no link holds, to the address for the live lab
-  // (which follows). The reader's own text (a paste, a file) replaces the section's others, as the live section does.
-  return (sid, c, v) => {
+  // (sid, c, v, linked): control c's value v (null: none) of section sid, one no link holds, to the address for the
+  // live lab (which follows), with LINKED, link values written beside it. The reader's own text (a paste, a file)
+  // replaces the section's others, as the live section does.
+  return (sid, c, v, linked = {}) => {
     if (v === null) return;
     const others = rules.kind(c).own ? rules.section(sid).filter((o) => o !== c && rules.kind(o).own) : [];
-    if (address.fromPlayer(sid, { ...Object.fromEntries(others.map((o) => [o.key, o.default])), [c.key]: v })) follow();
+    if (address.fromPlayer(sid, { ...linked, ...Object.fromEntries(others.map((o) => [o.key, o.default])), [c.key]: v })) follow();
   };
 }
 
@@ -104,9 +105,10 @@ async function readFile(rules, ctl, limit, file) {
   return text;
 }
 
-function answers(P, rules, { paused, played }, { player, controls, defaults }) {
+function answers(P, rules, { paused, played, held }, { player, controls, defaults }) {
   // What a section shows from its table (play), what its status line says (status), what a link holds of it;
-  // paused(): the lab waits for the reader's go; played(sid, off): early.js is told of each answer.
+  // paused(): the lab waits for the reader's go; played(sid, off): early.js is told of each answer; held(sid): the
+  // section shows the reader's own text's choice and holds that text for the live lab.
   const later = () => (paused() ? "once you load the live lab (the button at the top)"
     : "when the live lab (Python in your browser) has loaded");
 
@@ -150,6 +152,9 @@ function answers(P, rules, { paused, played }, { player, controls, defaults }) {
       el.dataset.error = "true";
     } else if (!P.tables[sid] && !isDefault(sid)) {
       line.textContent = "Loading the precomputed answers…";
+    } else if (held(sid)) {
+      line.textContent = `Your text is kept in this page: it is read and trained on ${later()}; nothing shown yet ` +
+        "comes from it.";
     } else if (approx.length) {
       const wanted = approx.map(([k, v]) => `${k} = ${fmt(v)}`).join(", ");
       const near = approx.map(([k, , shown]) => `${k} = ${fmt(shown)}`).join(", ");
@@ -170,26 +175,10 @@ function answers(P, rules, { paused, played }, { player, controls, defaults }) {
   return { play, status, isDefault, linkValues };
 }
 
-export function startPlayer(config, rules, transport, { address, embed, paused, played, follow }) {
-  // rules: site/state.js's codec of the page's rules; transport: where files come from (boot.js); address: the
-  // address bar's one writer (address.js); embed: the one section shown, if any (page.js). The live lab is made
-  // after the player (it restarts it: P.sync), so it is reached by callbacks (main.js): paused(), whether it waits
-  // for the reader's go; played(sid, off), early.js's; follow(), it follows what the player wrote to the URL.
-  const files = config.playback || {};
-  const P = {
-    tables: {}, // section id -> its table, once loaded and checked
-    errors: {}, // section id -> why its table could not be used
-    state: {}, // section id -> {key: value}, what the controls say
-    approx: {}, // section id -> [[key, wanted, shown]] when the answer on screen is the nearest one
-    answered: 0, // slot swaps made from a table
-    lastAnswerAt: 0, // performance.now() of the latest one
-    loaded: {}, // section id -> promise of its checked response (rejects with the reason it is unusable)
-    sync, need, // and play (answers)
-  };
-
+function loadTables(P, files, transport, embed, play, status) {
   // Every table is downloaded (and checked) at once, but parsed only when its section needs it (a control
   // moved, or the URL's state is not the default) or when the page is idle: parsing megabytes of JSON while
-  // the page itself is still being parsed would hold back its first frame.
+  // the page itself is still being parsed would hold back its first frame. Returns need(sid): a promise of it parsed.
   const parsing = {};
   function need(sid) {
     if (!parsing[sid]) {
@@ -215,6 +204,27 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
     const next = () => { if (rest.length) need(rest.shift()).then(() => idle(next)); };
     idle(next);
   }, { once: true });
+  return need;
+}
+
+export function startPlayer(config, rules, transport, { address, embed, paused, played, follow }) {
+  // rules: site/state.js's codec of the page's rules; transport: where files come from (boot.js); address: the
+  // address bar's one writer (address.js); embed: the one section shown, if any (page.js). The live lab is made
+  // after the player (it restarts it: P.sync), so it is reached by callbacks (main.js): paused(), whether it waits
+  // for the reader's go; played(sid, off), early.js's; follow(), it follows what the player wrote to the URL.
+  const files = config.playback || {};
+  const P = {
+    tables: {}, // section id -> its table, once loaded and checked
+    errors: {}, // section id -> why its table could not be used
+    state: {}, // section id -> {key: value}, what the controls say
+    approx: {}, // section id -> [[key, wanted, shown]] when the answer on screen is the nearest one
+    answered: 0, // slot swaps made from a table
+    lastAnswerAt: 0, // performance.now() of the latest one
+    loaded: {}, // section id -> promise of its checked response (rejects with the reason it is unusable)
+    sync, // and play (answers)
+  };
+
+  const need = loadTables(P, files, transport, embed, (sid) => play(sid), (sid) => status(sid));
 
   const players = () => document.querySelectorAll(".wt-player[data-section]");
   const player = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
@@ -224,7 +234,9 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
   const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
   const controlOf = (sid, key) => rules.byKey.get(`${sid}.${key}`);
   const inputs = inputsFor(rules), kept = keeper(rules, address, follow);
-  const { play, status, isDefault, linkValues } = answers(P, rules, { paused, played }, { player, controls, defaults });
+  const held = (sid) => controls(sid).some((c) => c.own && P.state[sid][c.name] === c.own)
+    && Object.keys(address.carried([sid])).some((key) => rules.kind(rules.byKey.get(key)).own);
+  const { play, status, isDefault, linkValues } = answers(P, rules, { paused, played, held }, { player, controls, defaults });
   P.play = play;
   P.query = (sid) => rules.toQuery(linkValues(sid)); // section sid's setting as a link writes it (site/early.js)
 
@@ -259,6 +271,17 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
     }
   }
 
+  function selectOwn(sid) {
+    // The reader's text (a paste, a file) selects the choice its section declares for it (state.spec own=), as the
+    // live section does; returns the section's link values, for the address.
+    for (const o of controls(sid).filter((o) => o.own)) {
+      P.state[sid][o.name] = o.own;
+      show(sid, o.name, o.own);
+    }
+    if (P.loaded[sid]) need(sid);
+    return linkValues(sid);
+  }
+
   function changed(event) {
     // A native control moved (delegated, so a prerender put back after a restart works too).
     const input = event.target, ctl = input.closest && input.closest(".wt-pctl[data-key]");
@@ -267,7 +290,13 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
     const sid = el.dataset.section, key = ctl.dataset.key, c = controlOf(sid, key);
     if (!rules.kind(c).url) { // free text, a file: nothing here plays it; the address keeps it aside for the live lab
       const take = inputs[rules.kind(c).input]; // (the box says so); an input naming its event is read once per choice
-      if (take && (take.on || event.type) === event.type) Promise.resolve(take.take(ctl, c, input)).then((v) => kept(sid, c, v));
+      if (take && (take.on || event.type) === event.type) {
+        Promise.resolve(take.take(ctl, c, input)).then((v) => {
+          const own = rules.kind(c).own;
+          kept(sid, c, v, own && v ? selectOwn(sid) : {});
+          if (own) play(sid); // after the address holds the text (or not): the status line says whether it waits
+        });
+      }
       return;
     }
     // sliders answer while they move; a number box when its value is committed (Enter, blur, spin)

@@ -89,28 +89,40 @@ def test_each_sample_answers_before_python(browser, server):
 
 
 CARRIED_JS = "() => window.__wt.address.carried(['owntext'])"
+SAMPLE = "#wt-p-owntext-sample"
 
 
 def files_before_python(page) -> None:
     """A file chosen in the playback's box is read there by Python's rule (state.decoded) and kept for the live lab:
     a bad one is named as the live picker names it and kept nowhere; a good one replaces a paste, and a paste
-    after it replaces it back."""
+    after it replaces it back. A text taken (pasted or read) selects the sample state.Owntext.sample declares for it
+    ("yours"), in the box, the figure and the link, as the live section does; a refused file selects nothing."""
     box = page.locator("#live-owntext .wt-player .wt-ctl-owntext-file")
     said = box.locator(".wt-file-said")
+    page.select_option(SAMPLE, "prose")
     for name, run, times, _ in BAD_FILES:
         data = run * times
         box.locator("input[type=file]").set_input_files({"name": name, "mimeType": "text/plain", "buffer": data})
         want = S.decoded(data, S.MAX_TEXT_CHARS)[1]
         said.filter(has_text=want).wait_for(timeout=5_000)
         assert "wt-bad" in said.get_attribute("class") and page.evaluate(CARRIED_JS) == {}
+        assert page.input_value(SAMPLE) == "prose" and "owntext.sample" not in page.url
     page.fill("#wt-p-owntext-text", "a paste of mine")
     assert page.evaluate(CARRIED_JS) == {"owntext.text": "a paste of mine"}
+    assert page.input_value(SAMPLE) == V.YOURS
+    page.select_option(SAMPLE, "prose")
     text = text_of(5) + "é ✓ 𝄞\n"  # Python counts code points: the clef is one character, two UTF-16 units
     box.locator("input[type=file]").set_input_files({"name": "mine.txt", "mimeType": "text/plain", "buffer": text.encode()})
     said.filter(has_text=S.FILE_SAYS["read"].format(name="mine.txt", chars=f"{len(text):,}")).wait_for(timeout=5_000)
     assert until(lambda: page.evaluate(CARRIED_JS) == {"owntext.file": text}), page.evaluate(CARRIED_JS)
+    assert page.input_value(SAMPLE) == V.YOURS and f"owntext.sample={V.YOURS}" in page.url, page.url
+    page.locator("#live-owntext [data-testid=owntext-now]", has_text="never leaves your browser").wait_for(timeout=5_000)
+    line = page.locator("#live-owntext .wt-player-status")
+    assert "Your text is kept in this page: it is read and trained on once" in line.inner_text(), line.inner_text()
     page.fill("#wt-p-owntext-text", "a later paste")
     assert page.evaluate(CARRIED_JS) == {"owntext.text": "a later paste"}
+    page.fill("#wt-p-owntext-text", "")  # no text left: nothing waits for the live lab
+    assert page.evaluate(CARRIED_JS) == {} and "Your text" not in line.inner_text(), line.inner_text()
     assert "owntext.file" not in page.url and "paste" not in page.url
 
 

@@ -91,10 +91,11 @@ def decoded(data: bytes | None, limit: int) -> tuple[str | None, str]:
         return None, FILE_SAYS["not_text"].format(at=err.start)
 
 
-def spec(default, help, lo=None, hi=None, choices=None, log=False, label=None, kind=None):
-    """A dataclass field carrying its kind, bounds, allowed choices and help text as metadata."""
+def spec(default, help, lo=None, hi=None, choices=None, log=False, label=None, kind=None, own=None):
+    """A dataclass field carrying its kind, bounds, allowed choices and help text as metadata; `own`: the choice the
+    reader's own text (a value of an `own` kind in the section) selects, before Python and live alike."""
     kind = kind or ("log" if log else "choice" if choices else BY_TYPE[type(default)])
-    meta = dict(help=help, lo=lo, hi=hi, choices=choices, kind=kind, label=label)
+    meta = dict(help=help, lo=lo, hi=hi, choices=choices, kind=kind, label=label, own=own)
     return field(default=default, metadata=meta)
 
 
@@ -156,7 +157,7 @@ class Tasks:
 class Owntext:
     sample: str = spec("prose", "The text to train on: a shipped sample (English prose, Python source, a song with a "
                         "refrain) or yours, pasted or from a file (yours never enters the address bar).",
-                        choices=("prose", "code", "song", "yours"))
+                        choices=("prose", "code", "song", "yours"), own="yours")
     text: str = spec("", "Your text, pasted (at least 200 characters, at most 2 MB): choosing it makes the sample "
                      "'yours'. It stays in this browser: never in the address bar or a download.", kind="text")
     file: str = spec("", "Or a .txt file (UTF-8, at most 2 MB), chosen, or dropped anywhere on this section: its text is yours, "
@@ -307,6 +308,7 @@ class Control:
     lo: float | None
     hi: float | None
     choices: tuple | None
+    own: str | None = None  # the choice the section's own text selects (spec)
 
     @property
     def key(self) -> str:
@@ -331,7 +333,7 @@ def controls() -> tuple[Control, ...]:
     for sec in dataclasses.fields(State):
         for f in dataclasses.fields(sec.default_factory):
             m = f.metadata
-            out.append(Control(sec.name, f.name, m["kind"], f.default, m["help"], m["lo"], m["hi"], m["choices"]))
+            out.append(Control(sec.name, f.name, m["kind"], f.default, m["help"], m["lo"], m["hi"], m["choices"], m["own"]))
     return tuple(out)
 
 
@@ -566,7 +568,7 @@ def rules(fills: dict[str, dict]) -> dict:
                   | {"whole": k.type is int} for k in KINDS.values()},
         "sections": SECTIONS,
         "controls": [{"key": c.key, "section": c.section, "name": c.name, "kind": c.kind, "default": c.default,
-                      "lo": c.lo, "hi": c.hi, "choices": c.choices, "log": c.log} for c in CONTROLS],
+                      "lo": c.lo, "hi": c.hi, "choices": c.choices, "log": c.log, "own": c.own} for c in CONTROLS],
         "presets": PRESETS, "custom_preset": CUSTOM_PRESET,
         "fills": {sid: f for sid, f in fills.items() if f},
     }

@@ -20,7 +20,7 @@ from .. import render as R
 from .. import state as S
 from .kit import BUILT, Num, cell, grid, log, note, source, table
 
-YOURS = "yours"
+YOURS = S.BY_KEY["owntext.sample"].own  # the sample a pasted or chosen text is filed under (state.Owntext)
 CHUNK = 25  # steps per model between yields: ~3-5 ms a step in Pyodide, so a yield stays near 100 ms
 EVERY = 50  # steps between curve points
 SLOTS = ("status", "curves", "table", "ranks", "sample_tied", "sample_untied", "vocab")
