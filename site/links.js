@@ -7,9 +7,9 @@ export function pageLinks(state, address) {
   // The link to share: this page (http or file://) with the current query (address.js keeps address.query and,
   // where the browser lets it, location.search current), without embed=, optionally pointing at one section.
   function shareUrl(section) {
-    const q = new URLSearchParams(address.query);
-    q.delete("embed");
-    const query = q.toString();
+    // The query as the writer wrote it (state.to_query's escaping): URLSearchParams would write it again, commas
+    // escaped, and the shared link would differ from the address bar.
+    const query = address.query.split("&").filter((part) => part && !part.startsWith("embed=")).join("&");
     return `${location.href.split(/[?#]/)[0]}${query ? `?${query}` : ""}${section ? `#${section}` : ""}`;
   }
 
