@@ -193,15 +193,16 @@ def test_the_full_page_fits_a_phone(full):
 
 # Live, an embed shows the full page's Panel documents (checked live above, at the same widths, in the page's
 # narrower body: html.wt-embed pads less) inside its shell, which is there before Python. So every embed is
-# checked before Python and one (LIVE_EMBED, the most controls: text, file and Run) live: eight boots less.
-LIVE_EMBED = "owntext"
+# checked before Python and live only owntext's (the most controls: text, file and Run) and a test-only section's
+# (tests/test_browser_probe.py runs this file for it alone, without the full page): eight boots less.
+LIVE_EMBEDS = {"owntext", *(s.id for s in S.extra_sections())}
 
 
 @pytest.mark.parametrize("sid", SECTIONS)
 def test_each_embed_fits_a_phone(phone, server, sid):
     page = phone.new_page()
     try:
-        if sid == LIVE_EMBED:
+        if sid in LIVE_EMBEDS:
             page.goto(f"{server.url}?embed={sid}")
             wait_booted(page)
             assert page.locator(f"#live-{sid}[data-live=true]").count() == 1
@@ -210,7 +211,7 @@ def test_each_embed_fits_a_phone(phone, server, sid):
             page.goto(f"{server.url}?embed={sid}&live=click")
             page.wait_for_function(PAUSED_JS, timeout=30_000)
             assert page.locator(f"#live-{sid} .wt-prerender").count() == 1
-        check_fits(page, f"?embed={sid}" + ("" if sid == LIVE_EMBED else ", before Python"))
+        check_fits(page, f"?embed={sid}" + ("" if sid in LIVE_EMBEDS else ", before Python"))
     finally:
         page.close()
 
