@@ -2,7 +2,7 @@
 Chromium on the served page: the full page in light and in dark, the full page at a 360 px viewport, and
 every ?embed=<id>; each before Python (the prerendered page a reader sees first) and the full pages and one embed
 once the live sections are in (Panel's widgets in their shadow roots, which axe walks). Zero serious or critical
-violations; a failure lists them by rule (all of them: test-results/axe.json), separately for the page's own HTML
+violations; a failure lists them by rule (the full pages' all: test-results/axe.json), separately for the page's own HTML
 (site/: prose, controls of the page, boot and error UI) and for the sections' content (`#live-<id>`: views/
 prerendered HTML and the Panel app's widgets, whose Bokeh handles, spinner buttons and checkboxes boot.js names).
 
@@ -82,8 +82,9 @@ LIVE_HOST = "full page, light"
 LIVE_ON = {"full page, projector": True, "full page, 360 px": False}  # page name: whether it has the projector class
 PROJECTOR_JS = "(on) => document.documentElement.classList.toggle('wt-projector', on)"
 # Live, the embeds' sections are the full page's (the same Panel documents, audited there in light, dark and
-# projector); an embed adds only its shell, which is there before Python. So one embed (KEPT) is audited live, the
-# rest before Python only: seven boots (~80 s) less, no node the live audits miss.
+# projector); an embed adds only its shell, which is there before Python. So one embed (KEPT) is audited live, and
+# each embed before Python in a test of its own (test_each_embed_before_python_has_no_serious_violations, which
+# tests/test_browser_probe.py runs for a test-only section alone): no node the live audits miss.
 EMBEDS = SECTIONS  # the registry (state.REGISTRY): a test build's sections too (tests/test_browser_probe.py)
 KEPT = "gradcheck"  # its embed stays open, live, for test_bokeh_controls_are_named_from_their_titles_and_stay_named
 
@@ -101,12 +102,12 @@ def audited(browser, server, axe_source):
     found, kept, ctxs = {}, None, []
     widths = {name: width for name, _, width in PAGES}
     try:
-        for name, query, width in [*PAGES, *((f"?embed={sid}", f"embed={sid}", 1280) for sid in EMBEDS)]:
+        for name, query, width in [*PAGES, (f"?embed={KEPT}", f"embed={KEPT}", 1280)]:
             ctx, page = recorded(browser, Recorder(), viewport={"width": width, "height": 900})
             ctxs.append(ctx)
             page.goto(server.url + (f"?{query}" if query else ""), wait_until="domcontentloaded")
             found[f"{name}, before Python"] = audit(page, axe_source)
-            if name not in LIVE_ON and (name in widths or name == f"?embed={KEPT}"):
+            if name not in LIVE_ON:
                 found[f"{name}, live"] = audit_live(page, axe_source)
                 for other, projector in LIVE_ON.items() if name == LIVE_HOST else ():
                     page.evaluate(PROJECTOR_JS, projector)
@@ -139,6 +140,17 @@ def test_the_pages_own_html_has_no_serious_violations(findings):
 def test_the_sections_have_no_serious_violations(findings):
     sections = part(findings, "sections")
     assert not sections, "axe-core found serious/critical violations:\n" + described(sections)
+
+
+@pytest.mark.parametrize("sid", EMBEDS)
+def test_each_embed_before_python_has_no_serious_violations(browser, server, axe_source, sid):
+    ctx, page = recorded(browser, Recorder())
+    try:
+        page.goto(f"{server.url}?embed={sid}", wait_until="domcontentloaded")
+        found = {f"?embed={sid}, before Python": audit(page, axe_source)}
+    finally:
+        ctx.close()
+    assert not found[f"?embed={sid}, before Python"], "axe-core found serious/critical violations:\n" + described(found)
 
 
 def test_the_audit_fails_on_a_page_with_a_violation(browser, axe_source):
