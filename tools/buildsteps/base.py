@@ -3,6 +3,7 @@ subprocesses and the content-keyed cache of derived files."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -72,10 +73,13 @@ def split_filename(name: str) -> tuple[str, str]:
     return tuple(stem.rsplit("-", 1)) if stem != name else tuple(name.split("-")[:2])
 
 
-def part_of(path: Path) -> Path:
-    """Where this process writes PATH before it is whole (then part.replace(path)): other builds, in this checkout or
+@contextlib.contextmanager
+def whole(path: Path):
+    """Yield the file this process writes PATH into, then put it in place whole: other builds, in this checkout or
     another, may share the cache, so a file there is whole or absent and no two writers share a part."""
-    return path.with_name(f"{path.name}.{os.getpid()}.part")
+    part = path.with_name(f"{path.name}.{os.getpid()}.part")
+    yield part
+    part.replace(path)
 
 
 def cached(key_parts: list[str], name: str, make) -> Path:
@@ -85,9 +89,8 @@ def cached(key_parts: list[str], name: str, make) -> Path:
     path = CACHE / "built" / key / name
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        part = part_of(path)
-        make(part)
-        part.replace(path)
+        with whole(path) as part:
+            make(part)
     os.utime(path.parent)
     return path
 

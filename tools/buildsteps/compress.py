@@ -48,9 +48,8 @@ def gzipped(data: bytes) -> bytes:
     path = base.CACHE / "gz" / (sha256(data) + ".gz")
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        part = base.part_of(path)
-        part.write_bytes(gzip.compress(data, 9, mtime=0))
-        part.replace(path)
+        with base.whole(path) as part:
+            part.write_bytes(gzip.compress(data, 9, mtime=0))
     return path.read_bytes()
 
 
@@ -72,9 +71,8 @@ def brotlied(datas: list[bytes], quality: int = BROTLI_QUALITY) -> dict[str, byt
             (tmp / "jobs.json").write_text(json.dumps(jobs))
             run(["node", str(TOOLS / "brotli.mjs"), str(tmp / "jobs.json"), str(quality)], "brotli compression (node)")
             for h in missing:
-                part = base.part_of(cache / f"{h}{suffix}")
-                shutil.move(tmp / f"{h}.br", part)
-                part.replace(cache / f"{h}{suffix}")
+                with base.whole(cache / f"{h}{suffix}") as part:
+                    shutil.move(tmp / f"{h}.br", part)
         log(f"brotli-compressed {len(missing)} files ({sum(map(len, missing.values())) >> 20} MB) at q{quality} "
             f"in {time.monotonic() - t0:.0f} s (cached for next time)")
     return {h: (cache / f"{h}{suffix}").read_bytes() for h in want}

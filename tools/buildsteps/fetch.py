@@ -119,9 +119,8 @@ def lock_wheels(pins: dict, lock: dict, sources: dict[str, Path], wheels_from: P
                 archive, prefix = source.split(":", 1)
                 with zipfile.ZipFile(sources[archive]) as z:
                     if prefix + fname in z.namelist():
-                        part = base.part_of(target)
-                        part.write_bytes(z.read(prefix + fname))
-                        part.replace(target)
+                        with base.whole(target) as part:
+                            part.write_bytes(z.read(prefix + fname))
                         log(f"extracted {fname} from {archive}")
                         break
         out[name] = verified(target, want, "Pyodide wheel (checked against pyodide-lock.json)")

@@ -46,12 +46,11 @@ def compile_pyc(archives: dict[str, Path], python: Python, keep_source: set[str]
         for i, k in enumerate(todo):
             files = with_pycs(archives[k], tmp / str(i), python.cache_tag if k in keep_source else None)
             out[k].parent.mkdir(parents=True, exist_ok=True)
-            part = base.part_of(out[k])
-            if k == "stdlib":
-                write_zip(part, files, stored=True)
-            else:
-                write_wheel(part, dist_info_of(files), files, stored=True)
-            part.replace(out[k])
+            with base.whole(out[k]) as part:
+                if k == "stdlib":
+                    write_zip(part, files, stored=True)
+                else:
+                    write_wheel(part, dist_info_of(files), files, stored=True)
     log(f"compiled {len(jobs) - len(report['failed'])} modules in {len(todo)} archives to .pyc with Pyodide's "
         f"Python {report['version']} in {time.monotonic() - t0:.0f} s ({len(report['failed'])} kept as source)")
     return out
