@@ -96,17 +96,13 @@ def test_the_probe_plays_back_then_goes_live(browser, probe_server):
         assert not s.rec.page_errors, s.rec.page_errors
 
 
-# Over the test build, every phone and axe check parametrized by section, for the probe alone (the real sections'
-# own runs are the suite's). The reader's checks measure the whole page against the real page's budgets (its
-# height, a download in every section) and do not run here.
-PAGE_WIDE_K = "probe"
-
-
 def test_the_page_wide_checks_pass_with_the_probe(probe_dist):
-    """tests/test_browser_phone.py and _a11y.py over the test build, where the registry holds the probe."""
-    proc = subprocess.run([sys.executable, "-m", "pytest", *PAGE_WIDE, "-k", PAGE_WIDE_K, "-q", "-rA", "-p",
-                           "no:cacheprovider"], cwd=ROOT, env=probe_env(probe_dist), capture_output=True, text=True,
-                          timeout=1800)
+    """tests/test_browser_phone.py and _a11y.py over the test build, where the registry holds the probe: every check
+    parametrized by section, for the probe alone (-k probe: the real sections' own runs are the suite's). The
+    reader's checks measure the whole page against the real page's budgets (its height, a download in every
+    section) and do not run here."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", *PAGE_WIDE, "-k", "probe", "-q", "-rA", "-p", "no:cacheprovider"],
+                          cwd=ROOT, env=probe_env(probe_dist), capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-6000:]
     for module in ("phone", "a11y"):
         assert re.search(rf"PASSED tests/test_browser_{module}.py::\S+\[probe\]", proc.stdout), proc.stdout[-3000:]
