@@ -3,13 +3,17 @@ its view gives (what the build prerenders and plays back), reads its state one w
 other section; the shared kit's pieces behave."""
 import ast
 import importlib
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import panel as pn
 import pytest
 
-from weighttying import state as S
+from weighttying import prerender, state as S
 from weighttying.app import kit, sections
 from weighttying.app.store import Store
 from weighttying.views import kit as views_kit
@@ -150,3 +154,28 @@ def test_live_layout_is_the_prerenders(sid):
     assert downloads and all(any(d is x for x in card.select(pn.widgets.FileDownload)) for d in downloads)
     for a, b in view.PAIRS:  # side by side: one row holds both
         assert any(isinstance(r, pn.Row) and {a, b} <= {names.get(id(p)) for p in kit.parts(r)} for r in kit.parts(root))
+
+
+NOTHING_TO_DOWNLOAD = """
+import json, panel as pn
+from weighttying import prerender, state as S
+from weighttying.app import sections
+from weighttying.app.store import Store
+root = sections.build(Store(S.State(), base_url="http://x/"), "probe")
+print(json.dumps({"box": 'class="wt-data"' in prerender.section("probe", S.SECTION["probe"].state()),
+                  "card": len(root.select(pn.Card)), "downloads": len(root.select(pn.widgets.FileDownload))}))
+"""
+
+
+def test_a_section_with_nothing_to_download_has_no_data_box():
+    """The test-only probe (tests/sections/: no DATA slots, no overlaid figure, no app module) offers no download,
+    so neither its prerender nor its live section has a "Data and downloads" box: an empty one would promise
+    downloads that never come. Every page section has one (test_live_layout_is_the_prerenders)."""
+    sections_dir = Path(__file__).resolve().parent / "sections"
+    env = {**os.environ, "WT_TEST_SECTIONS": "probe",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(sections_dir), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-c", NOTHING_TO_DOWNLOAD], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.splitlines()[-1]) == {"box": False, "card": 0, "downloads": 0}
+    assert all('class="wt-data"' in prerender.section(sid, getattr(S.State(), sid)) for sid in S.SECTIONS)

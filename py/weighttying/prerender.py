@@ -20,7 +20,14 @@ def section(sid: str, st) -> str:
     """One section's static HTML for its state st (with the run results that state shows)."""
     v = view(sid)
     return kit.compose(v.slots(st, kit.with_results(v, st)), v.OVERLAYS, v.PAIRS, v.DATA, v.CLAIM,
-                       controls.html_of(sid, v.PLAYBACK))
+                       controls.html_of(sid, v.PLAYBACK), has_downloads(sid))
+
+
+def has_downloads(sid: str) -> bool:
+    """Whether section sid's live lab offers downloads: a section with an app module does (its tables' CSV and
+    JSON, its figures' SVG: tests/test_app_kit.py checks each), a generic one (app.sections.generic) its
+    overlaid figures' SVG."""
+    return S.SECTION[sid].app is not None or bool(view(sid).OVERLAYS)
 
 
 def sections(state: S.State = S.State()) -> dict[str, str]:

@@ -62,7 +62,8 @@ def pluck(item, take: Callable[[object], bool]) -> list:
 def layout(store: Store, section: str, side: Sequence, below: Sequence = ()) -> pn.Column:
     """A section's root, laid out as its prerender is (views.kit.compose): the claim slot, the controls in
     a column beside the slots in the view's order (each with the run strip handed over just before it), pairs side
-    by side, and the view's DATA slots with every download in one closed "Data and downloads" card.
+    by side, and the view's DATA slots with every download in one closed "Data and downloads" card (none for a
+    section with nothing to put in it).
     `side` and `below` are the section's pieces in its own reading order."""
     slots = SECTION_SLOTS.get(store, {}).get(section)
     bar = controls(store, section)
@@ -100,8 +101,9 @@ def layout(store: Store, section: str, side: Sequence, below: Sequence = ()) -> 
     order = sorted(groups, key=view.SLOTS.index)
     main = [i for n in order if n != view.CLAIM and n not in view.DATA for i in groups[n]]
     data = [i for n in order if n in view.DATA for i in groups[n]]
-    card = pn.Card(*data, *downloads, *slots.downloads, title=views_kit.DATA_SUMMARY, collapsed=True,
-                   sizing_mode="stretch_width", css_classes=["wt-data"], stylesheets=[DATA_CARD_CSS], margin=0)
+    inside = [*data, *downloads, *slots.downloads]
+    card = [pn.Card(*inside, title=views_kit.DATA_SUMMARY, collapsed=True, sizing_mode="stretch_width",
+                    css_classes=["wt-data"], stylesheets=[DATA_CARD_CSS], margin=0)] if inside else []
     block = pn.Row(bar, pn.Column(slots.error, *main, *tail, styles=MAIN, sizing_mode="stretch_width"),
                    styles={"flex-wrap": "wrap", "column-gap": "1.5rem"}, css_classes=["wt-block"], sizing_mode="stretch_width")
-    return pn.Column(*groups.get(view.CLAIM, []), block, card, css_classes=[f"wt-{section}"], sizing_mode="stretch_width")
+    return pn.Column(*groups.get(view.CLAIM, []), block, *card, css_classes=[f"wt-{section}"], sizing_mode="stretch_width")

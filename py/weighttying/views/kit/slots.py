@@ -20,13 +20,14 @@ DATA_BEFORE = ("Downloads of every table and figure (CSV, JSON, SVG, each stampe
 
 
 def compose(slots: dict[str, str], overlays: dict[str, str] | None = None, pairs: Sequence[Sequence[str]] = (),
-            data: Sequence[str] = (), claim: str = "", controls: str = "") -> str:
+            data: Sequence[str] = (), claim: str = "", controls: str = "", downloads: bool = True) -> str:
     """A section's output: its slots in display order, each in its wt-slot box; an overlay slot
     (OVERLAYS: {overlay: the slot it is drawn over}, listed right after it) shares a wt-stack box with
     the slot below it, where CSS draws the two in the same place; each of `pairs` (adjacent slots that
     compare) side by side in a wt-pair box; the `data` slots (the last ones) in the section's closed
-    "Data and downloads" disclosure, which the live lab fills with the downloads too. The `claim` slot (the
-    first) opens it; then `controls` (the section's controls) in a column beside the rest (wt-block)."""
+    "Data and downloads" disclosure, which the live lab fills with the downloads too (no disclosure for a section
+    with neither data slots nor `downloads`). The `claim` slot (the first) opens it; then `controls` (the section's
+    controls) in a column beside the rest (wt-block)."""
     below = {base: over for over, base in (overlays or {}).items()}
     pieces: dict[str, str] = {}
     for name, inner in slots.items():
@@ -38,6 +39,8 @@ def compose(slots: dict[str, str], overlays: dict[str, str] | None = None, pairs
         pieces[a] = f'<div class="wt-pair">{pieces[a]}{pieces.pop(b)}</div>'
     main = "".join(p for name, p in pieces.items() if name not in data and name != claim)
     block = f'<div class="wt-block"><div class="wt-side">{controls}</div><div class="wt-main">{main}</div></div>'
+    if not (data or downloads):
+        return pieces.get(claim, "") + block
     return pieces.get(claim, "") + block + data_box("".join(pieces[name] for name in data) + note(DATA_BEFORE, testid="data-before"))
 
 
