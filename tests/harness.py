@@ -256,9 +256,9 @@ const label = (el) => `${where(el)}: <${el.tagName.toLowerCase()} class="${Strin
 
 # Figures are inline SVG scaled to their box: each visible <text>'s size on screen in CSS px, whether it
 # is drawn inside its figure (an SVG clips what lies outside it), and the text of its figure it overlaps.
-FIGURE_TEXT_JS = "() => {" + WALK_JS + """
+FIGURE_TEXT_JS = "(scope) => {" + WALK_JS + """
   const out = [];
-  walk(document, (el) => {
+  walk(scope ? document.getElementById(scope) : document, (el) => {
     if (el.tagName !== 'text' || !shown(el)) return;
     const m = el.getScreenCTM(), r = el.getBoundingClientRect(), f = el.ownerSVGElement.getBoundingClientRect();
     const inside = r.left >= f.left - 1 && r.right <= f.right + 1 && r.top >= f.top - 1 && r.bottom <= f.bottom + 1;
@@ -273,10 +273,11 @@ FIGURE_TEXT_JS = "() => {" + WALK_JS + """
 
 
 
-def figure_text_problems(page, min_px: float) -> list[str]:
-    """Each figure text on PAGE drawn under MIN_PX, past its figure's edge, or over another of its texts."""
+def figure_text_problems(page, min_px: float, scope: str | None = None) -> list[str]:
+    """Each figure text on PAGE (or in its element of id SCOPE) drawn under MIN_PX, past its figure's edge, or over
+    another of its texts."""
     out = []
-    for what, px, inside, over in page.evaluate(FIGURE_TEXT_JS):
+    for what, px, inside, over in page.evaluate(FIGURE_TEXT_JS, scope):
         if px < min_px - 0.05:
             out.append(f"{what} is {px:.1f} px")
         if not inside:

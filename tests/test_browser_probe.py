@@ -5,8 +5,9 @@ page section does, in a test build (build.py --with-test-sections probe) that th
 - it builds, prerenders and plays back: its number answers before Python, from its playback table;
 - it goes live through the generic live section (it has no app module): the number and the free text answer live,
   and the free text never enters the URL;
-- the page-wide checks parametrized by section (phone, axe) run for it over the test build, where the registry
-  holds the probe (a pytest of their modules with $WT_TEST_SECTIONS set);
+- the page-wide checks (phone, axe, the reader's) run for it over the test build, where the registry holds the
+  probe (a pytest of their modules with $WT_TEST_SECTIONS set): phone's and axe's are parametrized by section,
+  the reader's look at the probe's box on its own (its SCOPES);
 - a missing part (any of its three files) stops the build with a message naming the file.
 """
 from __future__ import annotations
@@ -29,7 +30,7 @@ from test_browser_player import VALUES_JS, python_requests
 pytestmark = pytest.mark.browser
 
 SECTIONS_DIR = ROOT / "tests" / "sections"
-PAGE_WIDE = ("tests/test_browser_phone.py", "tests/test_browser_a11y.py")
+PAGE_WIDE = ("tests/test_browser_phone.py", "tests/test_browser_a11y.py", "tests/test_browser_reader.py")
 
 
 def probe_env(dist: Path) -> dict:
@@ -97,15 +98,14 @@ def test_the_probe_plays_back_then_goes_live(browser, probe_server):
 
 
 def test_the_page_wide_checks_pass_with_the_probe(probe_dist):
-    """tests/test_browser_phone.py and _a11y.py over the test build, where the registry holds the probe: every check
-    parametrized by section, for the probe alone (-k probe: the real sections' own runs are the suite's). The
-    reader's checks measure the whole page against the real page's budgets (its height, a download in every
-    section) and do not run here."""
+    """tests/test_browser_phone.py, _a11y.py and _reader.py over the test build, where the registry holds the probe:
+    every check parametrized by section or scoped to it, for the probe alone (-k probe: the real sections' own runs
+    are the suite's)."""
     proc = subprocess.run([sys.executable, "-m", "pytest", *PAGE_WIDE, "-k", "probe", "-q", "-rA", "-p", "no:cacheprovider"],
                           cwd=ROOT, env=probe_env(probe_dist), capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-6000:]
-    for module in ("phone", "a11y"):
-        assert re.search(rf"PASSED tests/test_browser_{module}.py::\S+\[probe\]", proc.stdout), proc.stdout[-3000:]
+    for module in ("phone", "a11y", "reader"):
+        assert re.search(rf"PASSED tests/test_browser_{module}.py::\S+\[(\S+-)?probe\]", proc.stdout), proc.stdout[-3000:]
 
 
 @pytest.mark.parametrize("gone", ["probe.py", "probe_view.py", "probe.html"])

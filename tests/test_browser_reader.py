@@ -1,7 +1,9 @@
 """The page as a reader meets it (issue 18, docs/DESIGN.md "Page layout"), measured on the built site at
 1280 x 900, before Python (?live=click: the prerendered page and the player) and once live:
-- the page is at most 13,000 px tall, yet every section still has its figures, tables and its "Data and
-  downloads" box (live: opening it shows the downloads);
+- the page is at most 15,000 px tall, yet every section still has its numbers, its tables and a "Data and
+  downloads" box when it has data or downloads (live: opening it shows them);
+- a test build's section (tests/sections/) is also checked on its own: every check below over its box, and
+  its height against a section's budget;
 - no blank stretch taller than 160 px between two blocks of content;
 - no table cell whose text runs past 4 lines;
 - no control (button, input, select, the "?" of a help line, a slider's handle) overlaps another, and each
@@ -25,7 +27,6 @@ Geometry, not pixels: a browser update cannot turn these red by antialiasing.
 """
 from __future__ import annotations
 
-import importlib
 import re
 import shutil
 import subprocess
@@ -37,12 +38,16 @@ import pytest
 from conftest import live_page
 from harness import ROOT, figure_text_problems, recorded, Recorder, resize
 from robust import settle
-from weighttying.state import SECTIONS
+from weighttying import prerender
+from weighttying.state import SECTIONS, extra_sections
 
 pytestmark = pytest.mark.browser
 
 MAX_HEIGHT = 15_000  # eight sections took 12,522 px before Python and 12,852 live with issue 29's stacked, numbered
 # figures; the ninth, your own text (issue 28), brings the page to 14,527 and 14,857
+# A test section's own box gets its share of the page's budget (1,666 px: 15,000 over the nine page sections,
+# which measure 946 to 2,037 px each live).
+MAX_SECTION = MAX_HEIGHT // (len(SECTIONS) - len(extra_sections()))
 MAX_GAP = 160
 MAX_LINES = 4
 MIN_FIGURE_PX = 11  # as on a phone (test_browser_phone): what a figure's text must stay at as drawn
@@ -53,6 +58,9 @@ AXES = {"lines": ("x", "y"), "heatmap": ("x", "y", "colour"), "bars": ("x", "y")
 WIDTHS = (1280, 1024, 768, 390, 360)
 SCROLLS = 12
 SHOWN = SECTIONS  # the registry (state.REGISTRY): a test build's sections too (tests/test_browser_probe.py)
+# Where the checks look: the whole page (None), and each test section's box on its own, so a test build's run
+# (tests/test_browser_probe.py, -k probe) holds the test section to the checks without the real page's budgets.
+SCOPES = (None, *(s.id for s in extra_sections()))
 # What a reader must never be told to run or open: commands and repository paths.
 REPO_TEXT = re.compile(r"python -m|\bpip install|\bnpm (ci|install|run)|\./dev\b|\bdocs/|\bsite/|\btests/|"
                        r"\b[\w-]+\.(py|js|json|md|txt)\b")
@@ -70,10 +78,13 @@ const content = (el) => ['svg', 'TABLE', 'INPUT', 'SELECT', 'BUTTON', 'IMG', 'CA
 const label = (el) => `<${el.tagName.toLowerCase()} class="${String(el.getAttribute('class') || '').slice(0, 40)}"> "${(el.textContent || '').trim().slice(0, 50)}"`;
 """
 
+# Where a check looks: the whole page (scope null), or one section's box (a test build's section, SCOPES).
+SCOPE_JS = "const root = scope ? document.getElementById(scope) : document;"
+
 # Vertical stretches of the page (document coordinates) with no content in them, between two blocks.
-GAPS_JS = "() => {" + WALK_JS + """
+GAPS_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
   const spans = [];
-  walk(document, (el) => { if (content(el) && shown(el)) { const r = el.getBoundingClientRect();
+  walk(root, (el) => { if (content(el) && shown(el)) { const r = el.getBoundingClientRect();
     spans.push([r.top + scrollY, r.bottom + scrollY, label(el)]); } });
   spans.sort((a, b) => a[0] - b[0]);
   const gaps = []; let reach = spans.length ? spans[0][1] : 0, before = '';
@@ -85,9 +96,9 @@ GAPS_JS = "() => {" + WALK_JS + """
 }"""
 
 # Table cells whose text takes more than N lines.
-CELLS_JS = "(n) => {" + WALK_JS + """
+CELLS_JS = "([n, scope]) => {" + WALK_JS + SCOPE_JS + """
   const out = [];
-  walk(document, (el) => {
+  walk(root, (el) => {
     if (!['TD', 'TH'].includes(el.tagName) || !shown(el)) return;
     const s = getComputedStyle(el), line = parseFloat(s.lineHeight) || 1.2 * parseFloat(s.fontSize);
     const lines = (el.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)) / line;
@@ -97,16 +108,16 @@ CELLS_JS = "(n) => {" + WALK_JS + """
 }"""
 
 # Visible text (shadow roots too), one string per element with text of its own.
-TEXT_JS = "() => {" + WALK_JS + """
+TEXT_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
   const out = [];
-  walk(document, (el) => { if (!el.ownerSVGElement && !['STYLE', 'SCRIPT'].includes(el.tagName) && ownText(el) && shown(el))
+  walk(root, (el) => { if (!el.ownerSVGElement && !['STYLE', 'SCRIPT'].includes(el.tagName) && ownText(el) && shown(el))
     out.push([...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join(' ').trim()); });
   return out;
 }"""
 
-PROGRESS_JS = "() => {" + WALK_JS + """
+PROGRESS_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
   const out = [];
-  walk(document, (el) => { if ((el.tagName === 'PROGRESS' || el.getAttribute('role') === 'progressbar') && shown(el))
+  walk(root, (el) => { if ((el.tagName === 'PROGRESS' || el.getAttribute('role') === 'progressbar') && shown(el))
     out.push(label(el)); });
   return out;
 }"""
@@ -143,9 +154,9 @@ INVENTORY_JS = "(ids) => {" + WALK_JS + """
 
 # Pairs of visible controls whose boxes overlap (one inside the other, as a slider's handle in its track, is
 # one control, not an overlap).
-OVERLAP_JS = "() => {" + WALK_JS + """
+OVERLAP_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
   const controls = [];
-  walk(document, (el) => { if (el.matches('input:not([type=hidden]), select, button, summary, .noUi-handle, a[href]') && shown(el)) controls.push(el); });
+  walk(root, (el) => { if (el.matches('input:not([type=hidden]), select, button, summary, .noUi-handle, a[href]') && shown(el)) controls.push(el); });
   const box = controls.map((el) => el.getBoundingClientRect());
   const nested = (a, b) => a.contains(b) || b.contains(a) || (a.getRootNode().host || a).contains(b.getRootNode().host || b);
   const out = [];
@@ -160,9 +171,9 @@ OVERLAP_JS = "() => {" + WALK_JS + """
 
 # Controls whose "?" is below their widgets (inputs, selects, slider tracks, button groups), on a line of its
 # own, instead of on the control's first line (its name's, or its widget's). Before Python a control is a .wt-pctl; live, a .wt-control with a shadow root.
-HELP_BESIDE_JS = "() => {" + WALK_JS + """
+HELP_BESIDE_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
   const out = [];
-  walk(document, (el) => {
+  walk(root, (el) => {
     if (!el.matches('.wt-control, .wt-pctl') || !shown(el)) return;
     const parts = [];
     walk(el.shadowRoot || el, (e) => parts.push(e));
@@ -181,9 +192,9 @@ HELP_BESIDE_JS = "() => {" + WALK_JS + """
 # Each figure (render.py's <svg data-fig>, overlays left out) as drawn: its section and slot, its width in CSS
 # px, its tick values per axis (y at the plot's left, x under it, the colour scale's beside it), whether it
 # has a heading and a colour-scale title (issue 29).
-FIGURES_JS = "() => {" + WALK_JS + """
+FIGURES_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
   const out = [];
-  walk(document, (el) => {
+  walk(root, (el) => {
     if (el.tagName !== 'svg' || !el.hasAttribute('data-fig') || !shown(el)) return;
     const fig = JSON.parse(el.dataset.fig), [x0, , x1, y1] = fig.box, n = {y: 0, x: 0, colour: 0};
     for (const t of el.querySelectorAll('text.wt-tick')) {
@@ -203,9 +214,9 @@ FIGURES_JS = "() => {" + WALK_JS + """
 }"""
 
 # Tables wider than the box that holds them (a sideways-scrolling region, or the section), and captions cut.
-TABLES_JS = "() => {" + WALK_JS + """
+TABLES_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
   const out = [];
-  walk(document, (el) => {
+  walk(root, (el) => {
     if (el.tagName !== 'TABLE' || !shown(el)) return;
     let box = el.parentElement || el.getRootNode().host;
     while (box && box !== document.body && getComputedStyle(box).overflowX === 'visible') box = box.parentElement || (box.getRootNode().host);
@@ -226,27 +237,30 @@ played = live_page("live=click", must_boot=False)
 live = live_page("")
 
 
-def reader_checks(page) -> dict:
-    """Every measure of the module's docstring that one page at 1280 px answers, as {name: findings}."""
+def reader_checks(page, scope: str | None) -> dict:
+    """Every measure of the module's docstring that one page at 1280 px answers, as {name: findings}, over the
+    whole page (SCOPE None) or one section's box."""
     resize(page, 1280, 900)
-    text = page.evaluate(TEXT_JS)
-    return {"height": page.evaluate("document.documentElement.scrollHeight"),
-            "gaps": [g for g in page.evaluate(GAPS_JS) if g[0] > MAX_GAP],
-            "cells": page.evaluate(CELLS_JS, MAX_LINES),
+    text = page.evaluate(TEXT_JS, scope)
+    height = (f"document.getElementById('{scope}').getBoundingClientRect().height" if scope
+              else "document.documentElement.scrollHeight")
+    return {"scope": scope, "height": page.evaluate(height),
+            "gaps": [g for g in page.evaluate(GAPS_JS, scope) if g[0] > MAX_GAP],
+            "cells": page.evaluate(CELLS_JS, [MAX_LINES, scope]),
             "repo": [t for t in text if REPO_TEXT.search(t)],
-            "progress": page.evaluate(PROGRESS_JS),
-            "figures": figure_text_problems(page, MIN_FIGURE_PX),
-            "overlaps": page.evaluate(OVERLAP_JS),
-            "help": page.evaluate(HELP_BESIDE_JS),
-            "inventory": page.evaluate(INVENTORY_JS, SHOWN),
-            "axes": figure_problems(page.evaluate(FIGURES_JS), 1280)}
+            "progress": page.evaluate(PROGRESS_JS, scope),
+            "figures": figure_text_problems(page, MIN_FIGURE_PX, scope),
+            "overlaps": page.evaluate(OVERLAP_JS, scope),
+            "help": page.evaluate(HELP_BESIDE_JS, scope),
+            "inventory": page.evaluate(INVENTORY_JS, [scope] if scope else SHOWN),
+            "axes": figure_problems(page.evaluate(FIGURES_JS, scope), 1280)}
 
 
 def paired(section: str | None, slot: str | None) -> bool:
     """Whether a section's slot is one of a pair of figures that compare (its view's PAIRS)."""
     if section not in SHOWN:
         return False
-    return any(slot in pair for pair in importlib.import_module(f"weighttying.views.{section}").PAIRS)
+    return any(slot in pair for pair in prerender.view(section).PAIRS)
 
 
 def figure_problems(figures: list[dict], width: int) -> list[str]:
@@ -268,12 +282,13 @@ def figure_problems(figures: list[dict], width: int) -> list[str]:
     return out
 
 
-def phone_checks(page) -> dict:
-    """At 360 px: figures' widths and text, and tables that fit their boxes."""
+def phone_checks(page, scope: str | None) -> dict:
+    """At 360 px: figures' widths and text, and tables that fit their boxes (over the page, or SCOPE's box)."""
     resize(page, 360, 760)
     try:
-        return {"figures": figure_problems(page.evaluate(FIGURES_JS), 360) + figure_text_problems(page, MIN_FIGURE_PX),
-                "tables": page.evaluate(TABLES_JS)}
+        return {"figures": figure_problems(page.evaluate(FIGURES_JS, scope), 360)
+                + figure_text_problems(page, MIN_FIGURE_PX, scope),
+                "tables": page.evaluate(TABLES_JS, scope)}
     finally:
         resize(page, 1280, 900)
 
@@ -281,42 +296,55 @@ def phone_checks(page) -> dict:
 @pytest.fixture(scope="module")
 def before(played) -> dict:
     played.wait_for_selector("html[data-wt-status=paused]", state="attached")
-    return reader_checks(played.page)
+    return {scope: reader_checks(played.page, scope) for scope in SCOPES}
 
 
 @pytest.fixture(scope="module")
 def after(live) -> dict:
     settle(live.page, strict=False)
-    return reader_checks(live.page)
+    return {scope: reader_checks(live.page, scope) for scope in SCOPES}
 
 
-@pytest.fixture(params=["before Python", "live"])
+@pytest.fixture(params=[(when, scope) for when in ("before Python", "live") for scope in SCOPES],
+                ids=lambda p: f"{p[0]}-{p[1] or 'page'}")
 def measured(request) -> dict:
-    return request.getfixturevalue("before" if request.param == "before Python" else "after")
+    when, scope = request.param
+    return request.getfixturevalue("before" if when == "before Python" else "after")[scope]
+
+
+def boxed(sid: str) -> bool:
+    """Whether section sid has a "Data and downloads" box: it has data slots or downloads (views.kit.compose)."""
+    return bool(prerender.view(sid).DATA) or prerender.has_downloads(sid)
 
 
 def test_the_page_is_short_and_everything_is_still_there(measured):
-    print(f"[reader] page height {measured['height']} px")
-    assert measured["height"] <= MAX_HEIGHT, f"the page is {measured['height']} px tall (at most {MAX_HEIGHT})"
+    """The page within its height, a test section within a section's; in each section its numbers, a table when it
+    has data slots and a "Data and downloads" box when it has something to put in it."""
+    scope, height = measured["scope"], measured["height"]
+    print(f"[reader] {scope or 'page'} height {height} px")
+    budget = MAX_SECTION if scope else MAX_HEIGHT
+    assert height <= budget, f"{scope or 'the page'} is {height} px tall (at most {budget})"
     inv = measured["inventory"]
-    assert all(n["data"] == 1 for n in inv.values()), {s: n["data"] for s, n in inv.items()}
-    assert sum(n["svg"] for n in inv.values()) >= 8 and all(n["hooks"] for n in inv.values()), inv
-    assert all(n["table"] for s, n in inv.items() if s != "sweep"), inv
+    assert {s: n["data"] for s, n in inv.items()} == {s: int(boxed(s)) for s in inv}
+    assert all(n["hooks"] for n in inv.values()) and all(n["table"] for s, n in inv.items() if prerender.view(s).DATA), inv
+    assert scope or sum(n["svg"] for n in inv.values()) >= 8, inv
 
 
 @pytest.fixture(scope="module")
 def phone_before(played, before) -> dict:
-    return phone_checks(played.page)
+    return {scope: phone_checks(played.page, scope) for scope in SCOPES}
 
 
 @pytest.fixture(scope="module")
 def phone_after(live, after) -> dict:
-    return phone_checks(live.page)
+    return {scope: phone_checks(live.page, scope) for scope in SCOPES}
 
 
-@pytest.fixture(params=["before Python", "live"])
+@pytest.fixture(params=[(when, scope) for when in ("before Python", "live") for scope in SCOPES],
+                ids=lambda p: f"{p[0]}-{p[1] or 'page'}")
 def phone(request) -> dict:
-    return request.getfixturevalue("phone_before" if request.param == "before Python" else "phone_after")
+    when, scope = request.param
+    return request.getfixturevalue("phone_before" if when == "before Python" else "phone_after")[scope]
 
 
 def test_figures_have_numbered_axes_titled_panels_and_room(measured):
@@ -364,7 +392,7 @@ def test_no_progress_shows_while_nothing_runs(measured):
 def test_every_download_is_one_click_away(live):
     """Live, each section's "Data and downloads" card opens to its CSV/JSON/SVG downloads."""
     found = {}
-    for sid in SHOWN:
+    for sid in filter(boxed, SHOWN):
         head = live.locator(f"#live-{sid} .wt-data .card-header").first
         head.scroll_into_view_if_needed()
         head.click()
