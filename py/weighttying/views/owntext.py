@@ -187,7 +187,8 @@ def rows(e: dict) -> list[list[object]]:
 def comparison(st: S.Owntext, e: dict | None) -> str:
     """The table of held-out bits per character against the baselines, with a caption that says the point."""
     if e is None:
-        return note("Held-out bits per character: not computed: no text yet.", testid="owntext-table-none")
+        return note("Held-out bits per character: not computed: the live lab has not read a text yet.",
+                    testid="owntext-table-none")
     done = all("rank_after" in e["models"][m] for m in MODELS)
     point = (f"Held-out, tied {R.num(e['models']['tied']['curve'][-1]['heldout'], 3)} and untied "
              f"{R.num(e['models']['untied']['curve'][-1]['heldout'], 3)} bits per character after {st.steps} steps, "
@@ -214,7 +215,8 @@ def rank_rows(e: dict) -> list[list[object]]:
 def ranks(e: dict | None) -> str:
     """The rank table, its caption the repeat bias against how often the text repeats."""
     if e is None:
-        return note("Ranks of the just-read character: not computed: no text yet.", testid="owntext-ranks-none")
+        return note("Ranks of the just-read character: not computed: the live lab has not read a text yet.",
+                    testid="owntext-ranks-none")
     return table(RANK_COLUMNS, rank_rows(e), f"Mean rank (1 = top, of V = {e['V']}) of the character just read among "
                  f"the predictions for the next one; this text repeats a character at "
                  f"{R.num(100 * e['repeat_rate'], 3)} % of positions, so a model that ranks it high mostly guesses "
