@@ -147,6 +147,7 @@ function answers(P, rules, { paused, played, held }, { player, controls, default
     if (!el) return;
     const line = el.querySelector(".wt-player-status");
     const approx = P.approx[sid] || [];
+    el.dataset.held = "false";
     if (P.errors[sid]) {
       line.textContent = `The precomputed answers could not be used: ${P.errors[sid]}. This section answers ${later()}.`;
       el.dataset.error = "true";
@@ -155,6 +156,7 @@ function answers(P, rules, { paused, played, held }, { player, controls, default
     } else if (held(sid)) {
       line.textContent = `Your text is kept in this page: it is read and trained on ${later()}; nothing shown yet ` +
         "comes from it.";
+      el.dataset.held = "true";
     } else if (approx.length) {
       const wanted = approx.map(([k, v]) => `${k} = ${fmt(v)}`).join(", ");
       const near = approx.map(([k, , shown]) => `${k} = ${fmt(shown)}`).join(", ");

@@ -273,6 +273,12 @@ FIGURE_TEXT_JS = "(scope) => {" + WALK_JS + """
 
 
 
+# Whether a player's status line (its element) is drawn above the player's controls: a line saying what is shown
+# is not the exact answer comes first (site/style.css), the others after the controls.
+STATUS_FIRST_JS = ("(el) => el.getBoundingClientRect().top"
+                   " < el.closest('.wt-player').querySelector('.wt-pctls').getBoundingClientRect().top")
+
+
 def figure_text_problems(page, min_px: float, scope: str | None = None) -> list[str]:
     """Each figure text on PAGE (or in its element of id SCOPE) drawn under MIN_PX, past its figure's edge, or over
     another of its texts."""

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from conftest import Live, live_page
-from harness import HELPERS_JS, Recorder, assert_same_origin, new_context, until, wait_booted
+from harness import HELPERS_JS, STATUS_FIRST_JS, Recorder, assert_same_origin, new_context, until, wait_booted
 from test_browser_repeat import press_slider, status, value
 from weighttying import owntext as O
 from weighttying import state as S
@@ -119,10 +119,12 @@ def files_before_python(page) -> None:
     page.locator("#live-owntext [data-testid=owntext-now]", has_text="never leaves your browser").wait_for(timeout=5_000)
     line = page.locator("#live-owntext .wt-player-status")
     assert "Your text is kept in this page: it is read and trained on once" in line.inner_text(), line.inner_text()
+    assert line.evaluate(STATUS_FIRST_JS)  # above the controls, beside the top of the figures it qualifies
     page.fill("#wt-p-owntext-text", "a later paste")
     assert page.evaluate(CARRIED_JS) == {"owntext.text": "a later paste"}
     page.fill("#wt-p-owntext-text", "")  # no text left: nothing waits for the live lab
     assert page.evaluate(CARRIED_JS) == {} and "Your text" not in line.inner_text(), line.inner_text()
+    assert not line.evaluate(STATUS_FIRST_JS)  # where the answers come from: under the controls again
     assert "owntext.file" not in page.url and "paste" not in page.url
 
 

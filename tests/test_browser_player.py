@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from harness import BOOT_TIMEOUT_S, HELPERS_JS, type_played, until
+from harness import BOOT_TIMEOUT_S, HELPERS_JS, STATUS_FIRST_JS, type_played, until
 from robust import session, settle
 from weighttying import state as S
 from weighttying.prerender import view
@@ -198,6 +198,7 @@ def test_off_grid_value_is_approximate_until_live(browser, server):
         assert ctl.get_attribute("data-approx") == "true"
         status = ctl.locator(".wt-player-status").inner_text()
         assert "Approximate" in status and "sigma = 0.3" in status and "sigma = 0.316" in status, status
+        assert ctl.locator(".wt-player-status").evaluate(STATUS_FIRST_JS)  # first: what is shown is not exact
         assert page.locator("#live-sweep .wt-slot.wt-approx").count() > 0
         # the nearest grid point's answer is what is shown, and the URL holds the typed value
         bad = mismatches(page.evaluate(VALUES_JS, "sweep"), cpython_values("sweep", "sweep.sigma=0.316"))
