@@ -39,9 +39,8 @@ def compose(slots: dict[str, str], overlays: dict[str, str] | None = None, pairs
         pieces[a] = f'<div class="wt-pair">{pieces[a]}{pieces.pop(b)}</div>'
     main = "".join(p for name, p in pieces.items() if name not in data and name != claim)
     block = f'<div class="wt-block"><div class="wt-side">{controls}</div><div class="wt-main">{main}</div></div>'
-    if not (data or downloads):
-        return pieces.get(claim, "") + block
-    return pieces.get(claim, "") + block + data_box("".join(pieces[name] for name in data) + note(DATA_BEFORE, testid="data-before"))
+    box = data_box("".join(pieces[name] for name in data) + note(DATA_BEFORE, testid="data-before"))
+    return pieces.get(claim, "") + block + (box if data or downloads else "")
 
 
 def data_box(inner: str) -> str:
