@@ -254,11 +254,14 @@ const label = (el) => `${where(el)}: <${el.tagName.toLowerCase()} class="${Strin
   + ` "${(el.textContent || '').trim().slice(0, 40)}"`;
 """
 
+# Where a check looks: the whole page (scope null), or one section's box (a test build's section).
+SCOPE_JS = "const root = scope ? document.getElementById(scope) : document;"
+
 # Figures are inline SVG scaled to their box: each visible <text>'s size on screen in CSS px, whether it
 # is drawn inside its figure (an SVG clips what lies outside it), and the text of its figure it overlaps.
-FIGURE_TEXT_JS = "(scope) => {" + WALK_JS + """
+FIGURE_TEXT_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
   const out = [];
-  walk(scope ? document.getElementById(scope) : document, (el) => {
+  walk(root, (el) => {
     if (el.tagName !== 'text' || !shown(el)) return;
     const m = el.getScreenCTM(), r = el.getBoundingClientRect(), f = el.ownerSVGElement.getBoundingClientRect();
     const inside = r.left >= f.left - 1 && r.right <= f.right + 1 && r.top >= f.top - 1 && r.bottom <= f.bottom + 1;

@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 
 from conftest import live_page
-from harness import ROOT, figure_text_problems, recorded, Recorder, resize
+from harness import ROOT, SCOPE_JS, figure_text_problems, recorded, Recorder, resize
 from robust import settle
 from weighttying import prerender
 from weighttying.state import SECTIONS, extra_sections
@@ -77,9 +77,6 @@ const content = (el) => ['svg', 'TABLE', 'INPUT', 'SELECT', 'BUTTON', 'IMG', 'CA
   || (!el.ownerSVGElement && !['STYLE', 'SCRIPT', 'OPTION'].includes(el.tagName) && ownText(el));
 const label = (el) => `<${el.tagName.toLowerCase()} class="${String(el.getAttribute('class') || '').slice(0, 40)}"> "${(el.textContent || '').trim().slice(0, 50)}"`;
 """
-
-# Where a check looks: the whole page (scope null), or one section's box (a test build's section, SCOPES).
-SCOPE_JS = "const root = scope ? document.getElementById(scope) : document;"
 
 # Vertical stretches of the page (document coordinates) with no content in them, between two blocks.
 GAPS_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
@@ -305,11 +302,23 @@ def after(live) -> dict:
     return {scope: reader_checks(live.page, scope) for scope in SCOPES}
 
 
-@pytest.fixture(params=[(when, scope) for when in ("before Python", "live") for scope in SCOPES],
-                ids=lambda p: f"{p[0]}-{p[1] or 'page'}")
-def measured(request) -> dict:
+# The measured fixtures' parameters: when (before Python, live) by scope.
+WHEN_SCOPE = [(when, scope) for when in ("before Python", "live") for scope in SCOPES]
+
+
+def when_scope_id(param: tuple) -> str:
+    return f"{param[0]}-{param[1] or 'page'}"
+
+
+def pick(request, before: str, after: str) -> dict:
+    """The findings for the request's (when, scope): the fixture BEFORE's or AFTER's, for that scope."""
     when, scope = request.param
-    return request.getfixturevalue("before" if when == "before Python" else "after")[scope]
+    return request.getfixturevalue(before if when == "before Python" else after)[scope]
+
+
+@pytest.fixture(params=WHEN_SCOPE, ids=when_scope_id)
+def measured(request) -> dict:
+    return pick(request, "before", "after")
 
 
 def boxed(sid: str) -> bool:
@@ -340,11 +349,9 @@ def phone_after(live, after) -> dict:
     return {scope: phone_checks(live.page, scope) for scope in SCOPES}
 
 
-@pytest.fixture(params=[(when, scope) for when in ("before Python", "live") for scope in SCOPES],
-                ids=lambda p: f"{p[0]}-{p[1] or 'page'}")
+@pytest.fixture(params=WHEN_SCOPE, ids=when_scope_id)
 def phone(request) -> dict:
-    when, scope = request.param
-    return request.getfixturevalue("phone_before" if when == "before Python" else "phone_after")[scope]
+    return pick(request, "phone_before", "phone_after")
 
 
 def test_figures_have_numbered_axes_titled_panels_and_room(measured):
