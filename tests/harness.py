@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
+SECTIONS_DIR = ROOT / "tests" / "sections"  # test-only sections (tests/test_browser_probe.py)
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -129,6 +130,12 @@ def serve(root: Path, log_dir: Path | None = None, timeout: float = 30.0):
         stop_process(proc, 5)
         with contextlib.suppress(OSError):
             log.unlink()
+
+
+def probe_env(dist: Path | None = None) -> dict:
+    """The environment in which weighttying (and, over the test build DIST, the page-wide tests) see the probe."""
+    path = os.pathsep.join(filter(None, [str(SECTIONS_DIR), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "WT_TEST_SECTIONS": "probe", "PYTHONPATH": path, **({"WT_DIST": str(dist)} if dist else {})}
 
 
 def stop_process(proc: subprocess.Popen, grace_s: float) -> None:

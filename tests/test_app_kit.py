@@ -4,7 +4,6 @@ other section; the shared kit's pieces behave."""
 import ast
 import importlib
 import json
-import os
 import re
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 import panel as pn
 import pytest
 
+from harness import probe_env
 from weighttying import prerender, state as S
 from weighttying.app import kit, sections
 from weighttying.app.store import Store
@@ -171,11 +171,8 @@ def test_a_section_with_nothing_to_download_has_no_data_box():
     """The test-only probe (tests/sections/: no DATA slots, no overlaid figure, no app module) offers no download,
     so neither its prerender nor its live section has a "Data and downloads" box: an empty one would promise
     downloads that never come. Every page section has one (test_live_layout_is_the_prerenders)."""
-    sections_dir = Path(__file__).resolve().parent / "sections"
-    env = {**os.environ, "WT_TEST_SECTIONS": "probe",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(sections_dir), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([sys.executable, "-c", NOTHING_TO_DOWNLOAD], env=env, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run([sys.executable, "-c", NOTHING_TO_DOWNLOAD], env=probe_env(), capture_output=True,
+                          text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout.splitlines()[-1]) == {"box": False, "card": 0, "downloads": 0}
     assert all('class="wt-data"' in prerender.section(sid, getattr(S.State(), sid)) for sid in S.SECTIONS)

@@ -23,20 +23,13 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from harness import BOOT_TIMEOUT_S, ROOT, serve, type_played
+from harness import BOOT_TIMEOUT_S, ROOT, SECTIONS_DIR, probe_env, serve, type_played
 from robust import session
 from test_browser_player import VALUES_JS, python_requests
 
 pytestmark = pytest.mark.browser
 
-SECTIONS_DIR = ROOT / "tests" / "sections"
 PAGE_WIDE = ("tests/test_browser_phone.py", "tests/test_browser_a11y.py", "tests/test_browser_reader.py")
-
-
-def probe_env(dist: Path) -> dict:
-    """The environment in which weighttying (and the page-wide tests) see the probe, over the test build."""
-    path = os.pathsep.join(filter(None, [str(SECTIONS_DIR), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "WT_TEST_SECTIONS": "probe", "PYTHONPATH": path, "WT_DIST": str(dist)}
 
 
 @pytest.fixture(scope="module")
