@@ -19,6 +19,10 @@ progress dicts it handled (bar, status line, redraws), with their share of the R
 numerics workers time their batches (PART_PY): `busiest_worker_share` is the busiest one's compute over the Run's
 wall time, near 1 when the Run is its arithmetic and nothing else. After the Runs, each worker's WebAssembly memory
 is read (it only grows: its peak): `largest_numerics_wasm_heap_mb`, beside the Panel worker's.
+The floor (unless --floor 0): before the pages, each section's whole Run as one part (pool.Part batches, what one
+numerics worker computes) in Node-Pyodide with --dist's lock and wheels (tests/node/run_pyodide.mjs), --floor times:
+per mode `floor_s` (the median) and `floor_over_mode` = floor_s over the mode's warm median. A pool of 1 cannot go
+below the floor, so `floor_over_mode` of "one" is the best a pool of 1 can reach against one worker.
 --variant NAME=DIST (repeatable) measures another build too, interleaved page by page: its modes are "NAME:one"...
 """
 from __future__ import annotations
@@ -28,6 +32,7 @@ import contextlib
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import memory  # noqa: E402  (bench/memory.py: RssSampler)
 import run  # noqa: E402  (bench/run.py: cold_browser, renderer_pids, proc_status_bytes)
 from run import ROOT, harness  # noqa: E402
+from step_levers import RUNNER, find_lock  # noqa: E402  (tests/node/run_pyodide.mjs; the build's one lock)
 
 BUTTON = {"tasks": "Run the seeds", "paper": "Run again", "repeat": "Train tied + untied", "pathdrop": "Train both"}
 # The Panel worker's streaming cost, timed inside it by wrapping, so any build is timed alike: a part's batch taken
@@ -84,6 +90,37 @@ TAKE_PY = "import json; _out = json.dumps(COST); [v.__setitem__(slice(None), [0,
 IS_PANEL_JS = "() => !!(self.__wtWorker && self.__wtWorker.py && self.__wtWorker.py.runPython(\"'panel' in __import__('sys').modules\"))"
 NO_POOL = ("(() => { const W = window.Worker; let n = 0; window.Worker = function (...a) {"
            " if (n++ >= 1) throw new Error('the bench allows one worker'); return new W(...a); }; })();")
+
+
+# One Run as one part, as a numerics worker runs it (pool.Part, a batch at a time), wall seconds per repeat.
+FLOOR_PY = """
+import json, time
+from weighttying import pool, state as S
+out = {}
+for section in SECTIONS:
+    st = getattr(S.State(), section)
+    spec = json.dumps(pool.split(section, st, 1)[0])
+    out[section] = []
+    for _ in range(REPEATS):
+        t, part = time.perf_counter(), pool.Part(spec)
+        while not part.done:
+            part.batch()
+        out[section].append(time.perf_counter() - t)
+json.dumps(out)
+"""
+
+
+def floor(dist: Path, sections: list[str], repeats: int) -> dict[str, list[float]]:
+    """{section: [wall s of its Run as one part in Node-Pyodide]} with DIST's lock and wheels (FLOOR_PY)."""
+    code = f"SECTIONS = {sections!r}\nREPEATS = {repeats}\n" + FLOOR_PY
+    with tempfile.NamedTemporaryFile("w", suffix=".py") as f:
+        f.write(code)
+        f.flush()
+        proc = subprocess.run(["node", str(RUNNER), "--lock", str(find_lock(dist)), "--packages", "numpy,weighttying",
+                               "--code", f.name], capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode or "WT_RESULT " not in proc.stdout:
+        sys.exit(f"the floor's Node-Pyodide run failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.split("WT_RESULT ", 1)[1])
 
 
 def cores(n: int) -> str:
@@ -221,7 +258,7 @@ def busiest(vs: list[dict]) -> float | None:
     return statistics.median(shares) if shares else None
 
 
-def summarise(visits: dict) -> dict:
+def summarise(visits: dict, floors: dict | None = None) -> dict:
     """Per section and mode: median warm wall time (every Run but the first), the first Run's, pool size,
     memory, the warm Runs' streaming share and updates per second; and each pooled mode's warm median over one
     worker's (of the same build: "NAME:pool" over "NAME:one")."""
@@ -247,12 +284,15 @@ def summarise(visits: dict) -> dict:
         for mode, r in rows.items():
             one = rows.get(label(mode.rpartition(":")[0], "one"), {}).get("warm_median_s")
             r["over_one_worker"] = r["warm_median_s"] / one if one else None
+            f = (floors or {}).get(section)
+            r["floor_s"] = statistics.median(f) if f else None
+            r["floor_over_mode"] = r["floor_s"] / r["warm_median_s"] if f else None
         out[section] = rows
     return out
 
 
-def write(out: Path, visits: dict, load: list) -> None:
-    report = {"summary": summarise(visits), "visits": visits, "cpus": os.cpu_count(),
+def write(out: Path, visits: dict, load: list, floors: dict) -> None:
+    report = {"summary": summarise(visits, floors), "visits": visits, "floors": floors, "cpus": os.cpu_count(),
               "loadavg": {"min_1m": min(x[0] for x in load), "max_1m": max(x[0] for x in load), "samples": load}}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
@@ -266,6 +306,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "pool.json")
     ap.add_argument("--modes", default="", help="only these modes (comma-separated: one,pool,pool=2,...)")
+    ap.add_argument("--floor", type=int, default=3, help="repeats of each Run alone in Node-Pyodide (0: none)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME=DIST", help="another build, interleaved")
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -273,6 +314,9 @@ def main(argv=None) -> int:
     sections = [s for s in a.sections.split(",") if s]
     sites = builds(a.dist, a.variant)
     visits: dict = {s: {label(b, m): [] for m in modes(s, a.modes) for b in sites} for s in sections}
+    floors = floor(a.dist, sections, a.floor) if a.floor else {}
+    for section, f in floors.items():
+        print(f"[pool] {section} floor (one part in Node-Pyodide): {', '.join(f'{x:.2f}' for x in f)} s", file=sys.stderr)
     load = [os.getloadavg()]
     exe = harness.chromium_path()
     logs = Path(tempfile.mkdtemp(prefix="wt-pool-bench-"))  # the server's log, not in the working tree
@@ -290,8 +334,8 @@ def main(argv=None) -> int:
                           f"peak {(v['rss_peak_during_runs_bytes'] or 0) / 1e6:.0f} MB, after release "
                           f"{(v['rss_after_release_bytes'] or 0) / 1e6:.0f} MB, numerics wasm heaps "
                           f"{[round(b / 1e6) for b in v['wasm_heap_bytes']['numerics']]} MB, load {load[-1][0]:.1f}", file=sys.stderr)
-                    write(a.out, visits, load)  # after every visit: a bench cut short keeps what it measured
-    print(json.dumps(summarise(visits), indent=1))
+                    write(a.out, visits, load, floors)  # after every visit: a bench cut short keeps what it measured
+    print(json.dumps(summarise(visits, floors), indent=1))
     return 0
 
 
