@@ -32,7 +32,6 @@ import contextlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import memory  # noqa: E402  (bench/memory.py: RssSampler)
 import run  # noqa: E402  (bench/run.py: cold_browser, renderer_pids, proc_status_bytes)
 from run import ROOT, harness  # noqa: E402
-from step_levers import RUNNER, find_lock  # noqa: E402  (tests/node/run_pyodide.mjs; the build's one lock)
+from step_levers import find_lock, in_pyodide  # noqa: E402  (the build's one lock; a run in Node-Pyodide)
 
 BUTTON = {"tasks": "Run the seeds", "paper": "Run again", "repeat": "Train tied + untied", "pathdrop": "Train both"}
 # The Panel worker's streaming cost, timed inside it by wrapping, so any build is timed alike: a part's batch taken
@@ -113,14 +112,7 @@ json.dumps(out)
 def floor(dist: Path, sections: list[str], repeats: int) -> dict[str, list[float]]:
     """{section: [wall s of its Run as one part in Node-Pyodide]} with DIST's lock and wheels (FLOOR_PY)."""
     code = f"SECTIONS = {sections!r}\nREPEATS = {repeats}\n" + FLOOR_PY
-    with tempfile.NamedTemporaryFile("w", suffix=".py") as f:
-        f.write(code)
-        f.flush()
-        proc = subprocess.run(["node", str(RUNNER), "--lock", str(find_lock(dist)), "--packages", "numpy,weighttying",
-                               "--code", f.name], capture_output=True, text=True, cwd=ROOT)
-    if proc.returncode or "WT_RESULT " not in proc.stdout:
-        sys.exit(f"the floor's Node-Pyodide run failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.split("WT_RESULT ", 1)[1])
+    return in_pyodide(code, find_lock(dist), "numpy,weighttying", "the floor's Node-Pyodide run")
 
 
 def cores(n: int) -> str:
@@ -281,12 +273,12 @@ def summarise(visits: dict, floors: dict | None = None) -> dict:
                           "release_s": [v.get("release_s") for v in vs],
                           "largest_numerics_wasm_heap_mb": max((b / 1e6 for v in vs for b in v["wasm_heap_bytes"]["numerics"]), default=None),
                           "panel_wasm_heap_mb": statistics.median(v["wasm_heap_bytes"]["panel"] / 1e6 for v in vs)}
+        f = (floors or {}).get(section)
+        floor_s = statistics.median(f) if f else None
         for mode, r in rows.items():
             one = rows.get(label(mode.rpartition(":")[0], "one"), {}).get("warm_median_s")
             r["over_one_worker"] = r["warm_median_s"] / one if one else None
-            f = (floors or {}).get(section)
-            r["floor_s"] = statistics.median(f) if f else None
-            r["floor_over_mode"] = r["floor_s"] / r["warm_median_s"] if f else None
+            r["floor_s"], r["floor_over_mode"] = floor_s, floor_s / r["warm_median_s"] if floor_s else None
         out[section] = rows
     return out
 

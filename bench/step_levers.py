@@ -237,16 +237,22 @@ def find_lock(dist: Path) -> Path:
     return locks[0]
 
 
+def in_pyodide(code: str, lock: Path, packages: str, what: str = "the Pyodide run") -> dict:
+    """CODE's result (its last expression a JSON str) in Node-Pyodide with LOCK's PACKAGES (tests/node/run_pyodide.mjs);
+    a failure exits, saying WHAT failed and Node's last words."""
+    with tempfile.NamedTemporaryFile("w", suffix=".py") as f:
+        f.write(code)
+        f.flush()
+        node = subprocess.run(["node", str(RUNNER), "--lock", str(lock), "--packages", packages, "--code", f.name],
+                              capture_output=True, text=True, cwd=ROOT)
+    if node.returncode or "WT_RESULT " not in node.stdout:
+        sys.exit(f"{what} failed (exit {node.returncode}):\n{node.stderr[-3000:]}")
+    return json.loads(node.stdout.split("WT_RESULT ", 1)[1])
+
+
 def run_both(code: str, lock: Path, tmp: Path) -> dict:
     """The snippet's result in Pyodide (Node) and in this CPython, one after the other (2 cores: never at once)."""
-    file = tmp / "levers.py"
-    file.write_text(code)
-    out = {}
-    node = subprocess.run(["node", str(RUNNER), "--lock", str(lock), "--packages", "numpy", "--code", str(file)],
-                          capture_output=True, text=True, cwd=ROOT)
-    if node.returncode:
-        sys.exit(f"the Pyodide run failed:\n{node.stderr[-3000:]}")
-    out["pyodide"] = json.loads(node.stdout.split("WT_RESULT ", 1)[1])
+    out = {"pyodide": in_pyodide(code, lock, "numpy")}
     (tmp / "cpython.py").write_text(code + "\nprint(RESULT)\n")
     cp = subprocess.run([sys.executable, str(tmp / "cpython.py")], capture_output=True, text=True, check=True)
     out["cpython"] = json.loads(cp.stdout.strip().splitlines()[-1])
