@@ -12,7 +12,7 @@ What changes from stock, all of it here and listed in bench/README.md:
     lock's sha256 are replaced (LOCK_FROM_PYPI, LOCK_FROM_SDIST, LOCK_STUBS).
 Everything comes from pinned, hash-checked files (pins/artifacts.json, bench/peer_pins.json, npm's
 pyodide-lock.json); build.py's fetch/verify/wheel functions do the work. The result is cached under
-.cache/peer/ by the hash of its inputs: a cached peer needs no network.
+~/.cache/weighttying/peer/ ($WT_CACHE/peer) by the hash of its inputs: a cached peer needs no network.
 """
 from __future__ import annotations
 
@@ -163,10 +163,10 @@ def runtime(site: Path, pins: dict, pypi: dict[str, Path], peer: dict[str, Path]
     (out / "pyodide-lock.json").write_text(json.dumps(lock, separators=(",", ":")))
 
 
-def simple_index(site: Path, wheels: list[Path]) -> None:
+def simple_index(site: Path, served: list[Path]) -> None:
     """site/simple/<project>/: a PEP 691 (PyPI Simple JSON API) page per project, with PEP 658 metadata files,
     as https://pypi.org/simple/<project>/ answers micropip's Accept header."""
-    for whl in wheels:
+    for whl in served:
         project = canonicalize_name(base.split_filename(whl.name)[0])
         d = site / "simple" / project
         d.mkdir(parents=True)
@@ -221,7 +221,7 @@ def patch_worker(js: str) -> str:
     return js
 
 
-def static_files(site: Path, pypi: dict[str, Path], html: str, wheels: dict[str, Path]) -> None:
+def static_files(site: Path, pypi: dict[str, Path], html: str, cdn: dict[str, Path]) -> None:
     """static/: Panel's and Bokeh's browser files (from the pinned wheels) where the rewritten URLs point."""
     panel, bokeh = (pypi[next(n for n in pypi if n.startswith(p))] for p in ("panel-", "bokeh-"))
     with zipfile.ZipFile(panel) as z:
@@ -239,12 +239,12 @@ def static_files(site: Path, pypi: dict[str, Path], html: str, wheels: dict[str,
             (site / f"static/bokeh/release/{name}-{bversion}.min.js").write_bytes(
                 z.read(f"bokeh/server/static/js/{name}.min.js"))
     wheel_dirs = {"panel": site / "static/panel" / version / "dist/wheels", "bokeh": site / "static/panel/wheels"}
-    for name, path in wheels.items():
+    for name, path in cdn.items():
         wheel_dirs[name].mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, wheel_dirs[name] / path.name)
 
 
-def compress(site: Path) -> None:
+def write_twins(site: Path) -> None:
     """.br and .gz twins (what serve.py sends a browser that accepts them) of what a CDN compresses."""
     paths = [p for p in site.rglob("*") if p.is_file() and p.name.endswith(CDN_COMPRESSES)]
     brs = compress.brotlied([p.read_bytes() for p in paths if p.stat().st_size >= 4096])
@@ -286,7 +286,7 @@ def build_peer(offline: bool = True) -> Path:
             ours = by_project(pypi)
             simple_index(new, [ours[canonicalize_name(p)] for p in INDEX_FROM_PINS]
                          + [peer[canonicalize_name(base.split_filename(n)[0])] for n in peer_pins["index"]])
-            compress(new)
+            write_twins(new)
             shutil.copyfile(APP_CSS, new / APP_CSS.name)
             (new / "serve.py").write_text(SERVE_PY.format(bench=str(ROOT / "bench")))
             for old in CACHE.glob("site-*"):  # earlier peers: the key changed
