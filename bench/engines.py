@@ -16,7 +16,9 @@ for the served site and the classroom file, measured in the same run (bench/run.
                      and early_panel_live_ms, the same page's Panel section live; early_over_panel their ratio
 
 Runs are interleaved (run 1 in every engine, then run 2) so machine load hits the engines alike; each run is
-a fresh profile. The ratios are each engine's median over Chromium's, same run.
+a fresh profile. The ratios are each engine's median over Chromium's, same run. A run (or an engine's launch) that
+fails is recorded as failed with its error's first line (bench/failures.py), the others are kept: `failed` lists
+each, and the exit code is then 1.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 import engines  # noqa: E402
+import failures  # noqa: E402  (bench/failures.py: a failed run is recorded, the others kept)
 import harness  # noqa: E402
 import instant  # noqa: E402
 
@@ -87,19 +90,30 @@ def early(engine, url: str, timeout_s: float) -> dict:
         page.close()
 
 
+def one_run(engine, url: str, timeout_s: float, what: str) -> dict:
+    """One run: the page (one) and the off-grid page (early), each recorded as failed on its own ("failed",
+    "early_failed"), so a hiccup in one keeps the other's times."""
+    r = failures.tried(what, one, engine, url, timeout_s)
+    off_grid = failures.tried(f"{what}, off-grid page", early, engine, url, timeout_s)
+    return r | ({"early_failed": off_grid["failed"]} if "failed" in off_grid else off_grid)
+
+
 def summarise(runs: list[dict]) -> dict:
-    ok = [r for r in runs if r["status"] == "ready"]
-    s = {"runs": len(runs), "ready": len(ok)}
+    """Medians over the runs that measured each key; `failed`, `early_failed`: runs whose page, whose off-grid page
+    failed."""
+    done = [r for r in runs if "failed" not in r]
+    s = {"runs": len(runs), "ready": sum(r["status"] == "ready" for r in done),
+         "failed": len(runs) - len(done), "early_failed": sum("early_failed" in r for r in runs)}
     for k in KEYS:
         xs = [r[k] for r in runs if r.get(k) is not None]
         s[k] = statistics.median(xs) if xs else None
     steps = {}
-    for r in runs:
+    for r in done:
         for k, v in r["where_ms"].items():
             if isinstance(v, (int, float)):
                 steps.setdefault(k, []).append(v)
     s["where_ms"] = {k: statistics.median(v) for k, v in steps.items()}
-    s["off_origin_requests"] = sum(len(r["off_origin"]) for r in runs)
+    s["off_origin_requests"] = sum(len(r["off_origin"]) for r in done)
     return s
 
 
@@ -114,18 +128,21 @@ def measure(server_url: str, classroom: Path | None, runs: int, names=engines.EN
             if why:
                 raw[n] = {"skipped": why}
                 continue
-            launched[n] = engines.launch(n, proxy)
+            try:
+                launched[n] = engines.launch(n, proxy)
+            except Exception as e:  # the other engines are still measured
+                raw[n] = failures.record(e, f"launching {n}")
         for i in range(runs):
             for n, e in launched.items():
                 for where, url in (("served", server_url), ("file", classroom and classroom.as_uri())):
                     if url:
-                        r = one(e, url, timeout_s) | early(e, url, timeout_s)
+                        r = one_run(e, url, timeout_s, f"{n} {where} run {i + 1}/{runs}")
                         raw[n][where].append(r)
                         print(f"[bench] {n} {where} run {i + 1}/{runs}: " + ", ".join(
                             f"{k[:-3]} {r[k]:.0f}" for k in KEYS if r.get(k) is not None) + " ms", file=sys.stderr)
     finally:
-        for e in launched.values():
-            e.quit()
+        for n, e in launched.items():
+            failures.tried(f"quitting {n}", e.quit)  # a dead session must not cost the report
         proxy.close()
     out = {n: ({"version": launched[n].version} | {w: summarise(rs) for w, rs in raw[n].items() if rs})
            if n in launched else raw[n] for n in names}
@@ -133,6 +150,10 @@ def measure(server_url: str, classroom: Path | None, runs: int, names=engines.EN
     out["ratios_over_chromium"] = {
         n: {w: {k: out[n][w][k] / base[w][k] for k in KEYS if out[n][w].get(k) and base.get(w, {}).get(k)}
             for w in ("served", "file") if w in out[n]} for n in launched if n != "chromium" and base}
+    out["failed"] = [f"launching {n}: {raw[n]['failed']}" for n in names if "failed" in raw[n]] + [
+        line for n in launched for where, rs in raw[n].items()
+        for line in [*failures.failed(rs, f"{n} {where} run"),
+                     *failures.failed(rs, f"{n} {where} off-grid page, run", "early_failed")]]
     out["runs_detail"] = raw
     return out
 
@@ -151,7 +172,8 @@ def main(argv=None) -> int:
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({k: v for k, v in report.items() if k != "runs_detail"}, indent=2))
-    return 0
+    print(f"[bench] wrote {a.out}", file=sys.stderr)
+    return 1 if report["failed"] else 0
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ file-backed = Chromium's binary and libraries, anon_exec = JIT code, JS and wasm
 anon = heaps: V8's, Blink's, PartitionAlloc, the wasm memory), the page's JS heap (CDP) and the worker's wasm
 heap and the bytes of the files in Pyodide's file system (the bench hook: DIST built with build.py --bench),
 the profile's code caches after the cold visit, and the worker's boot steps of both visits.
+A visit that fails is recorded as failed with its error's first line (bench/failures.py) and left out of the
+medians; the others are kept: `failed` lists each, and the exit code is then 1.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import failures  # noqa: E402  (bench/failures.py: a failed visit is recorded, the others kept)
 import run  # noqa: E402  (bench/run.py: cold_browser, renderer_pids, build_variant, has_hook, BENCH_HOOK_JS)
 from run import ROOT, harness, med  # noqa: E402
 
@@ -187,14 +190,16 @@ def flat(r: dict, prefix: str = "") -> dict[str, float]:
 
 
 def summarise(runs: dict[str, list[dict]]) -> dict:
-    """Per state: the median and [min, max] of every number over its runs, and its ratio to main's median."""
+    """Per state: the median and [min, max] of every number over its runs (a failed one left out), and its ratio to
+    main's median."""
     out = {}
-    for state, rs in runs.items():
+    for state, every in runs.items():
+        rs = [r for r in every if "failed" not in r]
         cols: dict[str, list] = {}
         for r in rs:
             for k, v in flat(r).items():
                 cols.setdefault(k, []).append(v)
-        out[state] = {"runs": len(rs), "median": {k: med(v) for k, v in sorted(cols.items())},
+        out[state] = {"runs": len(rs), "failed": len(every) - len(rs), "median": {k: med(v) for k, v in sorted(cols.items())},
                       "spread": {k: [min(v), max(v)] for k, v in sorted(cols.items())}}
     main = out.get("main", {}).get("median", {})
     for state, s in out.items():
@@ -224,14 +229,18 @@ def main(argv=None) -> int:
         urls = {n: stack.enter_context(harness.serve(d, log_dir=tmp)).url for n, d in sites.items()}
         for i in range(a.runs):
             for state in states:
-                r = one_visit(pw, exe, state, urls.get(state, urls["main"]), a.timeout)
+                r = failures.tried(f"{state} run {i + 1}/{a.runs}", one_visit, pw, exe, state,
+                                   urls.get(state, urls["main"]), a.timeout)
                 runs[state].append(r)
+                if "failed" in r:
+                    continue
                 print(f"[memory] {state} run {i + 1}/{a.runs}: peak {r['renderer_peak_rss_bytes'] / 1e6:.0f} MB, "
                       f"first live {r.get('first_live_ms') or 0:.0f} ms, repeat first live "
                       f"{(r.get('repeat') or {}).get('first_live_ms') or 0:.0f} ms, load {os.getloadavg()[0]:.1f}",
                       file=sys.stderr)
             load.append(os.getloadavg())
     report = {"summary": summarise(runs), "sites": {n: str(d) for n, d in sites.items()}, "runs": runs,
+              "failed": [line for state, rs in runs.items() for line in failures.failed(rs, f"{state} run")],
               "loadavg": {"min_1m": min(x[0] for x in load), "max_1m": max(x[0] for x in load), "samples": load},
               "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cpus": os.cpu_count()}
     a.out.parent.mkdir(parents=True, exist_ok=True)
@@ -242,7 +251,7 @@ def main(argv=None) -> int:
         print(state, {k: round(s["median"][k]) for k in keys if k in s["median"]},
               {k: round(v, 3) for k, v in s["over_main"].items() if k in keys}, file=sys.stderr)
     print(f"[memory] wrote {a.out}", file=sys.stderr)
-    return 0
+    return 1 if report["failed"] else 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The own-text section's Run on a pasted 50 kB text, on the pool of numerics workers and in the one Panel worker:
 .venv/bin/python bench/owntext.py
 
-    .venv/bin/python bench/owntext.py [--runs 4] [--dist dist] [--kb 50]   ->  bench/out/owntext.json
+    .venv/bin/python bench/owntext.py [--runs 4] [--dist dist] [--kb 50] [--out bench/out/owntext.json]
 
 One page per mode (a brand-new Chromium profile each), in the same bench run: "one" (every Worker after the Panel
 worker's throws, so the pool cannot start and the Panel worker trains tied and untied in turn), "pool" (this
@@ -12,7 +12,8 @@ at the default settings; on the page clock, from each click: the first curve poi
 "Done." (`result_ms`). The first Run starts the pool's workers; the medians are over the later ("warm") Runs, and
 each mode's `over_one` is its warm median over "one"'s. The same run in this CPython (views.owntext.iter_runs, no
 drawing) is a second baseline. Targets (issue 28): first points within 1 s, result within 10 s, this machine idle;
-the JSON records the load average beside them.
+the JSON records the load average beside them. A page (or the CPython run) that fails is recorded as failed with
+its error's first line (bench/failures.py); the others are kept: `failed` lists each, and the exit code is then 1.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
+import failures  # noqa: E402  (bench/failures.py: a failed page is recorded, the others kept)
 import harness  # noqa: E402  (tests/harness.py: serve(), Chromium, the test helpers in every page)
 from pool import NO_POOL, cores  # noqa: E402  (bench/pool.py: the modes' init scripts)
 from weighttying import owntext as O  # noqa: E402
@@ -116,9 +118,12 @@ def visit(browser, url: str, text: str, init: str, runs: int) -> dict:
 
 
 def summary(visits: dict) -> dict:
-    """Per mode: the warm Runs' medians (every Run but the first), the first Run's, and the warm result over one's."""
+    """Per mode: the warm Runs' medians (every Run but the first), the first Run's, and the warm result over one's
+    (a mode whose page failed has no row)."""
     out = {}
     for mode, v in visits.items():
+        if "failed" in v:
+            continue
         ended = [r for r in v["runs"] if r["result_ms"] is not None]
         warm = ended[1:] or ended or [{k: float("nan") for k in TARGETS}]
         out[mode] = {**{f"warm_{k}": statistics.median(r[k] for r in warm) for k in TARGETS},
@@ -130,12 +135,13 @@ def summary(visits: dict) -> dict:
     return out
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=4, help="Runs per page (the first starts the pool)")
     ap.add_argument("--dist", type=Path, default=ROOT / "dist")
     ap.add_argument("--kb", type=int, default=50)
-    args = ap.parse_args()
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "owntext.json")
+    args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     text = text_of(args.kb)
@@ -144,22 +150,27 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=harness.chromium_path())
         try:
             for mode, init in MODES.items():
-                visits[mode] = visit(browser, f"{server.url}?embed=owntext", text, init, args.runs)
+                visits[mode] = failures.tried(f"{mode} page", visit, browser, f"{server.url}?embed=owntext", text, init,
+                                              args.runs)
                 load.append(os.getloadavg())
                 print(f"{mode}: {visits[mode]}", file=sys.stderr)
         finally:
             browser.close()
-    base = cpython(text)
+    base = failures.tried("the CPython run", cpython, text)
     rows = summary(visits)
+    failed = [f"{mode} page: {v['failed']}" for mode, v in visits.items() if "failed" in v]
+    failed += [f"the CPython run: {base['failed']}"] if "failed" in base else []
     out = {"text_bytes": len(text.encode()), "text_chars": len(text), "summary": rows, "visits": visits,
-           "cpython": base, "pool2_over_cpython": rows["pool=2"]["warm_result_ms"] / base["result_ms"],
+           "cpython": base, "pool2_over_cpython": failures.ratio(rows.get("pool=2", {}).get("warm_result_ms"),
+                                                                 base.get("result_ms")),
            "targets": TARGETS, "met": {m: {k: r[f"warm_{k}"] <= v for k, v in TARGETS.items()} for m, r in rows.items()},
-           "loadavg_1m": [x[0] for x in load], "cpus": os.cpu_count()}
-    dest = ROOT / "bench" / "out" / "owntext.json"
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_text(json.dumps(out, indent=1))
-    print(json.dumps({k: out[k] for k in ("summary", "cpython", "met", "loadavg_1m")}, indent=1))
+           "failed": failed, "loadavg_1m": [x[0] for x in load], "cpus": os.cpu_count()}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=1))
+    print(json.dumps({k: out[k] for k in ("summary", "cpython", "met", "failed", "loadavg_1m")}, indent=1))
+    print(f"[owntext] wrote {args.out}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

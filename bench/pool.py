@@ -24,6 +24,8 @@ numerics worker computes) in Node-Pyodide with --dist's lock and wheels (tests/n
 per mode `floor_s` (the median) and `floor_over_mode` = floor_s over the mode's warm median. A pool of 1 cannot go
 below the floor, so `floor_over_mode` of "one" is the best a pool of 1 can reach against one worker.
 --variant NAME=DIST (repeatable) measures another build too, interleaved page by page: its modes are "NAME:one"...
+A page that fails is recorded as failed with its error's first line (bench/failures.py) and left out of the summary;
+the other pages are kept: `failed` lists each, and the exit code is then 1.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import failures  # noqa: E402  (bench/failures.py: a failed page is recorded, the others kept)
 import memory  # noqa: E402  (bench/memory.py: RssSampler)
 import run  # noqa: E402  (bench/run.py: cold_browser, renderer_pids, proc_status_bytes)
 from run import ROOT, harness  # noqa: E402
@@ -257,7 +260,8 @@ def summarise(visits: dict, floors: dict | None = None) -> dict:
     out = {}
     for section, by_mode in visits.items():
         rows = {}
-        for mode, vs in by_mode.items():
+        for mode, every in by_mode.items():
+            vs = [v for v in every if "failed" not in v]  # a failed page: in the report's `failed`, not here
             if not vs:
                 continue
             warm = [w for v in vs for w in v["wall_s"][1:]] or [w for v in vs for w in v["wall_s"]]
@@ -268,6 +272,7 @@ def summarise(visits: dict, floors: dict | None = None) -> dict:
                           "updates_per_s": statistics.median(c["updates_per_s"] for c in costs),
                           "busiest_worker_share": busiest(vs),
                           "pool_size": vs[-1]["pool_size"], "workers_started": vs[-1]["workers_started"],
+                          "pages": len(vs), "failed": len(every) - len(vs),
                           "rss_before_run_mb": mb("rss_before_run_bytes"), "rss_peak_during_runs_mb": mb("rss_peak_during_runs_bytes"),
                           "rss_after_release_mb": mb("rss_after_release_bytes"),
                           "release_s": [v.get("release_s") for v in vs],
@@ -283,8 +288,15 @@ def summarise(visits: dict, floors: dict | None = None) -> dict:
     return out
 
 
+def failed(visits: dict) -> list[str]:
+    """'SECTION MODE page N: its error' for each page that failed."""
+    return [line for section, by_mode in visits.items() for mode, vs in by_mode.items()
+            for line in failures.failed(vs, f"{section} {mode} page")]
+
+
 def write(out: Path, visits: dict, load: list, floors: dict) -> None:
-    report = {"summary": summarise(visits, floors), "visits": visits, "floors": floors, "cpus": os.cpu_count(),
+    report = {"summary": summarise(visits, floors), "visits": visits, "floors": floors, "failed": failed(visits),
+              "cpus": os.cpu_count(),
               "loadavg": {"min_1m": min(x[0] for x in load), "max_1m": max(x[0] for x in load), "samples": load}}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
@@ -317,18 +329,22 @@ def main(argv=None) -> int:
         for section in sections:
             for mode, init in modes(section, a.modes).items():
                 for b, url in urls.items():  # the builds interleaved: a change of the machine's load hits each alike
-                    v = visit(pw, exe, url, section, init, a.runs, a.timeout)
+                    v = failures.tried(f"{section} {label(b, mode)} page", visit, pw, exe, url, section, init, a.runs,
+                                       a.timeout)
                     visits[section][label(b, mode)].append(v)
                     load.append(os.getloadavg())
+                    write(a.out, visits, load, floors)  # after every page: a bench cut short keeps what it measured
+                    if "failed" in v:
+                        continue
                     shares = ", ".join(f"{100 * c['share_of_run']:.1f}" for c in v["streaming"])
                     print(f"[pool] {section} {label(b, mode)}: size {v['pool_size']}, runs {', '.join(f'{w:.2f}' for w in v['wall_s'])} s, "
                           f"streaming {shares} %, "
                           f"peak {(v['rss_peak_during_runs_bytes'] or 0) / 1e6:.0f} MB, after release "
                           f"{(v['rss_after_release_bytes'] or 0) / 1e6:.0f} MB, numerics wasm heaps "
                           f"{[round(b / 1e6) for b in v['wasm_heap_bytes']['numerics']]} MB, load {load[-1][0]:.1f}", file=sys.stderr)
-                    write(a.out, visits, load, floors)  # after every visit: a bench cut short keeps what it measured
     print(json.dumps(summarise(visits, floors), indent=1))
-    return 0
+    print(f"[pool] wrote {a.out}", file=sys.stderr)
+    return 1 if failed(visits) else 0
 
 
 if __name__ == "__main__":

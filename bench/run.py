@@ -14,8 +14,8 @@ all variants are interleaved (run 1 of each, then run 2, ...) so machine load hi
 The first variant's last run also times slider-to-repaint over --moves moves on the sweep and the rank section, and runs bench/numerics.py
 in the worker (bench/worker_hook.js, which build.py adds only with --bench) and in this CPython, reported as Pyodide/native ratios.
 The peer (unless --no-peer): the same sections converted by `panel convert --to pyodide-worker`, served
-offline from this machine (bench/peer.py builds it once, cached in .cache/peer/), measured interleaved with
-the others the same way; `peer.ratio` = its interactive_ms / ours.
+offline from this machine (bench/peer.py builds it once, cached in ~/.cache/weighttying/peer/), measured interleaved
+with the others the same way; `peer.ratio` = its interactive_ms / ours.
 The classroom file (unless --no-classroom): dist/weighttying.html copied alone into an empty folder and opened
 from file:// in a fresh profile, interleaved with the others: its size, time to readable, to every section
 live (the worker's ready comes after the last section is embedded) and to first response (the first slider
@@ -23,6 +23,8 @@ change repainted), and its ratios to the served "main" of the same runs.
 The engines (unless --engines ''): readable, first response, first live and all live of "main" served and of the
 classroom file in Chromium, Firefox ESR and WebKitGTK (bench/engines.py), with where the time goes in each and
 the ratios over Chromium of the same run. See bench/README.md for the JSON.
+A run that fails (any variant's, the classroom file's, an engine's, the numerics in CPython) is recorded as failed
+with its error's first line and left out of the medians; the others are kept: `failed` lists each, exit code 1.
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+import failures  # noqa: E402  (bench/failures.py: a failed run is recorded, the others kept)
 import harness  # noqa: E402  (tests/harness.py: serve(), Chromium, request origins, page helpers)
 import instant  # noqa: E402
 import peer as peer_site  # noqa: E402
@@ -68,7 +71,7 @@ TARGETS = {"readable_ms": 500, "interactive_ms": 3000, "interactive_max_ms": 500
            "peer_ratio": 3.0, "classroom_bytes": 16e6, "first_response_ms": 1000, "first_response_peer_ratio": 10.0,
            "first_live_over_baseline_interactive": 0.6, "repeat_first_live_over_cold": 0.6, "cls": 0.01,
            "renderer_peak_rss_bytes": 450e6, "run_worker_over_cpython": 1.5, "tasks_worker_s": 1.5}
-RUN_SECTIONS = ("tasks", "repeat", "pathdrop", "paper", "lens")  # bench/numerics.py's timed default Runs
+RUN_SECTIONS = (*bench_module("numerics").sections(), "lens")  # bench/numerics.py's timed default Runs, its lens study
 
 # Runs in the page before any of its scripts: marks 'readable' (the first frame after DOMContentLoaded).
 INIT_JS = """
@@ -293,7 +296,9 @@ def summarise_classroom(runs: list[dict], path: Path, main: dict) -> dict:
     """The classroom file's medians and spreads, and its ratios to the served site measured in the same runs."""
     if not runs:
         return {"measured": False, "why": "--no-classroom"}
-    s = {"measured": True, "runs": len(runs), "size_bytes": path.stat().st_size}
+    s = {"measured": True, "failed": sum("failed" in r for r in runs), "size_bytes": path.stat().st_size}
+    runs = [r for r in runs if "failed" not in r]  # left out of every median
+    s["runs"] = len(runs)
     for k in ("readable_ms", "fcp_ms", "first_response_ms", "all_live_ms"):
         xs = [r[k] for r in runs if r[k] is not None]
         s[k], s[k.replace("_ms", "_spread_ms")] = med(xs), [min(xs), max(xs)] if xs else None
@@ -332,6 +337,17 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
+def spread(xs) -> list | None:
+    """[min, max] of what was measured; None when nothing was."""
+    xs = [x for x in xs if x is not None]
+    return [min(xs), max(xs)] if xs else None
+
+
+def within(x, limit) -> bool:
+    """x <= limit; False when either was not measured (every run of it failed)."""
+    return x is not None and limit is not None and x <= limit
+
+
 def boot_steps(runs: list[dict]) -> dict:
     """{step: median ms} over the runs' worker timings (not timings.live, the {section: ms} the instant fields report)."""
     steps = {}
@@ -343,10 +359,13 @@ def boot_steps(runs: list[dict]) -> dict:
 
 
 def summarise(runs: list[dict]) -> dict:
+    """Medians (and spreads) of one variant's runs; `failed`: how many failed (left out of every median)."""
+    s = {"failed": sum("failed" in r for r in runs)}
+    runs = [r for r in runs if "failed" not in r]  # left out of every median
+    s["runs"] = len(runs)
+
     def col(k, sub=None):
         return [(r[sub] if sub else r).get(k) for r in runs]
-    inter = [x for x in col("interactive_ms") if x is not None]
-    s = {"runs": len(runs)}
     for k in ("first_response_ms", "first_response_latency_ms", "first_live_ms", "all_live_ms", "cls", "readable_ms",
               "fcp_ms", "ready_ms", "interactive_ms", "bytes", "requests", "page_js_heap_bytes", "worker_wasm_heap_bytes",
               "renderer_peak_rss_bytes"):
@@ -356,13 +375,13 @@ def summarise(runs: list[dict]) -> dict:
     embeds = [r["embed_first_response_ms"] for r in runs if r.get("embed_first_response_ms")]
     s["embed_first_response_ms"] = {sid: med([e[sid] and e[sid][0] for e in embeds]) for sid in embeds[0]} if embeds else None
     s["embed_first_response_latency_ms"] = {sid: med([e[sid] and e[sid][1] for e in embeds]) for sid in embeds[0]} if embeds else None
-    s["interactive_spread_ms"] = [min(inter), max(inter)] if inter else None
+    s["interactive_spread_ms"] = spread(col("interactive_ms"))
     # interactive less the harness's own time from ready to the key press (finding and focusing the slider)
     s["ready_plus_first_change_ms"] = med([r["ready_ms"] + r["first_change_ms"] for r in runs
                                           if r["ready_ms"] is not None and r.get("first_change_ms") is not None])
-    s["readable_spread_ms"] = [min(col("readable_ms")), max(col("readable_ms"))]
+    s["readable_spread_ms"] = spread(col("readable_ms"))
     s["repeat_interactive_ms"] = med(col("interactive_ms", "repeat"))
-    s["repeat_interactive_spread_ms"] = [min(col("interactive_ms", "repeat")), max(col("interactive_ms", "repeat"))]
+    s["repeat_interactive_spread_ms"] = spread(col("interactive_ms", "repeat"))
     s["repeat_bytes"] = med(col("bytes", "repeat"))
     s["boot_steps_ms"] = boot_steps(runs)
     s["off_origin_requests"] = sum(len(r["off_origin"]) for r in runs)
@@ -374,17 +393,17 @@ def instant_met(m: dict, summary: dict) -> dict:
     --variant baseline=DIST (the build before playback, measured in the same run), repeat visit, CLS, RSS."""
     embeds = m["embed_first_response_ms"] or {}
     worst = max([m["first_response_ms"], *embeds.values()], key=lambda x: float("inf") if x is None else x)
-    met = {"first_response_ms": worst is not None and worst <= TARGETS["first_response_ms"],
-           "repeat_first_live_over_cold": m["repeat_first_live_ms"] <= TARGETS["repeat_first_live_over_cold"] * m["first_live_ms"],
-           "cls": m["cls"] <= TARGETS["cls"] and m["repeat_cls"] <= TARGETS["cls"],
-           "renderer_peak_rss_bytes": m["renderer_peak_rss_bytes"] is not None
-           and m["renderer_peak_rss_bytes"] <= TARGETS["renderer_peak_rss_bytes"]}
+    met = {"first_response_ms": within(worst, TARGETS["first_response_ms"]),
+           "repeat_first_live_over_cold": within(failures.ratio(m["repeat_first_live_ms"], m["first_live_ms"]),
+                                                 TARGETS["repeat_first_live_over_cold"]),
+           "cls": within(m["cls"], TARGETS["cls"]) and within(m["repeat_cls"], TARGETS["cls"]),
+           "renderer_peak_rss_bytes": within(m["renderer_peak_rss_bytes"], TARGETS["renderer_peak_rss_bytes"])}
     if "peer" in summary:
-        met["first_response_peer_ratio"] = \
-            summary["peer"]["first_response_ms"] >= TARGETS["first_response_peer_ratio"] * m["first_response_ms"]
+        met["first_response_peer_ratio"] = within(TARGETS["first_response_peer_ratio"],  # at least 10x the peer's
+                                                  failures.ratio(summary["peer"]["first_response_ms"], m["first_response_ms"]))
     if "baseline" in summary:
-        met["first_live_over_baseline_interactive"] = \
-            m["first_live_ms"] <= TARGETS["first_live_over_baseline_interactive"] * summary["baseline"]["interactive_ms"]
+        met["first_live_over_baseline_interactive"] = within(failures.ratio(m["first_live_ms"], summary["baseline"]["interactive_ms"]),
+                                                             TARGETS["first_live_over_baseline_interactive"])
     return met
 
 
@@ -436,14 +455,17 @@ def measure(variants: dict[str, Path], a, code: str | None, classroom: Path | No
         for i in range(a.runs):
             for n, srv in servers.items():
                 last = i == a.runs - 1 and n == "main"
-                r = one_run(pw, exe, srv.url, srv.origin, a.moves if last else 0, code if last else None, a.timeout,
-                            peer=n == "peer")
+                r = failures.tried(f"{n} run {i + 1}/{a.runs}", one_run, pw, exe, srv.url, srv.origin,
+                                   a.moves if last else 0, code if last else None, a.timeout, peer=n == "peer")
                 runs[n].append(r)
-                print(f"[bench] {n} run {i + 1}/{a.runs}: readable {r['readable_ms']:.0f} ms, interactive "
-                      f"{r['interactive_ms']:.0f} ms, repeat {r['repeat']['interactive_ms']:.0f} ms, "
-                      f"{r['bytes'] / 1e6:.2f} MB / {r['requests']} req", file=sys.stderr)
+                if "failed" not in r:
+                    print(f"[bench] {n} run {i + 1}/{a.runs}: readable {r['readable_ms']:.0f} ms, interactive "
+                          f"{r['interactive_ms']:.0f} ms, repeat {r['repeat']['interactive_ms']:.0f} ms, "
+                          f"{r['bytes'] / 1e6:.2f} MB / {r['requests']} req", file=sys.stderr)
                 keep(runs, classroom_runs)
-            classroom_runs += [classroom_run(pw, exe, classroom, a.timeout)] if classroom else []
+            if classroom:
+                classroom_runs.append(failures.tried(f"classroom run {i + 1}/{a.runs}", classroom_run, pw, exe,
+                                                     classroom, a.timeout))
             keep(runs, classroom_runs)
     return runs, classroom_runs
 
@@ -454,46 +476,61 @@ REPAINTS = (("repaint_ms", "repaint"), ("repaint_rank_ms", "repaint_rank"))  # t
 def judged(runs: dict[str, list], variants: dict[str, Path], code: str | None) -> dict:
     """The report: per-variant summaries, main's repaint series, numerics, levers and peer beside main, targets met."""
     summary = {n: summarise(rs) for n, rs in runs.items()}
-    m, last = summary["main"], runs["main"][-1]
+    m = summary["main"]
+    last = next((r for r in reversed(runs["main"]) if "failed" not in r), {})  # the repaints and numerics are in it
     for field, prefix in REPAINTS:
         lat = last.get(field, [])
         m.update({f"{prefix}_moves": len(lat), f"{prefix}_median_ms": med(lat), f"{prefix}_p95_ms": percentile(lat, 0.95)})
     numerics = None
     if code:
-        native, worker = numerics_cpython(), last.get("numerics_worker_s")
+        native = failures.tried("the numerics in CPython", numerics_cpython)
+        worker = last.get("numerics_worker_s")
         numerics = {"cpython_s": native, "worker_s": worker, "error": last.get("numerics_worker_error"),
-                    "pyodide_over_native": {k: worker[k] / native[k] for k in native} if worker else None}
+                    "pyodide_over_native": {k: worker[k] / native[k] for k in native}
+                    if worker and "failed" not in native else None}
     levers = {n: {k: (summary[n][k], m[k]) for k in ("interactive_ms", "ready_ms", "repeat_interactive_ms", "bytes")}
               for n in summary if n not in ("main", "peer")}
     peer = {"measured": False, "why": "--no-peer"}
     if "peer" in summary:
         p = summary["peer"]
         peer = {"measured": True, "site": str(variants["peer"]), "summary": p,
-                "ratio": p["interactive_ms"] / m["interactive_ms"],  # peer / ours: how many times faster we are
+                "ratio": failures.ratio(p["interactive_ms"], m["interactive_ms"]),  # peer / ours: how many times faster
                 "ratios": {k: p[k] / m[k] for k in ("readable_ms", "ready_ms", "interactive_ms", "ready_plus_first_change_ms",
                                                     "repeat_interactive_ms", "bytes", "requests") if p[k] and m[k]},
                 "offline": p["off_origin_requests"] == 0,
                 "how": "bench/peer_app.py through `panel convert --to pyodide-worker`, CDN URLs pointed at this "
                        "origin; deviations from stock in bench/README.md ('The peer') and bench/peer.py"}
     met = {
-        "readable_ms": m["readable_ms"] <= TARGETS["readable_ms"],
-        "interactive_ms": m["interactive_ms"] <= TARGETS["interactive_ms"],
-        "interactive_max_ms": m["interactive_spread_ms"][1] <= TARGETS["interactive_max_ms"],
-        "repeat_interactive_ms": m["repeat_interactive_ms"] <= TARGETS["repeat_interactive_ms"],
-        "bytes": m["bytes"] <= TARGETS["bytes"],
-        **{f"{prefix}_p95_ms": m[f"{prefix}_p95_ms"] is not None and m[f"{prefix}_p95_ms"] <= TARGETS["repaint_p95_ms"]
-           for _, prefix in REPAINTS},
+        "readable_ms": within(m["readable_ms"], TARGETS["readable_ms"]),
+        "interactive_ms": within(m["interactive_ms"], TARGETS["interactive_ms"]),
+        "interactive_max_ms": within((m["interactive_spread_ms"] or [None, None])[1], TARGETS["interactive_max_ms"]),
+        "repeat_interactive_ms": within(m["repeat_interactive_ms"], TARGETS["repeat_interactive_ms"]),
+        "bytes": within(m["bytes"], TARGETS["bytes"]),
+        **{f"{prefix}_p95_ms": within(m[f"{prefix}_p95_ms"], TARGETS["repaint_p95_ms"]) for _, prefix in REPAINTS},
     }
     if numerics and numerics["worker_s"]:
         met["gradcheck_worker_ms"] = numerics["worker_s"]["gradcheck_s"] * 1000 <= TARGETS["gradcheck_worker_ms"]
         met["train600_worker_ms"] = numerics["worker_s"]["train600_s"] * 1000 <= TARGETS["train600_worker_ms"]
         met["tasks_worker_s"] = numerics["worker_s"]["tasks_s"] <= TARGETS["tasks_worker_s"]
+    if numerics and numerics["pyodide_over_native"]:
         met |= {f"{name}_worker_over_cpython": numerics["pyodide_over_native"][f"{name}_s"] <= TARGETS["run_worker_over_cpython"]
                 for name in RUN_SECTIONS}
     if peer["measured"]:
-        met["peer_ratio"] = peer["ratio"] >= TARGETS["peer_ratio"]
+        met["peer_ratio"] = within(TARGETS["peer_ratio"], peer["ratio"])  # at least 3x
     met |= instant_met(m, summary)
     return {"summary": summary, "targets": TARGETS, "met": met, "levers": levers, "numerics": numerics, "peer": peer}
+
+
+def failures_of(runs: dict[str, list], classroom_runs: list[dict], report: dict) -> list[str]:
+    """Every failure of the bench, one line each: a variant's or the classroom file's run, the numerics in CPython,
+    the engines step or one of its runs."""
+    out = [line for n, rs in runs.items() for line in failures.failed(rs, f"{n} run")]
+    out += failures.failed(classroom_runs, "classroom run")
+    native = (report["numerics"] or {}).get("cpython_s") or {}
+    out += [f"numerics in CPython: {native['failed']}"] if "failed" in native else []
+    engines = report["engines"]
+    return out + ([f"engines: {engines['error']}"] if engines.get("error") else []) + \
+        [f"engines: {line}" for line in engines.get("failed", [])]
 
 
 def engines_step(a, dist: Path, classroom: Path | None, tmp: Path) -> dict:
@@ -555,6 +592,7 @@ def main(argv=None) -> int:
     if report["classroom"]["measured"]:
         report["met"]["classroom_bytes"] = report["classroom"]["size_bytes"] <= TARGETS["classroom_bytes"]
     report["engines"] = engine_report or {"measured": False, "why": "--engines ''"}
+    report["failed"] = failures_of(runs, classroom_runs, report)
     report |= {"runs": runs, "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg": os.getloadavg(),
                            "chromium": harness.chromium_path()}}
@@ -564,8 +602,8 @@ def main(argv=None) -> int:
                         "classroom": {k: v for k, v in report["classroom"].items() if k != "runs_detail"},
                         "engines": {k: v for k, v in report["engines"].items() if k != "runs_detail"}}, indent=2))
     print(f"[bench] wrote {a.out}", file=sys.stderr)
-    # the page left its origin, or the engines step failed (its error is in the report)
-    return 1 if report["summary"]["main"]["off_origin_requests"] or report["engines"].get("error") else 0
+    # the page left its origin, or a run or the engines step failed (the report says which)
+    return 1 if report["summary"]["main"]["off_origin_requests"] or report["failed"] else 0
 
 
 if __name__ == "__main__":

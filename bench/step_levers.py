@@ -11,6 +11,8 @@ shapes its default Run trains (SHAPES): one step of stack.iter_train with each c
 (|ours - base| / max(1, |base|); 0: the same bits). Then each lever alone, on that stack's own arrays from one
 step: a kept lever as base's function against ours, one not kept as ours against the alternative written here,
 with the largest difference it makes.
+If one interpreter's run fails, it is recorded as failed with its error's first line (bench/failures.py) and the
+other's is kept: `failed` lists it, and the exit code is then 1.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import failures  # bench/failures.py: a failed run is recorded, the other kept
 from report_bench import checkout_py  # bench/report_bench.py: py/ of a git ref, by git archive
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -250,13 +253,20 @@ def in_pyodide(code: str, lock: Path, packages: str, what: str = "the Pyodide ru
     return json.loads(node.stdout.split("WT_RESULT ", 1)[1])
 
 
-def run_both(code: str, lock: Path, tmp: Path) -> dict:
-    """The snippet's result in Pyodide (Node) and in this CPython, one after the other (2 cores: never at once)."""
-    out = {"pyodide": in_pyodide(code, lock, "numpy")}
+def in_cpython(code: str, tmp: Path) -> dict:
+    """CODE's result (its RESULT, a JSON str) in a child of this CPython; a failure says the child's last words."""
     (tmp / "cpython.py").write_text(code + "\nprint(RESULT)\n")
-    cp = subprocess.run([sys.executable, str(tmp / "cpython.py")], capture_output=True, text=True, check=True)
-    out["cpython"] = json.loads(cp.stdout.strip().splitlines()[-1])
-    return out
+    cp = subprocess.run([sys.executable, str(tmp / "cpython.py")], capture_output=True, text=True)
+    if cp.returncode:
+        raise RuntimeError(f"the CPython run failed (exit {cp.returncode}): {(cp.stderr.strip().splitlines() or [''])[-1]}")
+    return json.loads(cp.stdout.strip().splitlines()[-1])
+
+
+def run_both(code: str, lock: Path, tmp: Path) -> dict:
+    """The snippet's result in Pyodide (Node) and in this CPython, one after the other (2 cores: never at once);
+    either one's failure is recorded as failed and the other still runs."""
+    return {"pyodide": failures.tried("the Pyodide run", in_pyodide, code, lock, "numpy"),
+            "cpython": failures.tried("the CPython run", in_cpython, code, tmp)}
 
 
 def main(argv=None) -> int:
@@ -271,19 +281,20 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="wt-step-levers-") as tmp:
         files = {**sources(ROOT / "py", "weighttying"), **sources(checkout_py(a.against, Path(tmp)), "base")}
         code = f"SOURCES = {files!r}\nREPEATS = {a.repeats}\nSTEPS = {a.steps}\n" + SNIPPET
-        report = {"against": a.against, **run_both(code, lock, Path(tmp)),
+        both = run_both(code, lock, Path(tmp))
+        report = {"against": a.against, **both, "failed": [f"{k}: {r['failed']}" for k, r in both.items() if "failed" in r],
                   "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg": os.getloadavg()}}
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(report, indent=1) + "\n")
     for engine in ("pyodide", "cpython"):
-        for section, r in report[engine]["sections"].items():
+        for section, r in report[engine].get("sections", {}).items():
             s, each = r["step"], {**r["kept"], **r["not_kept"]}
             print(f"{engine:8s} {section:10s} step {s['before_ms']:6.2f} -> {s['after_ms']:6.2f} ms "
                   f"(x{s['ratio']:.3f}, diff {s['max_diff']:.0e}); "
                   + ", ".join(f"{k} x{v['ratio']:.2f} ({v['max_diff']:.0e})" for k, v in each.items()))
             print(" " * 20 + ", ".join(f"{k} {v:.2f}" for k, v in r["profile_ms"].items()))
     print(f"[bench] wrote {a.out}", file=sys.stderr)
-    return 0
+    return 1 if report["failed"] else 0
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ early   a page opened at ?embed=sweep&sweep.sigma=0.0123 (off the playback grid)
         (__wt.timings.live), both on the page clock of the same page, and their ratio.
 A brand-new Chromium profile per page; medians over --pages pages; the machine's load average is recorded.
 --variant NAME=DIST (repeatable) measures another build too, interleaved page by page (modes "NAME:one", ...).
+A page that fails is recorded as failed with its error's first line (bench/failures.py) and left out of the medians;
+the other pages are kept: `failed` lists each, and the exit code is then 1.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import failures  # noqa: E402  (bench/failures.py: a failed page is recorded, the others kept)
 import pool  # noqa: E402  (bench/pool.py: NO_POOL)
 import run  # noqa: E402  (bench/run.py: cold_browser)
 from run import ROOT, harness  # noqa: E402
@@ -129,6 +132,13 @@ def summary(report: dict) -> dict:
     return out
 
 
+def failed(report: dict) -> list[str]:
+    """'MODE page N: its error' for each page that failed (the off-grid pages: 'BUILD:early page N')."""
+    return [line for mode, rows in report["stream"].items() for line in failures.failed(rows, f"{mode} page")] + [
+        line for build in dict.fromkeys(r["build"] for r in report["early"])
+        for line in failures.failed([r for r in report["early"] if r["build"] == build], f"{pool.label(build, 'early')} page")]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dist", type=Path, default=ROOT / "dist")
@@ -142,7 +152,7 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     sites, label = pool.builds(a.dist, a.variant), pool.label
-    report: dict = {"stream": {label(b, m): [] for b in sites for m in ("one", "pool")}, "early": [],
+    report: dict = {"stream": {label(b, m): [] for b in sites for m in ("one", "pool")}, "early": [], "failed": [],
                     "cpus": os.cpu_count(), "load": [os.getloadavg()]}
     exe = harness.chromium_path()
     logs = Path(tempfile.mkdtemp(prefix="wt-stream-bench-"))
@@ -151,21 +161,27 @@ def main(argv=None) -> int:
         for _ in range(a.pages):  # the modes and builds interleaved, so a change of the machine's load hits each alike
             for b, url in urls.items():
                 for mode, init in ({} if a.only == "early" else {"one": pool.NO_POOL, "pool": ""}).items():
-                    report["stream"][label(b, mode)].append(r := stream_page(pw, exe, url, init, a.moves, a.timeout))
-                    print(f"[stream] {label(b, mode)}: size {r['pool_size']}, run {r['run_s']:.1f} s, {r['patches_per_s']:.1f} patches/s, "
-                          f"{r['page_ms_per_update']:.2f} ms each ({100 * r['page_share_of_run']:.1f} % of the run), Panel "
-                          f"worker {100 * r['panel_worker_share']:.1f} %, repaint p95 {r['repaint_p95_ms']} ms", file=sys.stderr)
+                    r = failures.tried(f"{label(b, mode)} page", stream_page, pw, exe, url, init, a.moves, a.timeout)
+                    report["stream"][label(b, mode)].append(r)
+                    if "failed" not in r:
+                        print(f"[stream] {label(b, mode)}: size {r['pool_size']}, run {r['run_s']:.1f} s, {r['patches_per_s']:.1f} patches/s, "
+                              f"{r['page_ms_per_update']:.2f} ms each ({100 * r['page_share_of_run']:.1f} % of the run), Panel "
+                              f"worker {100 * r['panel_worker_share']:.1f} %, repaint p95 {r['repaint_p95_ms']} ms", file=sys.stderr)
                 if a.only != "stream":
-                    report["early"].append(r := early_page(pw, exe, url, a.timeout, b))
-                    print(f"[stream] {label(b, 'early')} live {r['early_live_ms']:.0f} ms, Panel live {r['panel_live_ms']:.0f} ms "
-                          f"({r['early_over_panel']:.2f}x)", file=sys.stderr)
+                    report["early"].append(r := {"build": b} | failures.tried(f"{label(b, 'early')} page", early_page, pw, exe,
+                                                                             url, a.timeout, b))
+                    if "failed" not in r:
+                        print(f"[stream] {label(b, 'early')} live {r['early_live_ms']:.0f} ms, Panel live {r['panel_live_ms']:.0f} ms "
+                              f"({r['early_over_panel']:.2f}x)", file=sys.stderr)
                 report["load"].append(os.getloadavg())
                 report["summary"] = summary(report)
+                report["failed"] = failed(report)
                 a.out.parent.mkdir(parents=True, exist_ok=True)
                 a.out.write_text(json.dumps(report, indent=2) + "\n")  # after every round: a bench cut short keeps it
                 time.sleep(1.0)
     print(json.dumps(report["summary"], indent=1))
-    return 0
+    print(f"[stream] wrote {a.out}", file=sys.stderr)
+    return 1 if report["failed"] else 0
 
 
 if __name__ == "__main__":
