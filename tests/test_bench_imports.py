@@ -3,6 +3,7 @@
 and every `module.name` it reads off a module it imports must exist. bench/run.py once stopped after minutes
 of measuring with "module 'engines' has no attribute 'measure'": tests/ was first on sys.path, so
 `import engines` found tests/engines.py, not bench/engines.py. No browser is started here."""
+import ast
 import json
 import subprocess
 import sys
@@ -65,6 +66,36 @@ missing = sorted({f"line {n.lineno}: {n.value.id}.{n.attr} ({modules[n.value.id]
 print("\n".join(missing))
 sys.exit(1 if missing else 0)
 '''
+
+
+def bound_at_top(body: list) -> list[tuple[str, str, int]]:
+    """(name, "import" or "other", line) for each name a module's own statements bind (not inside a def or class)."""
+    out = []
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out += [((a.asname or a.name).split(".")[0], "import", node.lineno) for a in node.names]
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append((node.name, "other", node.lineno))
+            continue
+        targets = [*getattr(node, "targets", []), getattr(node, "target", None),
+                   *(item.optional_vars for item in getattr(node, "items", []))]  # =, x: T =, +=, for, with ... as
+        out += [(n.id, "other", node.lineno) for t in targets if t is not None for n in ast.walk(t)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+        for block in ("body", "orelse", "finalbody", "handlers"):  # if, for, while, with, try at module level
+            out += bound_at_top(getattr(node, block, []))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "bench").glob("*.py")))
+def test_no_module_name_is_both_imported_and_defined(name):
+    """bench/peer.py imported tools.buildsteps.compress and defined a function compress below it: the function
+    replaced the module, and compress.brotlied() failed at the end of every fresh peer build."""
+    names: dict[str, list] = {}
+    for n, kind, line in bound_at_top(ast.parse((ROOT / "bench" / name).read_text()).body):
+        names.setdefault(n, []).append((kind, line))
+    twice = {n: b for n, b in names.items() if {"import", "other"} <= {kind for kind, _ in b}}
+    assert not twice, f"bench/{name}: imported and bound again at module level: {twice}"
 
 
 def check(script: Path) -> subprocess.CompletedProcess:
