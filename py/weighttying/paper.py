@@ -18,6 +18,15 @@ def linear_cka(X: np.ndarray, Y: np.ndarray) -> float:
     return float(np.linalg.norm(X.T @ Y) ** 2 / (np.linalg.norm(X.T @ X) * np.linalg.norm(Y.T @ Y)))
 
 
+def init_cka(seeds=range(3)) -> dict:
+    """The similarity table at step 0, mean over seeds: linear CKA of the tied E at init with the untied model's
+    U (an independent random matrix: the chance level) and with its E (the same draw: 1). {"with_U", "with_E"}"""
+    pairs = [(model.init_params(model.Config(tied=True, seed=s)), model.init_params(model.Config(tied=False, seed=s)))
+             for s in seeds]
+    return {"with_U": float(np.mean([linear_cka(t["E"], u["U"]) for t, u in pairs])),
+            "with_E": float(np.mean([linear_cka(t["E"], u["E"]) for t, u in pairs]))}
+
+
 def path_norms(params: dict, cfg: model.Config, inputs, targets) -> tuple[float, float]:
     """Frobenius norms of the output-path and the input-path gradient into the tied E on one batch."""
     inputs, targets = np.asarray(inputs), np.asarray(targets)

@@ -24,6 +24,21 @@ def rank_at_init(cfg: model.Config) -> float:
     return float(self_ranks(model.init_params(cfg), cfg).mean())
 
 
+def init_spread(V: int = 64, d: int = 16, sigma: float = 0.25, seeds=range(5)) -> dict:
+    """The logits behind the repeat bias of a fresh tied model with res = 1, over every token read and seeds:
+    {self_mean, self_sd} of the just-read token's logit (V per seed), {other_mean, other_sd} of the V - 1 others."""
+    own, others = [], []
+    for s in seeds:
+        cfg = model.Config(V=V, d=d, sigma=sigma, seed=s)
+        logits = model.forward(model.init_params(cfg), cfg, np.arange(V))["logits"]
+        diagonal = np.eye(V, dtype=bool)
+        own.append(logits[diagonal])
+        others.append(logits[~diagonal])
+    own, others = np.concatenate(own), np.concatenate(others)
+    return {"self_mean": float(own.mean()), "self_sd": float(own.std()),
+            "other_mean": float(others.mean()), "other_sd": float(others.std())}
+
+
 def rank_histogram(ranks: np.ndarray, V: int, bins: int = 8) -> dict:
     """Counts of ranks in `bins` equal bins over [1, V]: {"edges": (bins+1,), "counts": (bins,)}."""
     counts, edges = np.histogram(ranks, bins=bins, range=(1, V + 1))

@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from .. import lens, paper, pool
+from .. import lens, model, paper, pool
 from .. import render as R
 from .. import quoted
 from .. import state as S
@@ -89,6 +89,16 @@ def align_html(result: dict) -> str:
     columns, rows = align_rows(result)
     return text + R.table(columns, [[r[0], *(R.num(v, 3) for v in r[1:])] for r in rows],
                           "Similarity of the tied E to an untied model's two matrices", "paper-align-table")
+
+
+def baseline_html(seed: int, seeds: int) -> str:
+    """What the similarity table reads before training (paper.init_cka over the study's seeds): its baselines."""
+    c = paper.init_cka(range(seed, seed + seeds))
+    return (f'<p class="wt-help" data-testid="paper-cka-baselines">Before any training the same table would read '
+            f'{hook("paper-cka-u-init", c["with_U"], R.num(c["with_U"], 3))} with U, what two independent random '
+            f'{model.Config().V} × {model.Config().d} matrices score (chance level), and '
+            f'{hook("paper-cka-e-init", c["with_E"], R.num(c["with_E"], 3))} with E, because the tied and untied '
+            'models of a seed start from the same E. Training moves both: read the columns against these.</p>')
 
 
 def lens_rows(result: dict) -> tuple[list[str], list[list[object]]]:
@@ -237,7 +247,7 @@ def slots(st: S.Paper, results: dict | None = None) -> dict[str, str]:
         "Tuned lens: computed at build by this page's own code for the default settings (ten models, too heavy to "
         "train here by default); a live run recomputes only the two-block study above.", testid="paper-tuned")
     return {"claim": claim_html(r.get("tuned")), **out, "claims": claims_html(r) if done else pending("Claims"), "tuned": tuned,
-            "align": align_html(r) if done else pending("Similarity"), "lens": lens_html(r) if done else pending("Lens"),
+            "align": align_html(r) + baseline_html(st.seed, st.seeds) if done else pending("Similarity"), "lens": lens_html(r) if done else pending("Lens"),
             "layers": layers_html(r["tuned"]) if "tuned" in r else ""}
 
 

@@ -17,7 +17,8 @@ from .. import measure, model, pool, recipes, repeat
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import (TOY, Num, at_defaults, cell, claim, grid, judged, lin, log, note, recipe_text, run_verdict, seeds_row, source,
+from .kit import (TOY, Num, at_defaults, cell, claim, grid, hook, judged, lin, log, note, recipe_text, run_verdict, seeds_row,
+                  source,
                   table)
 
 SEEDS = 5  # the init table averages seeds seed .. seed+4, as report.repeat_table does for seed 0
@@ -81,6 +82,17 @@ def init_table(rows: list[list[object]], sigma: float, seed: int) -> str:
     return table(INIT_COLUMNS, rows, f"Mean rank (1 = top, out of {TOY.V}) of the token just read, among the {TOY.V} "
                  f"predictions for the next one, at initialisation: σ = {R.num(sigma)}, seeds {seed} to "
                  f"{seed + SEEDS - 1}", "repeat-init-table")
+
+
+def spread_html(sigma: float, seed: int) -> str:
+    """The logits behind the table's first row (tied, res = 1, at init, seeds seed..seed+4): the just-read token's
+    logit beside the spread of the others, the numbers the prose reasons with."""
+    s = repeat.init_spread(TOY.V, TOY.d, sigma, range(seed, seed + SEEDS))
+    n = {k: hook(f"repeat-{k.replace('_', '-')}", s[k], R.num(s[k], 2), tag="span") for k in s}
+    return (f'<p class="wt-help" data-testid="repeat-spread">Behind the first row: over the same seeds, the just-read '
+            f'token\'s logit is {n["self_mean"]} on average, give or take {n["self_sd"]} from token to token (one '
+            f'standard deviation), while the other {TOY.V - 1} logits sit around {n["other_mean"]}, give or take '
+            f'{n["other_sd"]}. Where the two spreads overlap, the first row\'s mean rank sits above 1.</p>')
 
 
 def claim_html(sigma: float, seed: int) -> str:
@@ -204,7 +216,8 @@ def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
     """The section's output for st; the trained slots from `results` (finished or streaming), else pending."""
     points, noise = (results or {}).get("points") or [], (results or {}).get("noise") or {}
     ranks = init_ranks_now(st)
-    return {"claim": claim_html(st.sigma, st.seed), "readout": readout(st, ranks), "init": init_table(init_rows(st.sigma, st.seed), st.sigma, st.seed),
+    return {"claim": claim_html(st.sigma, st.seed), "readout": readout(st, ranks), "init": init_table(init_rows(st.sigma, st.seed), st.sigma, st.seed)
+            + spread_html(st.sigma, st.seed),
             "hist": hist_html(st, ranks, points), "curves": curves_html(points),
             "trained": trained_table(trained_rows(st, points[-1] if points else None, noise), st,
                                      points[-1]["step"] if points else 0)

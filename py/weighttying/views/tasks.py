@@ -11,8 +11,8 @@ from __future__ import annotations
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .. import measure, pool, tasks
-from .kit import TOY, Num, at_defaults, claim, grid, judged, log, note, source, table
+from .. import calibrate, measure, pool, tasks
+from .kit import TOY, Num, at_defaults, claim, grid, hook, judged, log, note, source, table
 
 CHUNK = 1  # stack steps per streamed chunk, each stepping every model of the table (20 at the defaults): ~15-30 ms in an idle worker
 COLUMNS = ("quantity", "ours", "page says", "verdict")
@@ -102,6 +102,18 @@ def claim_html(runs: dict[str, list[dict]]) -> str:
     return claim(parts, "tasks-claim")
 
 
+def search_html(search: dict | None) -> str:
+    """How many recipes of the calibration search reproduce the post's numbers (calibrate.tally of its record), or
+    nothing where the runs carry no tally (settings off the recipe, or a live run)."""
+    if not search:
+        return ""
+    n = {k: hook(f"tasks-search-{k.replace('_', '-')}", search[k], tag="span") for k in search}
+    return (f'<p class="wt-help" data-testid="tasks-search">The post gives neither the task nor the learning rate, '
+            f'batch or steps; a search chose them. Of the {n["searched"]} recipes it tried, '
+            f'{n["all_within"]} reproduced all {n["total"]} of the post\'s numbers within tolerance at once. '
+            'Counted at build from the search\'s own record.</p>')
+
+
 def summary_table(rows: list[list[object]], st: S.Tasks) -> str:
     """The excess-loss table as HTML."""
     return table(COLUMNS, rows, f"Excess loss (nats above each task's own entropy) after {st.steps} steps at lr "
@@ -133,7 +145,10 @@ def results(st: S.Tasks) -> dict[str, list[dict]]:
     runs = empty()
     for point in iter_runs(st, chunk=st.steps):
         collect(runs, point)
-    return {**runs, "noise": measure.spread("tasks")} if at_defaults(st, ("steps", "lr")) else runs
+    if not at_defaults(st, ("steps", "lr")):
+        return runs
+    search = calibrate.recorded("tasks")  # the search's record is in the repository: at build, not in a browser
+    return {**runs, "noise": measure.spread("tasks"), **({"search": search} if search else {})}
 
 
 def status(st: S.Tasks, runs: dict[str, list[dict]]) -> str:
@@ -160,7 +175,7 @@ def plot(runs: dict[str, list[dict]]) -> str:
 def slots(st: S.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str, str]:
     """The section's output for st from the runs so far (none: every table says not run yet)."""
     runs = results or empty()
-    return {"claim": claim_html(runs), "status": status(st, runs), "table": summary_table(summary_rows(runs, st.seeds), st),
+    return {"claim": claim_html(runs) + search_html(runs.get("search")), "status": status(st, runs), "table": summary_table(summary_rows(runs, st.seeds), st),
             "plot": plot(runs), "seeds": seed_table(seed_rows(runs))}
 
 
