@@ -5,8 +5,9 @@ and every gradient of `model.loss_and_grads` (tied/untied x both paths/output on
 differences of every entry (`gradcheck.numerical_grads`), the three-block `deep.loss_and_grads`
 (tied/untied), 20 Adam steps of the tuned lens's translators (`lens.fit`) with their KL, 15 steps of
 each race's calibrated recipe (`measure.run`), the verdict rule (`quoted.judge`) on a one-run case, the
-own-text run (`owntext.run`) on a shipped sample, its samples' text included, and every run section's
-Run split in 3 parts for a pool of workers, merged (weighttying.pool), against the same Run in one.
+own-text run (`owntext.run`) on a shipped sample, its samples' text included, every run section's
+Run split in 3 parts for a pool of workers, merged (weighttying.pool), against the same Run in one, and the
+code lab (`codelab.lab`) on every named bug, its source read from the wheel, and a reader's run-time error.
 
 One Pyodide boot runs every case (booting costs ~5 s on this machine), so the cases live in one
 Python snippet that both interpreters execute; it ends with a JSON string of plain floats.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from weighttying import pool
+from weighttying import codelab, pool
 from weighttying import state as S
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,6 +126,24 @@ for section, st in small.items():
                 gather.add(i, part.batch(0.01))
         merged.append(plain(gather.results()))
     out[f"pool {section}"] = {"one": merged[0], "three": merged[1]}
+
+from weighttying import codelab, codelab_bugs
+# the code lab on its batch: every named bug's checks and a short race; a run-time error at the reader's line
+lab_cfg = codelab.config(0)
+lab_numeric = gradcheck.numerical_grads(model.init_params(lab_cfg), lab_cfg, *codelab.batch(0))
+
+def without_rounding(lab):
+    """lab's result less the largest errors of parameters with no wrong entry: rounding over gradcheck's floor, whose
+    digits are each platform's matmul (they agree to ~1e-9); that such a parameter is right, its wrong count says."""
+    if lab["kind"] != "ok":
+        return lab
+    e = lab["entries"]
+    params = [p if p["wrong"] else {**p, "max_rel_err": None} for p in e["params"]]
+    return {**lab, "entries": {**e, "params": params, "max_rel_err": e["max_rel_err"] if e["wrong"] else None}}
+
+out["codelab"] = plain({bug.id: without_rounding(codelab.lab(codelab.bug_source(bug.id), steps=20, numeric=lab_numeric))
+                        for bug in codelab_bugs.BUGS})
+out["codelab"]["runtime"] = plain(codelab.run_source(codelab.original_source().replace('params["W2"]', 'params["W3"]')))
 
 RESULT = json.dumps(out)
 RESULT
@@ -235,6 +254,11 @@ def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
     for section in split:
         pooled = got[f"pool {section}"]
         assert pooled["one"] and not compare(pooled["three"], pooled["one"]), section
+
+    lab = want["codelab"]  # the lab's source came out of the wheel, each bug named, the error at its line
+    assert lab["correct"]["verdict"].startswith("Exact") and lab["output_only"]["bug"] == "output_only", lab["correct"]
+    w2_line = next(i for i, line in enumerate(codelab.original_source().splitlines(), 1) if 'params["W2"]' in line)
+    assert lab["runtime"]["message"] == "KeyError: 'W3'" and lab["runtime"]["line"] == w2_line, lab["runtime"]
 
     assert got["numpy"] == "2.0.2", got["numpy"]
     got.pop("numpy"), want.pop("numpy")

@@ -222,7 +222,7 @@ def entries_check(grads: dict, numeric: dict, inputs) -> dict:
     """Every entry checked: per parameter its size, largest relative error and wrong entries; E's wrong rows and
     the rows the batch reads (the module docstring's "entries")."""
     errors, wrong = wrong_entries(grads, numeric)
-    reads = np.bincount(np.asarray(inputs), minlength=len(numeric["E"]))
+    reads = np.bincount(np.asarray(inputs, dtype=np.intp), minlength=len(numeric["E"]))  # intp: 32-bit in Pyodide
     rows = [{"name": name, "entries": int(err.size), "max_rel_err": float(err.max()), "wrong": int(wrong[name].sum())}
             for name, err in errors.items()]
     return {"params": rows, "entries": sum(r["entries"] for r in rows), "wrong": sum(r["wrong"] for r in rows),
