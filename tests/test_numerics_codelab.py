@@ -345,6 +345,7 @@ def test_a_lab_result_is_plain_json():
     assert json.loads(json.dumps(out, allow_nan=False)) == out
     assert set(out) == {"kind", "entries", "random", "race", "bug", "verdict"}
     assert set(out["random"]) == {"k", "entries", "wrong", "miss_probability", "hit", "passed"}
+    assert codelab.checks(codelab.bug_source("buffered")) == {k: v for k, v in out.items() if k != "race"}
 
 
 def test_a_diverging_race_stops_with_the_gradient_that_went_non_finite():

@@ -2,25 +2,31 @@
 
 `lesson_backward` is a real function of the package (tested equal to model's stacked backward); its
 source text, `original_source()`, is what the reader starts editing, and the named bugs
-(codelab_bugs) are edits of that text. `lab(text, k, steps, seed)` runs a text and returns what the
-page shows, as plain JSON-able data:
+(codelab_bugs; `bug_source(id)`) are edits of that text. `lab(text, k, steps, seed)` runs a text and
+returns what the page shows, as plain JSON-able data (`checks` is the same less the race, which
+`iter_race` streams):
 
-    an error:  {"kind": "syntax" | "undefined" | "runtime" | "gradient", "message": one line,
-                "line": the reader's line or None, "column": int or None, "parameter": name or None}
+    an error:  {"kind": "syntax" | "undefined" (no function NAME) | "runtime" | "gradient" (one missing,
+                misshaped or not finite), "message": one line, "line": the reader's line or None,
+                "column": int (syntax) or None, "parameter": the gradient's name or None}
     a result:  {"kind": "ok",
                 "entries": {"params": [{"name", "entries", "max_rel_err", "wrong"}, ...] (E, W1, b1, W2, b2),
                             "entries": int, "wrong": int, "max_rel_err": float,
-                            "E": {"wrong_rows": [bool] * V, "batch_rows": [bool] * V, "reads": [int] * V}},
-                "random": {"k", "entries", "wrong", "miss_probability", "hit", "passed"},
-                "race": {"steps": [int], "correct": [float], "yours": [float],
-                         "final": {"correct": float, "yours": float}, "error": None or an error as above},
-                "bug": id of the named bug whose gradients these are, or None,
+                            "E": {"wrong_rows": [bool] * V, "batch_rows": [bool] * V,
+                                  "reads": [int] * V (how often the batch reads each row)}},
+                "random": {"k", "entries", "wrong", "miss_probability" (exact), "hit" (wrong entries the
+                           seeded draw of k picked), "passed" (hit == 0)},
+                "race": {"steps": [int], "correct": [float], "yours": [float] (exact expected losses),
+                         "final": {"correct": float, "yours": float},
+                         "error": None, or an error as above that stopped the reader's run},
+                "bug": the id of the named bug whose gradients these are, or None,
                 "verdict": one sentence}
 
 Entries are wrong when their relative error against central differences exceeds pathdrop.TOL. The
 check runs on the gradient-check section's batch at its defaults (32 tokens, 8 distinct, so tokens
 repeat); the race trains on the path-drop race's recipe. The reader's code runs with `np` in scope
-and gets copies of everything, so nothing it does changes the package's arrays.
+and gets copies of everything, so nothing it does changes the package's arrays (a worker that runs it
+still shares NumPy's module with it: ending that worker is the sandbox).
 """
 from __future__ import annotations
 
@@ -313,13 +319,13 @@ def verdict(entries: dict, bug: str | None) -> str:
             f"differences{same}.")
 
 
-def lab(text: str, k: int = K, steps: int = RECIPE.steps, seed: int = 0, cfg: model.Config = CONFIG,
-        numeric: dict | None = None) -> dict:
-    """Everything the page shows for the reader's text (the module docstring's shapes). numeric: the central
-    differences of model.init_params(config(seed, cfg)) on batch(seed) when the caller keeps them, else computed."""
+def checks(text: str, k: int = K, seed: int = 0, cfg: model.Config = CONFIG, numeric: dict | None = None) -> dict:
+    """lab() but the race, which is the slow part (a page can stream it: iter_race(load(text), ...)): the text's error,
+    or {"kind": "ok", "entries", "random", "bug", "verdict"}. numeric: the central differences of
+    model.init_params(config(seed, cfg)) on batch(seed) when the caller keeps them (they do not depend on the text),
+    else computed here."""
     try:
-        backward = load(text)
-        grads = gradients(backward, seed, cfg)
+        grads = gradients(load(text), seed, cfg)
     except ReaderError as exc:
         return exc.outcome
     inputs, targets = batch(seed, cfg.V)
@@ -327,5 +333,12 @@ def lab(text: str, k: int = K, steps: int = RECIPE.steps, seed: int = 0, cfg: mo
         seeded = config(seed, cfg)
         numeric = gradcheck.numerical_grads(model.init_params(seeded), seeded, inputs, targets)
     entries, bug = entries_check(grads, numeric, inputs), matching_bug(grads, seed, cfg)
-    return {"kind": "ok", "entries": entries, "random": random_check(grads, numeric, k, seed),
-            "race": race(backward, steps, seed, cfg), "bug": bug, "verdict": verdict(entries, bug)}
+    return {"kind": "ok", "entries": entries, "random": random_check(grads, numeric, k, seed), "bug": bug,
+            "verdict": verdict(entries, bug)}
+
+
+def lab(text: str, k: int = K, steps: int = RECIPE.steps, seed: int = 0, cfg: model.Config = CONFIG,
+        numeric: dict | None = None) -> dict:
+    """Everything the page shows for the reader's text (the module docstring's shapes): checks() and the race."""
+    out = checks(text, k, seed, cfg, numeric)
+    return out if out["kind"] != "ok" else {**out, "race": race(load(text), steps, seed, cfg)}
