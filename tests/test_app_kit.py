@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import panel as pn
@@ -25,6 +26,13 @@ QUERIES = {"tying": "tying.V=100&tying.d=3", "sweep": "sweep.grid=fine&sweep.ban
            "tasks": "tasks.seeds=2", "paper": "paper.scale=4"}
 
 
+def parts(item):
+    """item and every Panel object inside it, depth first."""
+    yield item
+    for child in getattr(item, "objects", None) or []:
+        yield from parts(child)
+
+
 def slot_panes(root) -> dict[str, str]:
     return {m.group(1): p.object for p in root.select(pn.pane.HTML)
             if (m := re.match(r'<div class="wt-slot" data-slot="([\w-]+)">', p.object or ""))}
@@ -34,7 +42,7 @@ def slot_panes(root) -> dict[str, str]:
 def test_live_slots_are_the_views_html(sid):
     store = Store(S.parse_query(QUERIES[sid])[0], base_url="http://x/")
     root = importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
-    view = importlib.import_module(f"weighttying.views.{sid}")
+    view = prerender.view(sid)
     want = view.slots(store.state_of(sid), None)
     assert slot_panes(root) == {name: views_kit.slot(name, html) for name, html in want.items()}
     assert "wt-" + sid in root.css_classes
@@ -57,26 +65,27 @@ def test_state_of_is_the_frozen_section_state():
     assert store.state_of("sweep").band == 0.3 and store.state_of("sweep") == store.state.sweep
 
 
-def test_slots_keep_the_last_good_html_and_say_why_a_setting_failed():
-    class Broken:
-        SLOTS = ("a",)
-        calls = []
+def test_slots_keep_the_last_good_html_and_say_why_a_setting_failed(monkeypatch):
+    calls = []
 
-        @classmethod
-        def slots(cls, st, results=None):
-            cls.calls.append(st)
-            if st.sigma > 1:
-                raise ValueError("sigma <too> large")
-            return {"a": f"<p>{st.sigma}</p>"}
+    def broken_slots(st, results=None):
+        calls.append(st)
+        if st.sigma > 1:
+            raise ValueError("sigma <too> large")
+        return {"a": f"<p>{st.sigma}</p>"}
 
+    broken = types.ModuleType("wt_test_broken_view")
+    broken.__dict__.update(SLOTS=("a",), slots=broken_slots, PLAYBACK={"sigma": (0.25,)}, DEPENDS={"a": ("sigma",)})
+    monkeypatch.setitem(sys.modules, broken.__name__, broken)
+    monkeypatch.setitem(S.SECTION, "sweep", S.Section("sweep", S.Sweep, broken.__name__, None, ""))
     store = Store(S.State())
-    slots = kit.Slots(store, "sweep", Broken).follow(["sigma"])
+    slots = kit.Slots(store, "sweep").follow(["sigma"])
     assert slots["a"].object == views_kit.slot("a", "<p>0.25</p>") and slots.error.object == ""
     store["sweep"].sigma = 5.0
     assert slots["a"].object == views_kit.slot("a", "<p>0.25</p>")
     assert "ValueError" in slots.error.object and "&lt;too&gt;" in slots.error.object
     store["sweep"].in_scale = 2.0  # not followed
-    assert len(Broken.calls) == 2
+    assert len(calls) == 2
     store["sweep"].sigma = 0.5
     assert slots["a"].object == views_kit.slot("a", "<p>0.5</p>") and slots.error.object == ""
 
@@ -94,7 +103,7 @@ def test_a_figure_downloads_as_svg_with_its_overlay_and_the_reproducing_link():
     import xml.etree.ElementTree as ET
 
     store = Store(S.parse_query("sweep.sigma=0.5")[0], base_url="http://x/")
-    slots = kit.Slots(store, "sweep", importlib.import_module("weighttying.views.sweep")).follow()
+    slots = kit.Slots(store, "sweep").follow()
     fig = slots.figure("resid")
     [stack] = [c for c in fig.select(pn.Column) if "wt-stack" in c.css_classes]
     assert stack.styles["display"] == "grid" and list(stack.objects) == [slots["resid"], slots["resid_at"]]
@@ -138,9 +147,9 @@ def test_live_layout_is_the_prerenders(sid):
     the view's DATA slots and every download of the section."""
     store = Store(S.State(), base_url="http://x/")
     root = importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
-    view = importlib.import_module(f"weighttying.views.{sid}")
+    view = prerender.view(sid)
     names = {id(p): n for n, p in kit.SECTION_SLOTS[store][sid].panes.items()}
-    order = [names[id(p)] for p in kit.parts(root) if id(p) in names]
+    order = [names[id(p)] for p in parts(root) if id(p) in names]
     assert order == list(view.SLOTS)
     top = list(root.objects)
     [block] = [o for o in top if "wt-block" in o.css_classes]  # the controls beside everything else
@@ -148,12 +157,20 @@ def test_live_layout_is_the_prerenders(sid):
     assert top.index(block) == (1 if view.CLAIM else 0) and (not view.CLAIM or names.get(id(top[0])) == view.CLAIM)
     [card] = [o for o in top if isinstance(o, pn.Card)]
     assert card is top[-1] and card.collapsed and card.title == views_kit.DATA_SUMMARY
-    inside = [names[id(p)] for p in kit.parts(card) if id(p) in names]
+    inside = [names[id(p)] for p in parts(card) if id(p) in names]
     assert inside == list(view.DATA)
     downloads = root.select(pn.widgets.FileDownload)
     assert downloads and all(any(d is x for x in card.select(pn.widgets.FileDownload)) for d in downloads)
     for a, b in view.PAIRS:  # side by side: one row holds both
-        assert any(isinstance(r, pn.Row) and {a, b} <= {names.get(id(p)) for p in kit.parts(r)} for r in kit.parts(root))
+        assert any(isinstance(r, pn.Row) and {a, b} <= {names.get(id(p)) for p in parts(r)} for r in parts(root))
+
+
+def test_layout_refuses_a_piece_for_a_slot_it_does_not_place():
+    store = Store(S.State(), base_url="http://x/")
+    kit.Slots(store, "sweep")
+    for wrong in ({"figures": ("nope",)}, {"before": {"resid_at": []}}):
+        with pytest.raises(ValueError, match=r"section 'sweep': layout names \['(nope|resid_at)'\], not a slot"):
+            kit.layout(store, "sweep", **wrong)
 
 
 NOTHING_TO_DOWNLOAD = """

@@ -1,6 +1,5 @@
 """weighttying.early in CPython: which sections answer off-grid settings before Panel, and that their answer is,
 slot for slot, what the live Panel section draws for the same link (the browser's check: test_browser_early.py)."""
-import importlib
 import json
 
 import pytest
@@ -16,7 +15,7 @@ OFF_GRID = {"tying": "tying.V=77&tying.d=5", "sweep": "sweep.sigma=0.0123&sweep.
 
 
 def test_only_sections_whose_results_follow_every_control_answer():
-    follow = {s for s in S.SECTIONS if not importlib.import_module(f"weighttying.views.{s}").RUN_KEYS}
+    follow = {s for s in S.SECTIONS if not early.view(s).RUN_KEYS}
     assert {s for s in S.SECTIONS if early.answers(s)} == follow and set(OFF_GRID) <= follow, follow
     assert not early.answers("nonsense")
     with pytest.raises(ValueError, match="no live answer without its Run"):

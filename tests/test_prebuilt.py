@@ -36,7 +36,7 @@ def built() -> dict:
 
 
 def view(sid):
-    return importlib.import_module(f"weighttying.views.{sid}")
+    return prerender.view(sid)
 
 
 def slot_panes(root) -> dict[str, str]:

@@ -50,7 +50,7 @@ def test_every_list_of_sections_is_the_registrys_in_its_order():
     assert all(dataclasses.fields(S.State)[i].type is s.state for i, s in enumerate(S.REGISTRY))
     assert S.BY_KEY["embed"].choices == ("", *S.SECTIONS)
     assert sections.SECTIONS == S.SECTIONS
-    assert all(prerender.view(sid).__name__ == S.SECTION[sid].view for sid in S.SECTIONS)
+    assert all(prerender.view(sid).module == S.SECTION[sid].view for sid in S.SECTIONS)
     assert prebuilt.RUN_SECTIONS == tuple(s for s in S.SECTIONS if prerender.view(s).results is not kit.no_results)
     assert "gradcheck" in prebuilt.RUN_SECTIONS and "sweep" not in prebuilt.RUN_SECTIONS
 

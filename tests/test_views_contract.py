@@ -1,23 +1,26 @@
-"""The section contract (views/__init__.py): every view has the same shape, its declarations say what
-its slots really depend on, no view imports another, and the prerender composes the slots."""
+"""The view contract (views/contract.py): every view keeps it, checked at load with the view and the member
+named; its declarations say what its slots really depend on, no view imports another, and the prerender
+composes the slots."""
 import ast
 import dataclasses
 import functools
-import importlib
+import itertools
 import re
+import subprocess
+import sys
+import types
 from pathlib import Path
 
 import pytest
 
-from weighttying import prerender
+from harness import probe_env
+from weighttying import pool, prerender
 from weighttying import state as S
-from weighttying.views import kit
+from weighttying.views import contract, kit
 
-VIEWS = Path(__file__).resolve().parents[1] / "py" / "weighttying" / "views"
-
-
-def view(sid):
-    return importlib.import_module(f"weighttying.views.{sid}")
+ROOT = Path(__file__).resolve().parents[1]
+VIEWS = ROOT / "py" / "weighttying" / "views"
+view = prerender.view
 
 
 @functools.lru_cache(maxsize=None)
@@ -35,7 +38,79 @@ def shown_results(sid, st):
 
 
 def test_every_section_has_a_view():
-    assert {p.stem for p in VIEWS.glob("*.py")} - {"__init__", "kit"} == set(S.SECTIONS)
+    assert {p.stem for p in VIEWS.glob("*.py")} - {"__init__", "contract"} == set(S.SECTIONS)
+    assert all(isinstance(view(sid), contract.View) for sid in S.SECTIONS)
+
+
+GOOD = {"SLOTS": ("a", "b"), "slots": lambda st, results=None: {"a": "", "b": ""}, "PLAYBACK": {"sigma": (0.25,)},
+        "DEPENDS": {"a": ("sigma",), "b": ()}}
+
+
+FAKES = itertools.count()  # a module name per fake: views load once per module name
+
+
+def fake_view(monkeypatch, **members) -> str:
+    """The id of a section "fake" (the sweep's State) whose view module holds `members` (None: left out)."""
+    module = types.ModuleType(f"wt_test_view_{next(FAKES)}")
+    module.__dict__.update({k: v for k, v in {**GOOD, **members}.items() if v is not None})
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(S.SECTION, "fake", S.Section("fake", S.Sweep, module.__name__, None, ""))
+    return "fake"
+
+
+def test_a_view_keeping_the_contract_gets_the_defaults(monkeypatch):
+    v = view(fake_view(monkeypatch))
+    assert (v.results, v.RUN_KEYS, v.OVERLAYS, v.FILLS, v.CLAIM, v.PAIRS, v.DATA, v.LATEST) == \
+        (kit.no_results, (), {}, {}, "", (), (), ())
+    assert v.steps is v.total is v.split is v.iter_part is v.merge is None and not pool.parted("fake")
+
+
+@pytest.mark.parametrize("members,says", [
+    ({"SLOTS": None}, "lacks SLOTS: a tuple of slot names"),
+    ({"DEPENDS": None}, "lacks DEPENDS"),
+    ({"slots": None}, "lacks slots"),
+    ({"SLOTS": ["a", "b"]}, "SLOTS must be a tuple of slot names, not ['a', 'b']"),
+    ({"RUN_KEYS": "sigma"}, "RUN_KEYS must be a tuple of field names"),
+    ({"results": {}}, "results must be a function results(st)"),
+    ({"PAIRS": ("a", "b")}, "PAIRS must be a tuple of (slot, slot) pairs"),
+    ({"OVERLAY": {"b": "a"}}, "OVERLAY is no member of a view; OVERLAYS?"),
+    ({"split": len}, "iter_part, merge missing beside split (all or none)"),
+    ({"steps": iter}, "total missing beside steps"),
+    ({"DEPENDS": {"a": ()}}, "DEPENDS names the slots ['a'], SLOTS ['a', 'b']"),
+    ({"DATA": ("c",)}, "DATA names ['c'], which SLOTS lacks"),
+    ({"RUN_KEYS": ("sigmaa",)}, "RUN_KEYS names ['sigmaa'], which Sweep lacks"),
+])
+def test_a_view_breaking_the_contract_fails_at_load_naming_itself_and_the_member(monkeypatch, members, says):
+    sid = fake_view(monkeypatch, **members)
+    with pytest.raises(contract.ViewError) as err:
+        view(sid)
+    assert str(err.value).startswith(f"view {S.SECTION[sid].view}") and says in str(err.value), err.value
+
+
+def test_the_build_stops_on_a_view_that_breaks_the_contract(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    from tools.buildsteps import base, sections
+
+    fake_view(monkeypatch, SLOTS=None)
+    monkeypatch.setattr(S, "REGISTRY", (*S.REGISTRY, S.SECTION["fake"]))
+    monkeypatch.setattr(S, "missing_parts", lambda root: [])
+    with pytest.raises(base.BuildError, match=r"section 'fake' breaks the view contract: view wt_test_view_\d+ lacks SLOTS"):
+        sections.registry()
+
+
+def test_the_test_only_probe_keeps_the_contract():
+    code = "from weighttying import prerender; print(prerender.view('probe').SLOTS)"
+    proc = subprocess.run([sys.executable, "-c", code], env=probe_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["('double',", "'words')"], proc.stderr[-2000:]
+
+
+def test_the_contracts_members_are_what_design_names():
+    """docs/DESIGN.md's view section names only members the contract has."""
+    design = (ROOT / "docs" / "DESIGN.md").read_text()
+    section = design.split("### A view module", 1)[1].split("\n#", 1)[0]
+    named = set(re.findall(r"`([A-Z][A-Z_]+)`", section)) | set(re.findall(r"`([a-z_]+)\(", section))
+    assert named <= set(contract.MEMBERS), named - set(contract.MEMBERS)
+    assert set(contract.MEMBERS) <= set(re.findall(r"`([A-Za-z_]+)", section)), "DESIGN leaves a member out"
 
 
 @pytest.mark.parametrize("sid", S.SECTIONS)
@@ -136,7 +211,9 @@ def ring(svg: str) -> tuple[float, float, bool]:
 
 
 def test_sweep_ring_sits_on_the_current_cell_and_is_dashed_off_the_grid():
-    sweep, g = view("sweep"), view("sweep").scales("coarse")
+    from weighttying.views import sweep
+
+    g = sweep.scales("coarse")
     i, j = 2, len(g["sigmas"]) - 2
     st = S.Sweep(sigma=float(g["sigmas"][j]), in_scale=float(g["in_scales"][i]))
     out = sweep.slots(st)
@@ -152,7 +229,8 @@ def test_sweep_ring_sits_on_the_current_cell_and_is_dashed_off_the_grid():
 
 
 def test_savings_point_sits_on_the_curve_at_the_current_v():
-    savings = view("savings")
+    from weighttying.views import savings
+
     for V in (int(savings.CURVE_V[10]), int(savings.CURVE_V[-5])):
         out = savings.slots(S.Savings(preset="custom", V=V))
         line = re.search(r'<polyline class="wt-s0" fill="none" points="([^"]+)"', out["curve"]).group(1)

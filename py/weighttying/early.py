@@ -8,15 +8,10 @@ Panel worker starts.
 """
 from __future__ import annotations
 
-import importlib
 import json
 
 from . import state as S
-
-
-def view(section: str):
-    """The view module section declares (state.REGISTRY)."""
-    return importlib.import_module(S.SECTION[section].view)
+from .views.contract import view
 
 
 def answers(section: str) -> bool:

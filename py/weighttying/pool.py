@@ -11,7 +11,6 @@ travel as JSON text (`encode`/`decode`: arrays keep their dtype, floats their ev
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import math
 import time
@@ -19,23 +18,21 @@ import time
 import numpy as np
 
 from . import state as S
+from .views import contract
 
 BUDGET_S = 0.2  # compute per batch of points a part sends: a few messages a second, each a few ms to pass on
 
 
 def parted(section: str) -> bool:
     """Whether `section`'s Run splits into parts: its view declares split, iter_part and merge."""
-    if section not in S.SECTION:
-        return False
-    mod = importlib.import_module(f".views.{section}", __package__)
-    return all(hasattr(mod, f) for f in ("split", "iter_part", "merge"))
+    return section in S.SECTION and contract.view(section).split is not None
 
 
-def view(section: str):
-    """The view module of a run section that splits."""
+def view(section: str) -> contract.View:
+    """The view of a run section that splits."""
     if not parted(section):
         raise ValueError(f"the {section!r} section's run does not split into parts")
-    return importlib.import_module(f".views.{section}", __package__)
+    return contract.view(section)
 
 
 def state(section: str, fields: dict):

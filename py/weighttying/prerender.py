@@ -4,16 +4,10 @@ into `<div class="wt-slot" data-slot=NAME>` boxes, the same boxes the live secti
 the section's native controls (`controls`), which site/player.js answers from the playback tables."""
 from __future__ import annotations
 
-import importlib
-
 from . import controls
 from . import state as S
 from .views import kit
-
-
-def view(sid: str):
-    """The view module section sid declares (state.REGISTRY)."""
-    return importlib.import_module(S.SECTION[sid].view)
+from .views.contract import view
 
 
 def section(sid: str, st) -> str:

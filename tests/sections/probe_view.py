@@ -1,16 +1,9 @@
 """The probe section's output (tests/sections/probe.py): twice its number, and how many words its text has."""
-from weighttying.views.kit import grid, hook, lin, no_results
+from weighttying.views.kit import grid, hook, lin
 
 SLOTS = ("double", "words")
-RUN_KEYS = ()
-results = no_results
 PLAYBACK = {"n": grid("probe", "n", lin(0.0, 10.0, 0.5))}
 DEPENDS = {"double": ("n",), "words": ("words",)}
-OVERLAYS: dict[str, str] = {}
-CLAIM = ""
-PAIRS = ()
-DATA = ()
-FILLS: dict = {}
 
 
 def slots(st, results=None) -> dict[str, str]:

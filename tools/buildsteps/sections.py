@@ -16,8 +16,9 @@ LIVE_BOX = ('<div id="live-{sid}" class="wt-live" data-section="{sid}"><div clas
 
 
 def registry():
-    """state.REGISTRY, the page's sections (and a test build's), after checking that every declared part exists:
-    a missing or misnamed file stops the build with a message naming it."""
+    """state.REGISTRY, the page's sections (and a test build's), after checking that every declared part exists
+    and every view keeps the view contract (weighttying.views.contract): a missing or misnamed file, or a view's
+    missing or wrong member, stops the build with a message naming it."""
     sys.path.insert(0, str(ROOT / "py"))
     try:
         from weighttying import state
@@ -27,6 +28,13 @@ def registry():
     missing = state.missing_parts(ROOT)
     if missing:
         raise BuildError("a declared section is incomplete (weighttying.state.REGISTRY):\n  " + "\n  ".join(missing))
+    from weighttying.views import contract
+
+    for section in state.REGISTRY:
+        try:
+            contract.view(section.id)
+        except contract.ViewError as err:
+            raise BuildError(f"section {section.id!r} breaks the view contract: {err}") from err
     return state.REGISTRY
 
 

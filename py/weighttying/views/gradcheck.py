@@ -25,11 +25,8 @@ PLAYBACK = {"tied": grid("gradcheck", "tied"), "repeats": grid("gradcheck", "rep
             "res": grid("gradcheck", "res", lin(0.0, 1.0, 0.25)),
             "batch": grid("gradcheck", "batch", (1, 8, 32, 128, 256))}
 DEPENDS = {name: ("tied", "res", "batch", "repeats", "seed") for name in SLOTS}
-OVERLAYS: dict[str, str] = {}
 CLAIM = "badge"  # all entries agree (or how many do not): the section's claim
-PAIRS = ()
 DATA = ("table",)  # per parameter: the readout and the badge say the total
-FILLS: dict = {}
 
 
 def config(st: S.Gradcheck) -> model.Config:
@@ -59,6 +56,9 @@ def iter_check(st: S.Gradcheck, memo: Differences | None = None):
 def entries(st: S.Gradcheck) -> int:
     """How many entries the check perturbs: every entry of every parameter."""
     return sum(P.size for P in model.init_params(config(st)).values())
+
+
+steps, total = iter_check, entries  # the Run (app.kit.RunSection; live through the store's memo)
 
 
 def check(st: S.Gradcheck) -> dict:

@@ -33,11 +33,7 @@ PLAYBACK = {"sample": grid("owntext", "sample"), "cap": grid("owntext", "cap", (
             "lr": grid("owntext", "lr", log(_LR.lo, _LR.hi, 1))}
 DEPENDS = ({name: ("sample", *RUN_KEYS) for name in SLOTS} | {"vocab": ("sample", "cap")}
            | {name: ("sample", *RUN_KEYS, "prompt") for name in ("sample_tied", "sample_untied")})
-OVERLAYS: dict[str, str] = {}
-CLAIM = ""
 PAIRS = (("sample_tied", "sample_untied"),)
-DATA: tuple = ()
-FILLS: dict = {}
 MODELS = ("tied", "untied")
 SHOWN = {" ": "␣", "\n": "↵", "\t": "⇥", O.OTHER: "other"}  # characters a list would not show
 
@@ -86,6 +82,14 @@ def iter_runs(st: S.Owntext, chunk: int = CHUNK, models: tuple[str, ...] = MODEL
     yield {"step": 0, "total": len(models) * st.steps, "loss": 0.0, "sample": st.sample, "entry": fresh_entry(prep, st)}
     for p in O.iter_runs(prep, setup(st), models, chunk, EVERY):
         yield {**p, "sample": st.sample}
+
+
+steps = iter_runs  # the Run (app.kit.RunSection): the tied and the untied model on st's sample
+
+
+def total(st: S.Owntext) -> int:
+    """The Run's steps: both models' SGD steps."""
+    return len(MODELS) * st.steps
 
 
 def collect(results: dict, point: dict) -> bool:
@@ -270,9 +274,6 @@ def slots(st: S.Owntext, results: dict | None = None) -> dict[str, str]:
 
 
 # ---- a Run split across workers (weighttying.pool) ----
-
-LATEST = ()  # no key of a streamed point supersedes an earlier one's
-
 
 def split(st: S.Owntext, n: int) -> list[dict]:
     """The Run's two models in at most n parts: {"models": [name]} (the text travels in the part's state)."""

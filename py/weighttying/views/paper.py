@@ -29,12 +29,9 @@ PLAYBACK = {"scale": grid("paper", "scale", (*lin(0.0, 2.0, 0.5), 4.0, 10.0, 16.
             "seeds": grid("paper", "seeds", range(1, 6)), "steps": grid("paper", "steps", (10, 100, 1000, 5000)),
             "lr": grid("paper", "lr", log(_LR.lo, _LR.hi, 1))}
 DEPENDS = {name: RUN_KEYS for name in SLOTS}
-OVERLAYS: dict[str, str] = {}
 CLAIM = "claim"
-PAIRS = ()
 DATA = ("tuned", "align", "lens", "layers")  # the tuned lens (its share is the claim line), the two-block study's tables
 # (the claims table carries their verdicts), the tuned lens per layer
-FILLS: dict = {}
 
 
 def ratio_text(x: float) -> str:
@@ -232,6 +229,16 @@ def layers_html(t: dict) -> str:
 def results(st: S.Paper) -> dict:
     """paper.study for st, {scale, norms, align, align_seeds, lens, lens_seeds}, and "tuned": tuned_study()."""
     return {**paper.study(st.scale, st.steps, st.seed, st.seeds, st.lr), "tuned": tuned_study()}
+
+
+def steps(st: S.Paper):
+    """The Run (app.kit.RunSection): paper.iter_study for st, its progress dicts, the last with "result"."""
+    return paper.iter_study(st.scale, st.steps, st.seed, st.seeds, st.lr)
+
+
+def total(st: S.Paper) -> int:
+    """The Run's steps: every model's SGD steps."""
+    return paper.study_total(st.scale, st.steps, st.seeds)
 
 
 def slots(st: S.Paper, results: dict | None = None) -> dict[str, str]:

@@ -37,11 +37,9 @@ PLAYBACK = {"input": grid("pathdrop", "input"), "output": grid("pathdrop", "outp
 DEPENDS = {"claim": ("seed",), "readout": ("input", "output", "seed"), "table": ("input", "output", "seed"),
            "heatmap": ("input", "output", "seed"), "kcheck": ("input", "output", "k", "seed"), "trap": ("seed",),
            "curves": RUN_KEYS, "finals": RUN_KEYS}
-OVERLAYS: dict[str, str] = {}
 CLAIM = "claim"
 PAIRS = (("heatmap", "curves"),)  # the wrong rows and what they do to training, side by side
 DATA = ("finals",)  # the two losses judged against the page's: the curves above show the gap
-FILLS: dict = {}
 
 
 def config(st: S.Pathdrop) -> model.Config:
@@ -179,6 +177,14 @@ def iter_curves(st: S.Pathdrop, names=CURVES):
                                          seed=st.seed, chunk=CURVE_CHUNK, batch=RECIPE.batch, names=names)
 
 
+steps = iter_curves  # the Run (app.kit.RunSection): both curves, side by side
+
+
+def total(st: S.Pathdrop) -> int:
+    """The Run's steps: each curve's SGD steps."""
+    return st.steps
+
+
 def curve_rows(st: S.Pathdrop, finals: dict[str, float], noise: dict | None = None) -> list[list[object]]:
     """(run, ours after N steps, page says, verdict) for correct, broken and their gap, judged like the report
     (this seed's run, the spread of the build's seeds); then the build's seeds' rows."""
@@ -246,9 +252,6 @@ def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
 
 
 # ---- a Run split across workers (weighttying.pool) ----
-
-LATEST = ()  # no key of a streamed point supersedes an earlier one's
-
 
 def split(st: S.Pathdrop, n: int) -> list[dict]:
     """The two runs of the curves, apart when there are two workers: {"names": [...]}."""

@@ -37,11 +37,9 @@ PLAYBACK = {"tied": grid("repeat", "tied"), "res": grid("repeat", "res", lin(0.0
             "sigma": grid("repeat", "sigma", (_SIGMA.lo, *log(1e-4, 1e4, 4), _SIGMA.hi))}
 DEPENDS = {"claim": ("sigma", "seed"), "readout": ("tied", "res", "sigma", "seed"), "init": ("sigma", "seed"), "hist": (*RUN_KEYS, "tied"),
            "trained": RUN_KEYS, "curves": RUN_KEYS}
-OVERLAYS: dict[str, str] = {}
 CLAIM = "claim"
 PAIRS = (("hist", "curves"),)
 DATA = ("trained",)  # the ranks after training, judged: the curves above show them
-FILLS: dict = {}
 
 
 def config(st: S.Repeat, tied: bool | None = None) -> model.Config:
@@ -200,6 +198,14 @@ def iter_race(st: S.Repeat, chunk: int = CHUNK, names=("tied", "untied")):
                        task=measure.race_task(RECIPE), batch=RECIPE.batch, names=names)
 
 
+steps = iter_race  # the Run (app.kit.RunSection): tied and untied, side by side
+
+
+def total(st: S.Repeat) -> int:
+    """The Run's steps: each model's SGD steps."""
+    return st.steps
+
+
 def results(st: S.Repeat) -> dict:
     """The tied-vs-untied race, {"points": its rank points} (chunking changes no number, so one chunk per
     point), and {"noise": the trained ranks of the build's seeds (measure.spread)}, which judge a single race."""
@@ -225,9 +231,6 @@ def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
 
 
 # ---- a Run split across workers (weighttying.pool) ----
-
-LATEST = ()  # no key of a streamed point supersedes an earlier one's
-
 
 def split(st: S.Repeat, n: int) -> list[dict]:
     """The race's two models, apart when there are two workers: {"names": [...]}."""

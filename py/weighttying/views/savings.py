@@ -14,14 +14,12 @@ from .. import render as R
 from .. import quoted
 from .. import savings
 from .. import state as S
-from .kit import claim, grid, hook, judged, no_results, table
+from .kit import claim, grid, hook, judged, table
 
 FIELDS = ("V", "d", "layers", "d_ff", "context")
 CUSTOM = "custom"
 CURVE_V = np.unique(np.round(np.logspace(1, 7, 61)).astype(int))  # 10 .. 10 million tokens, log-spaced
 SLOTS = ("claim", "readout", "curve", "curve_at", "curve_text", "presets")
-RUN_KEYS = ()
-results = no_results
 
 
 def preset_fields(name: str) -> dict[str, int]:
@@ -43,7 +41,6 @@ DEPENDS = {"claim": (), "readout": ("preset", *FIELDS), "presets": (), "curve": 
            "curve_at": ("preset", *FIELDS), "curve_text": ("preset", *FIELDS)}
 OVERLAYS = {"curve_at": "curve"}  # the current V's point, drawn over the curve (which does not depend on V)
 CLAIM = "claim"
-PAIRS = ()
 DATA = ("presets",)  # the three models beside the page: the claim line and the readout say the current one
 
 

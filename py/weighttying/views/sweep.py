@@ -11,11 +11,9 @@ import numpy as np
 from .. import render as R
 from .. import state as S
 from .. import quoted, sweep
-from .kit import claim, grid, hook, judged, log, no_results, note
+from .kit import claim, grid, hook, judged, log, note
 
 SLOTS = ("claim", "readout", "hits", "resid", "resid_at", "logit", "logit_at", "key")
-RUN_KEYS = ()
-results = no_results
 _SIGMA, _IN = S.BY_KEY["sweep.sigma"], S.BY_KEY["sweep.in_scale"]
 # Log sliders: 2 points a decade over their whole range; the band slider at a few of its positions.
 PLAYBACK = {"sigma": grid("sweep", "sigma", log(_SIGMA.lo, _SIGMA.hi, 2)),
@@ -30,8 +28,6 @@ DEPENDS = {"claim": (), "readout": ("sigma", "in_scale", "band"), "hits": ("grid
 OVERLAYS = {"resid_at": "resid", "logit_at": "logit"}
 CLAIM = "claim"
 PAIRS = (("resid", "logit"),)
-DATA = ()
-FILLS: dict = {}
 SCALES = (("resid", "Residual-stream"), ("logit", "Logit"))
 KEY = ("Darker is larger (the scale beside each map reads the shade); outlined cells put both scales within the "
        "band of 1, and the black ring is the current setting. The sliders reach further than the grid does: off the grid the ring is dashed, "

@@ -27,11 +27,8 @@ _LR = S.BY_KEY["tasks.lr"]
 PLAYBACK = {"seeds": grid("tasks", "seeds", range(1, 11)), "steps": grid("tasks", "steps", (10, 100, 300, 1000, 5000)),
             "lr": grid("tasks", "lr", log(_LR.lo, _LR.hi, 1))}
 DEPENDS = {name: RUN_KEYS for name in SLOTS}
-OVERLAYS: dict[str, str] = {}
 CLAIM = "claim"
-PAIRS = ()
 DATA = ("seeds",)
-FILLS: dict = {}
 
 
 def empty() -> dict[str, list[dict]]:
@@ -139,6 +136,14 @@ def iter_runs(st: S.Tasks, chunk: int = CHUNK):
     return tasks.iter_runs(range(st.seeds), st.steps, st.lr, TOY.V, TOY.d, chunk=chunk)
 
 
+steps = iter_runs  # the Run (app.kit.RunSection): every seed's models as one stack
+
+
+def total(st: S.Tasks) -> int:
+    """The Run's steps: every model's (seeds x tasks x tied and untied) SGD steps."""
+    return st.seeds * len(tasks.TASKS) * 2 * st.steps
+
+
 def results(st: S.Tasks) -> dict[str, list[dict]]:
     """Every seed's runs at once, {task: [run]} (the chunk size changes no number: one chunk per run); at the
     recipe in use also {"noise": the build's seeds of every tasks id (measure.spread)}, whose sd judges them."""
@@ -180,9 +185,6 @@ def slots(st: S.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str
 
 
 # ---- a Run split across workers (weighttying.pool) ----
-
-LATEST = ()  # no key of a streamed point supersedes an earlier one's
-
 
 def split(st: S.Tasks, n: int) -> list[dict]:
     """The Run's (seed, task) pairs in at most n balanced parts: {"pairs": [[seed, task]]}."""

@@ -6,21 +6,16 @@ from .. import render as R
 from .. import quoted
 from .. import state as S
 from ..savings import toy_params
-from .kit import TOY, grid, hook, judged, no_results, table
+from .kit import TOY, grid, hook, judged, table
 
 HIDDEN = TOY.hidden  # the toy's MLP width: fixed, so the count depends on V and d only
 SLOTS = ("page", "readout", "count", "notation")
-RUN_KEYS = ()
-results = no_results
 # V and d are number boxes (ranges far wider than a slider): powers of two and the presets' values.
 PLAYBACK = {"V": grid("tying", "V", [2 ** k for k in range(1, 21)] + [10 ** 6]),
             "d": grid("tying", "d", [2 ** k for k in range(0, 17)] + [10 ** 5])}
 DEPENDS = {"readout": ("V", "d"), "count": ("V", "d"), "page": ("V", "d"), "notation": ()}
-OVERLAYS: dict[str, str] = {}
 CLAIM = "page"  # the page's 32% beside ours opens the section
-PAIRS = ()
 DATA = ("count", "notation")  # the readout says the count; the table splits it by matrix
-FILLS: dict = {}
 
 NOTATION = (
     ("V", "scalar", "vocabulary size: how many distinct tokens"),

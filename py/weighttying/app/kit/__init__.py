@@ -8,7 +8,7 @@ A live section is `build(store)`: `Slots` makes one HTML pane per slot of its vi
 `.object` from `view.slots(st, results)`, the same function the build prerenders and plays back from,
 so a live number is byte-identical to the precomputed one.
 """
-from .arrange import DATA_CARD_CSS, MAIN, SIDE, is_download, layout, parts, pluck
+from .arrange import DATA_CARD_CSS, MAIN, SIDE, layout
 from .exports import export_buttons, export_cell, figure_download, page_url
 from .panes import STYLE, failure, guard, html_pane, wrap_row
 from .runner import Runner, batched, on_document_ready

@@ -1,8 +1,8 @@
-"""A section's root laid out as its prerender is (views.kit.compose): claim, controls beside the slots, pairs,
-and the "Data and downloads" card with every download."""
+"""A section's root laid out as its prerender is (views.kit.compose): claim, controls beside the slots in the
+view's order, pairs, and the "Data and downloads" card with every download."""
 from __future__ import annotations
 
-from typing import Callable, Iterator, Sequence
+from typing import Mapping, Sequence
 
 import panel as pn
 
@@ -29,81 +29,31 @@ SIDE = {"flex": "1 1 16rem", "max-width": "100%", "align-self": "flex-start"}  #
 MAIN = {"flex": "100 1 30rem", "min-width": "0"}
 
 
-def parts(item) -> Iterator:
-    """item and every Panel object inside it, depth first."""
-    yield item
-    for child in getattr(item, "objects", None) or []:
-        yield from parts(child)
-
-
-def is_download(item, slot_ids: set[int]) -> bool:
-    """Whether item is downloads (export buttons, a figure's SVG, their labels) and no slot, so it belongs
-    in "Data and downloads"."""
-    inside = list(parts(item))
-    return (any("wt-exports" in (getattr(p, "css_classes", None) or []) for p in inside)
-            and not any(id(p) in slot_ids for p in inside))
-
-
-def pluck(item, take: Callable[[object], bool]) -> list:
-    """Remove from inside item (not item itself) every piece take() wants, and the boxes that leaves
-    empty; return the pieces removed, in order."""
-    out = []
-    for child in list(getattr(item, "objects", None) or []):
-        if take(child):
-            out.append(child)
-            item.remove(child)
-        else:
-            out += pluck(child, take)
-            if getattr(child, "objects", None) == []:
-                item.remove(child)
-    return out
-
-
-def layout(store: Store, section: str, side: Sequence, below: Sequence = ()) -> pn.Column:
-    """A section's root, laid out as its prerender is (views.kit.compose): the claim slot, the controls in
-    a column beside the slots in the view's order (each with the run strip handed over just before it), pairs side
-    by side, and the view's DATA slots with every download in one closed "Data and downloads" card (none for a
-    section with nothing to put in it).
-    `side` and `below` are the section's pieces in its own reading order."""
+def layout(store: Store, section: str, figures: Sequence[str] = (), before: Mapping[str, Sequence] | None = None,
+           downloads: Sequence = ()) -> pn.Column:
+    """A section's root, laid out as its prerender is (views.kit.compose), in the one order of its view's SLOTS:
+    the claim slot, the controls in a column beside the other slots (each `figures` slot drawn with its overlay
+    and its SVG download, `Slots.figure`; `before[name]`, pieces that go just above slot name: a run strip, a
+    status line), pairs side by side, and the view's DATA slots with `downloads` and the figures' in one closed
+    "Data and downloads" card (none for a section with nothing to put in it). The section's `Slots` hold its view."""
     slots = SECTION_SLOTS.get(store, {}).get(section)
+    if slots is None:
+        raise ValueError(f"section {section!r} has no Slots to lay out: make them (app.kit.Slots) before layout")
+    view, before = slots.view, before or {}
+    unknown = (set(figures) | set(before)) - (set(view.SLOTS) - set(view.OVERLAYS))
+    if unknown:
+        raise ValueError(f"section {section!r}: layout names {sorted(unknown)}, not a slot of its view (SLOTS) that "
+                         "is placed on its own (an overlay goes with its figure)")
     bar = controls(store, section)
     bar.param.update(styles={**bar.styles, **SIDE}, sizing_mode="stretch_width")
-    if slots is None:  # a section without Slots: its pieces as given
-        return pn.Column(bar, *side, *below, css_classes=[f"wt-{section}"], sizing_mode="stretch_width")
-    view, owner = slots.view, {id(p): n for n, p in slots.panes.items()}
-    groups: dict[str, list] = {}
-    waiting, downloads, tail = [], [], []
-    data_panes = {id(slots.panes[n]) for n in view.DATA}
-    for item in [*side, *below]:  # data slots and downloads a section nested beside a figure come out first
-        if is_download(item, set(owner)):
-            continue
-        for piece in pluck(item, lambda c: id(c) in data_panes or is_download(c, set(owner))):
-            (groups.setdefault(owner[id(piece)], []) if id(piece) in owner else downloads).append(piece)
-    for item in [*side, *below]:
-        name = next((owner[id(p)] for p in parts(item) if id(p) in owner), None)
-        if item is slots.error:
-            continue
-        if name is None and is_download(item, set(owner)):
-            downloads.append(item)
-        elif name is None:
-            waiting.append(item)  # a run strip or a status line: it goes with the slot it computes, the next
-        else:
-            groups[name] = [*waiting, item]
-            waiting = []
-    tail = waiting
-    placed = {owner[id(p)] for g in groups.values() for i in g for p in parts(i) if id(p) in owner}
-    for name in view.SLOTS:  # slots the section did not hand over (the claim) go where the view puts them
-        if name not in placed and name not in view.OVERLAYS:
-            groups[name] = [slots.panes[name]]
+    groups = {name: [*before.get(name, ()), slots.figure(name) if name in figures else slots[name]]
+              for name in view.SLOTS if name not in view.OVERLAYS}
     for a, b in view.PAIRS:
-        if b in groups and a in groups:
-            groups[a] = [wrap_row(pn.Column(*groups[a]), pn.Column(*groups.pop(b)))]
-    order = sorted(groups, key=view.SLOTS.index)
-    main = [i for n in order if n != view.CLAIM and n not in view.DATA for i in groups[n]]
-    data = [i for n in order if n in view.DATA for i in groups[n]]
-    inside = [*data, *downloads, *slots.downloads]
+        groups[a] = [wrap_row(pn.Column(*groups[a]), pn.Column(*groups.pop(b)))]
+    main = [i for n, group in groups.items() if n != view.CLAIM and n not in view.DATA for i in group]
+    inside = [*(i for n in view.DATA for i in groups[n]), *downloads, *slots.downloads]
     card = [pn.Card(*inside, title=views_kit.DATA_SUMMARY, collapsed=True, sizing_mode="stretch_width",
                     css_classes=["wt-data"], stylesheets=[DATA_CARD_CSS], margin=0)] if inside else []
-    block = pn.Row(bar, pn.Column(slots.error, *main, *tail, styles=MAIN, sizing_mode="stretch_width"),
+    block = pn.Row(bar, pn.Column(slots.error, *main, styles=MAIN, sizing_mode="stretch_width"),
                    styles={"flex-wrap": "wrap", "column-gap": "1.5rem"}, css_classes=["wt-block"], sizing_mode="stretch_width")
     return pn.Column(*groups.get(view.CLAIM, []), block, *card, css_classes=[f"wt-{section}"], sizing_mode="stretch_width")

@@ -6,6 +6,7 @@ import math
 import time
 from typing import Callable, Iterator, Sequence
 
+from ...views import contract
 from ...views import kit as views_kit
 from .. import pooled
 from ..store import Store
@@ -35,9 +36,9 @@ class RunSection:
     - `results` is what the slots show: at hand-over the build's for the current settings (`built`), and
       nothing runs by itself;
     - Run restarts from `fresh()` plus the build's `keep` parts (which no run recomputes) and streams each
-      progress dict of `steps(st)` into it (`collect(results, point)`, True when what the slots show
-      changed: drawn at most every DRAW_S, and at the end); Cancel stops it; a failing step stops it with
-      a readable status line, a failing draw is Slots' error line;
+      progress dict of the view's `steps(st)` (`total(st)` steps) into it (`collect(results, point)`, True
+      when what the slots show changed: drawn at most every DRAW_S, and at the end); Cancel stops it; a
+      failing step stops it with a readable status line, a failing draw is Slots' error line;
     - the one RUN_KEYS policy: a change of a RUN_KEYS field stops a run in flight and shows the build's
       results if the settings are back at the defaults, else the pending state; it starts nothing: runs
       wait for Run. A view without RUN_KEYS has results that follow every control (the gradient check,
@@ -45,16 +46,21 @@ class RunSection:
     - results nobody has (no results.json; for a view without RUN_KEYS, also settings the build did not
       run) are computed live once the page shows the section, as pressing Run would.
     `draw(run)` replaces `run.slots.show` for a section whose slots need more than its results; `check()` names
-    why Run cannot start (a bad input: said in the status line, the results shown stay), "" when it can.
+    why Run cannot start (a bad input: said in the status line, the results shown stay), "" when it can; `steps`
+    replaces the view's for a Run that needs what only the live section holds (the store's memo, Panel's batching).
     """
 
-    def __init__(self, store: Store, section: str, view, label: str, steps: Callable[[object], Iterator[dict]],
-                 total: Callable[[object], int], collect: Callable[[dict, dict], bool], fresh: Callable[[], dict] = dict,
-                 keep: Sequence[str] = (), draw: Callable[["RunSection"], None] | None = None,
-                 check: Callable[[], str] = lambda: ""):
+    def __init__(self, store: Store, section: str, label: str, collect: Callable[[dict, dict], bool],
+                 fresh: Callable[[], dict] = dict, keep: Sequence[str] = (),
+                 draw: Callable[["RunSection"], None] | None = None, check: Callable[[], str] = lambda: "",
+                 steps: Callable[[object], Iterator[dict]] | None = None):
+        view = contract.view(section)
+        if view.steps is None:
+            raise TypeError(f"view {view.module} has no Run (steps, total) for app.kit.RunSection")
+        steps, total = steps or view.steps, view.total
         self.store, self.section, self.view, self.fresh, self.keep = store, section, view, fresh, keep
-        self.results: dict = built(store, section, view) or fresh()
-        self.slots = Slots(store, section, view, lambda: self.results)
+        self.results: dict = built(store, section) or fresh()
+        self.slots = Slots(store, section, lambda: self.results)
         self.draw = (lambda: draw(self)) if draw else self.slots.show
         redraw = every(DRAW_S, self.draw)
 
@@ -112,7 +118,7 @@ class RunSection:
             self.runner.stop(f"Settings changed: the run was stopped. Press “{self.runner.run.name}” to run "
                              "with the new settings." if not self.follows else "")
         self.results.clear()
-        self.results.update(built(self.store, self.section, self.view) or self.fresh())
+        self.results.update(built(self.store, self.section) or self.fresh())
         self.draw()
         if self.follows and not self.results:
             self.runner.start()

@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 
 import panel as pn
 
+from ...views import contract
 from ...views import kit as views_kit
 from ..store import Store
 from .exports import figure_download
@@ -16,15 +17,17 @@ from .panes import guard, html_pane
 
 
 class Slots:
-    """One HTML pane per slot of a view, filled from view.slots(st, results) for the store's state.
+    """One HTML pane per slot of the section's view (`view`, views.contract), filled from view.slots(st, results)
+    for the store's state.
 
     `show(results)` redraws every slot for the section's current state (a pane whose HTML did not
     change sends nothing to the page); a failure leaves the panes as they were and says why in `error`.
     """
 
-    def __init__(self, store: Store, section: str, view, results: Callable[[], object] = lambda: None):
-        self.store, self.section, self.view, self.results = store, section, view, results
-        self.panes = {name: html_pane(views_kit.slot(name, "")) for name in view.SLOTS}
+    def __init__(self, store: Store, section: str, results: Callable[[], object] = lambda: None):
+        self.store, self.section, self.results = store, section, results
+        self.view = contract.view(section)
+        self.panes = {name: html_pane(views_kit.slot(name, "")) for name in self.view.SLOTS}
         self.error = html_pane()
         self.show = guard(self.error, self._show)
         self.downloads: list = []  # figures' SVG downloads, which `layout` puts in "Data and downloads"
@@ -64,11 +67,11 @@ class Slots:
 SECTION_SLOTS: "weakref.WeakKeyDictionary[Store, dict[str, Slots]]" = weakref.WeakKeyDictionary()
 
 
-def built(store: Store, section: str, view) -> dict | None:
+def built(store: Store, section: str) -> dict | None:
     """The build's results for the section's current settings, as a copy the section may extend;
     None when there are none for them (other settings, or no results file)."""
     data = (store.built or {}).get(section)
-    if data is None or not views_kit.built_applies(view, store.state_of(section)):
+    if data is None or not views_kit.built_applies(contract.view(section), store.state_of(section)):
         return None
     return copy.deepcopy(data)
 

@@ -9,6 +9,7 @@ import importlib
 import panel as pn
 
 from ... import state as S
+from ...views import contract
 from ..kit import Slots, layout
 from ..store import Store
 
@@ -17,11 +18,8 @@ SECTIONS = S.SECTIONS
 
 def generic(store: Store, sid: str) -> pn.viewable.Viewable:
     """A section with no controls of its own beyond the shared ones: every slot follows every control."""
-    view = importlib.import_module(S.SECTION[sid].view)
-    slots = Slots(store, sid, view).follow()
-    figures = set(view.OVERLAYS.values())
-    return layout(store, sid, [slots.error, *(slots.figure(n) if n in figures else slots[n]
-                                              for n in view.SLOTS if n not in view.OVERLAYS)])
+    Slots(store, sid).follow()
+    return layout(store, sid, figures=tuple(contract.view(sid).OVERLAYS.values()))
 
 
 def build(store: Store, sid: str) -> pn.viewable.Viewable:

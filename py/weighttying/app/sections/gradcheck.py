@@ -43,8 +43,8 @@ def draw(run: RunSection) -> None:
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The gradient-check section's Panel root, bound to store["gradcheck"]."""
-    run = RunSection(store, "gradcheck", V, "Check every entry", lambda st: V.iter_check(st, store.differences),
-                     V.entries, collect, draw=draw)
+    run = RunSection(store, "gradcheck", "Check every entry", collect, draw=draw,
+                     steps=lambda st: V.steps(st, store.differences))  # the memo pathdrop shares
     badge = run.slots["badge"]
     badge.margin = 0  # styled by live.css's share of site/shared.css
     run.runner.cancel.on_click(lambda _: setattr(badge, "object", CANCELLED))
@@ -52,5 +52,5 @@ def build(store: Store) -> pn.viewable.Viewable:
         run.slots["readout"].object = slot("readout", note("Checking every entry…", "wt-readout"))
     exports = export_buttons(store, "gradcheck", "gradcheck",
                              lambda: (V.COLUMNS, V.table_rows(run.results) if run.results else []))
-    return layout(store, "gradcheck", [badge, run.slots["readout"], run.slots.error, run.slots["table"], exports],
-                  [run.runner.view(), run.slots.figure("heatmap")])
+    return layout(store, "gradcheck", figures=("heatmap",), before={"heatmap": [run.runner.view()]},
+                  downloads=[exports])

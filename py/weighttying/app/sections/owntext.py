@@ -56,13 +56,12 @@ def build(store: Store) -> pn.viewable.Viewable:
         st = store.state_of("owntext")
         return problem(V.yours(st)) if st.sample == V.YOURS else ""  # no text yet: "The text is empty: paste ..."
 
-    run = RunSection(store, "owntext", V, "Run", V.iter_runs, lambda st: len(V.MODELS) * st.steps, V.collect,
-                     fresh=lambda: V.kept_entries(built(store, "owntext", V), store.state_of("owntext").sample),
+    run = RunSection(store, "owntext", "Run", V.collect,
+                     fresh=lambda: V.kept_entries(built(store, "owntext"), store.state_of("owntext").sample),
                      check=check)
-    slots, entry = run.slots, lambda: run.results.get(run.st().sample)  # noqa: E731
+    entry = lambda: run.results.get(run.st().sample)  # noqa: E731
     table = lambda rows, cols: (lambda: (cols, rows(entry())) if entry() else (["status"], [["no text yet"]]))  # noqa: E731
     exports = pn.Column(export_buttons(store, "owntext", "owntext-bits", table(V.rows, V.COLUMNS)),
                         export_buttons(store, "owntext", "owntext-ranks", table(V.rank_rows, V.RANK_COLUMNS)))
-    return layout(store, "owntext", [said, run.runner.view(), slots["status"], slots.error,
-                                     slots.figure("curves"), slots["table"], exports],
-                  [slots["ranks"], slots["sample_tied"], slots["sample_untied"], slots["vocab"]])
+    return layout(store, "owntext", figures=("curves",), before={"status": [said, run.runner.view()]},
+                  downloads=[exports])

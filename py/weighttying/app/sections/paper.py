@@ -10,7 +10,6 @@ import html
 
 import panel as pn
 
-from ... import paper
 from ...views import paper as V
 from ..kit import RunSection, batched, export_buttons, html_pane, layout
 from ..store import Store
@@ -19,8 +18,8 @@ BUDGET_S = 0.03  # compute per worker call: a slider change elsewhere waits at m
 
 
 def steps(st) -> object:
-    """The study for st, its progress merged into calls of at most BUDGET_S."""
-    return batched(paper.iter_study(st.scale, st.steps, st.seed, st.seeds, st.lr), BUDGET_S)
+    """The view's Run for st, its progress merged into calls of at most BUDGET_S."""
+    return batched(V.steps(st), BUDGET_S)
 
 
 def build(store: Store) -> pn.viewable.Viewable:
@@ -36,13 +35,11 @@ def build(store: Store) -> pn.viewable.Viewable:
         return "result" in s or "norms" in s
 
     # a live run keeps the build's tuned lens, which no run redoes
-    run = RunSection(store, "paper", V, "Run again", steps,
-                     lambda st: paper.study_total(st.scale, st.steps, st.seeds), collect, keep=("tuned",))
-    slots = run.slots
+    run = RunSection(store, "paper", "Run again", collect, keep=("tuned",), steps=steps)
     table = lambda rows: (lambda: rows(run.results) if "align" in run.results else (["status"], [["no result yet"]]))  # noqa: E731
     exports = pn.Column(html_pane('<p class="wt-help">Download the similarity table:</p>'),
                         export_buttons(store, "paper", "paper-alignment", table(V.align_rows)),
                         html_pane('<p class="wt-help">Download the claims table:</p>'),
                         export_buttons(store, "paper", "paper-claims", table(V.claim_rows)), sizing_mode="stretch_width")
-    return layout(store, "paper", [run.runner.view(), phase, slots["norms"], slots.error, slots.figure("figure")],
-                  [slots["align"], slots["lens"], slots["claims"], exports, slots["tuned"]])
+    return layout(store, "paper", figures=("figure",), before={"norms": [run.runner.view(), phase]},
+                  downloads=[exports])

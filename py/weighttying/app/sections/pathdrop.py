@@ -39,19 +39,18 @@ def build(store: Store) -> pn.viewable.Viewable:
         run.slots.show()
 
     # a live run keeps the build's seed spread, which judges a single run
-    run = RunSection(store, "pathdrop", V, "Train both", V.iter_curves, lambda s: s.steps, collect,
-                     fresh=lambda: {"points": []}, keep=("noise",), draw=draw)
+    run = RunSection(store, "pathdrop", "Train both", collect, fresh=lambda: {"points": []}, keep=("noise",),
+                     draw=draw)
     check = Runner("Recompute central differences", lambda: V.iter_numeric(st(), memo), lambda: V.entries(st()),
                    on_step=lambda _: None, on_done=lambda last: run.draw())
     store["pathdrop"].param.watch(lambda *_: known() is not None or check.start(), "seed")
     # a seed the build did not compute (a shared link) is computed once the page shows the section
     on_document_ready(lambda: known() is not None or check.job.running or check.start())
-    slots, points = run.slots, lambda: run.results["points"]  # noqa: E731
+    points = lambda: run.results["points"]  # noqa: E731
     table_export = export_buttons(store, "pathdrop", "pathdrop-rows", lambda: (
         V.COLUMNS, V.table_rows(st(), V.rows(st(), num)) if (num := known()) is not None else []))
     curve_export = export_buttons(store, "pathdrop", "pathdrop-curves", lambda: (V.CURVE_COLUMNS, V.curve_rows(
         st(), {n: points()[-1]["points"][n]["eval"] for n in V.CURVES}, run.results.get("noise")) if points() else []))
-    return layout(store, "pathdrop",
-                  [slots["readout"], slots.error, slots["table"], table_export, slots["kcheck"], slots["trap"]],
-                  [check.view(), slots.figure("heatmap"), run.runner.view(), slots.figure("curves"), slots["finals"],
-                   curve_export])
+    return layout(store, "pathdrop", figures=("heatmap", "curves"),
+                  before={"heatmap": [check.view()], "curves": [run.runner.view()]},
+                  downloads=[table_export, curve_export])

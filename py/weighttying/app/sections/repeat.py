@@ -11,7 +11,7 @@ from __future__ import annotations
 import panel as pn
 
 from ...views import repeat as V
-from ..kit import RunSection, export_buttons, layout, wrap_row
+from ..kit import RunSection, export_buttons, layout
 from ..store import Store
 
 
@@ -26,13 +26,11 @@ def build(store: Store) -> pn.viewable.Viewable:
     """The repeat section's Panel root, bound to store["repeat"]."""
     st = lambda: store.state_of("repeat")  # noqa: E731
     # a live run keeps the build's seed spread, which judges a single run
-    run = RunSection(store, "repeat", V, "Train tied + untied", V.iter_race, lambda s: s.steps, collect,
-                     fresh=lambda: {"points": []}, keep=("noise",))
-    slots, points = run.slots, lambda: run.results["points"]  # noqa: E731
+    run = RunSection(store, "repeat", "Train tied + untied", collect, fresh=lambda: {"points": []}, keep=("noise",))
+    points = lambda: run.results["points"]  # noqa: E731
     init_export = export_buttons(store, "repeat", "repeat-ranks-at-init",
                                  lambda: (V.INIT_COLUMNS, V.init_rows(st().sigma, st().seed)))
     trained_export = export_buttons(store, "repeat", "repeat-ranks-trained", lambda: (
         V.TRAINED_COLUMNS, V.trained_rows(st(), points()[-1] if points() else None, run.results.get("noise") or {})))
-    return layout(store, "repeat", [slots["readout"], slots.error, slots["init"], init_export],
-                  [run.runner.view(), wrap_row(slots.figure("hist"), slots.figure("curves")),
-                   slots["trained"], trained_export])
+    return layout(store, "repeat", figures=("hist", "curves"), before={"hist": [run.runner.view()]},
+                  downloads=[init_export, trained_export])

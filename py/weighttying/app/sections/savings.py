@@ -18,7 +18,6 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.update(**V.reconcile(values()))  # a shared link: make preset and numbers agree before drawing
     p.param.watch(lambda *_: p.param.update(**V.reconcile(values(), "preset")), "preset")
     p.param.watch(lambda event, *_: p.param.update(**V.reconcile(values(), event.name)), list(V.FIELDS))
-    slots = Slots(store, "savings", V).follow()
+    Slots(store, "savings").follow()
     exports = export_buttons(store, "savings", "tying-savings-presets", V.preset_rows)
-    return layout(store, "savings", [slots["readout"], slots.error, slots.figure("curve"), slots["curve_text"]],
-                  [slots["presets"], exports])
+    return layout(store, "savings", figures=("curve",), downloads=[exports])

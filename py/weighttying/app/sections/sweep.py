@@ -9,13 +9,12 @@ from __future__ import annotations
 import panel as pn
 
 from ...views import sweep as V
-from ..kit import Slots, export_buttons, layout, wrap_row
+from ..kit import Slots, export_buttons, layout
 from ..store import Store
 
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The sweep section's Panel root, bound to store["sweep"]."""
-    slots = Slots(store, "sweep", V).follow()
-    return layout(store, "sweep", [slots["readout"], slots.error, slots["hits"]],
-                  [wrap_row(slots.figure("resid"), slots.figure("logit")), slots["key"],
-                   export_buttons(store, "sweep", "sweep", lambda: V.rows(store.state_of("sweep")))])
+    Slots(store, "sweep").follow()
+    return layout(store, "sweep", figures=("resid", "logit"),
+                  downloads=[export_buttons(store, "sweep", "sweep", lambda: V.rows(store.state_of("sweep")))])

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import panel as pn
 
-from ... import tasks
 from ...views import tasks as V
 from ...views.kit import note, slot
-from ..kit import RunSection, export_buttons, layout, wrap_row
+from ..kit import RunSection, export_buttons, layout
 from ..store import Store
 
 
@@ -28,11 +27,9 @@ def build(store: Store) -> pn.viewable.Viewable:
             run.slots["status"].object = slot("status", note(label, testid="tasks-now"))
         return V.collect(runs, pt)
 
-    run = RunSection(store, "tasks", V, "Run the seeds", V.iter_runs,
-                     lambda s: s.seeds * len(tasks.TASKS) * 2 * s.steps, collect, fresh=V.empty)
-    slots = run.slots
+    run = RunSection(store, "tasks", "Run the seeds", collect, fresh=V.empty)
     summary_export = export_buttons(store, "tasks", "tasks-excess",
                                     lambda: (V.COLUMNS, V.summary_rows(run.results, run.st().seeds)))
     seed_export = export_buttons(store, "tasks", "tasks-per-seed", lambda: (V.SEED_COLUMNS, V.seed_rows(run.results)))
-    return layout(store, "tasks", [run.runner.view(), slots["status"], slots.error, slots["table"], summary_export],
-                  [wrap_row(slots.figure("plot"), pn.Column(slots["seeds"], seed_export))])
+    return layout(store, "tasks", figures=("plot",), before={"status": [run.runner.view()]},
+                  downloads=[summary_export, seed_export])

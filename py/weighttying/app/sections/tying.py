@@ -11,8 +11,7 @@ from ..store import Store
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The tying section's Panel root, bound to store["tying"]."""
-    slots = Slots(store, "tying", V).follow()
+    Slots(store, "tying").follow()
     exports = export_buttons(store, "tying", "tying-parameter-count",
                              lambda: V.count_rows(store.state_of("tying").V, store.state_of("tying").d))
-    return layout(store, "tying", [slots["readout"], slots.error, slots["count"], slots["page"], exports],
-                  [slots["notation"]])
+    return layout(store, "tying", downloads=[exports])
