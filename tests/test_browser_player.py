@@ -96,7 +96,8 @@ def sample_queries(table: dict, n: int, seed: int) -> list[str]:
     pinned = PINNED.get(sid, {})
     out = [""]
     for _ in range(n):
-        parts = [f"{sid}.{k}={pinned.get(k, urls[rng.integers(len(urls))])}" for k, urls in zip(table["keys"], table["urls"])]
+        parts = [f"{sid}.{k}={pinned.get(k, S.fmt(values[rng.integers(len(values))]))}"
+                 for k, values in zip(table["keys"], table["values"])]
         out.append("&".join(parts))
     return out
 

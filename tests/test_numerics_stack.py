@@ -122,7 +122,7 @@ def test_sections_stacks_equal_their_one_model_loops():
         assert max(max(rel(p["ranks"][name], q["ranks"]), rel(p["eval"][name], q["eval"])) for p, q in zip(race, alone)) <= TOL
     table = repeat.trained_table(steps=40, seeds=range(2))
     for row, tied in zip(table, (True, False)):
-        loop = [list(repeat.ranks_over_training(model.Config(tied=tied, seed=s), steps=40, seed=s, chunk=40))[-1]["mean_rank"]
+        loop = [float(list(repeat.iter_ranks(model.Config(tied=tied, seed=s), steps=40, seed=s, chunk=40))[-1]["ranks"].mean())
                 for s in range(2)]
         assert rel(row["per_seed"], loop) <= TOL
     curves = pathdrop.training_curves(steps=40, chunk=20, seed=2)

@@ -53,10 +53,7 @@ def test_built_table_holds_the_views_slots_at_sampled_points(dist_dir, sid):
     default = getattr(S.State(), sid)
     assert t["slots"] == list(v.SLOTS) and t["keys"] == list(v.PLAYBACK)
     assert len(set(t["fragments"])) == len(t["fragments"]), "fragments are not deduplicated"
-    for key, values, urls in zip(t["keys"], t["values"], t["urls"]):
-        assert values == list(v.PLAYBACK[key])
-        assert urls == [S.fmt(x) for x in values]
-        assert [S.parse_value(S.BY_KEY[f"{sid}.{key}"], u)[0] for u in urls] == values, "a URL form does not parse back"
+    assert t["values"] == [list(v.PLAYBACK[key]) for key in t["keys"]]  # their URL forms: test_views_contract
     rng = np.random.default_rng(0)
     points = [{k: getattr(default, k) for k in t["keys"]}]
     points += [{k: vals[rng.integers(len(vals))] for k, vals in zip(t["keys"], t["values"])} for _ in range(SAMPLES)]

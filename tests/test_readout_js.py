@@ -21,6 +21,7 @@ from harness import ROOT
 
 AWKWARD = [0.0, 1.0, -0.5, 0.125, 0.0001, 0.00012345, 1e-05, 9.99949, 9999.4, 9999.5, 12345.6, 1e20, -3.2e-12,
            2.5e-7, 123.456, 0.1 + 0.2, 64.0, 1 / 3]
+BOX = R.box()  # a bar or strip chart's plot area (x0, y0, x1, y1), no heading
 
 
 def fig_of(svg: str) -> dict:
@@ -62,7 +63,7 @@ def bars_case() -> dict:
     svg = repeat.hist_html(st, ranks, [])
     bars = [attrs(t) for t in re.findall(r'<rect class="wt-s0"[^>]*/>', svg)]
     names = repeat.bin_names(h["edges"])
-    points = [{"at": [b["x"] + b["width"] / 2, R.BOX[3] - 5], "cur": {"i": k, "j": 0},
+    points = [{"at": [b["x"] + b["width"] / 2, BOX[3] - 5], "cur": {"i": k, "j": 0},
                "texts": [f"ranks {names[k]}:", f"{R.shown(h['counts'][k])} tokens"]} for k, b in enumerate(bars)]
     return {"fig": fig_of(svg), "points": points}
 
@@ -76,7 +77,7 @@ def strips_case() -> dict:
     band = {"aligned": ["(shaded: 0.8 to 1.2)", "0.91, 1.02, NaN, 0.95"]}
     points = [{"at": list(d), "cur": {"i": k, "j": 0}, "texts": [f"{name}: ratio", R.shown(v), *band.get(name, [])]}
               for d, (k, name, v) in zip(dots, finite)]
-    points.append({"at": [R.BOX[0] + (R.BOX[2] - R.BOX[0]) * 2.5 / 3, 100.0], "cur": {"i": 2, "j": 0},
+    points.append({"at": [BOX[0] + (BOX[2] - BOX[0]) * 2.5 / 3, 100.0], "cur": {"i": 2, "j": 0},
                    "texts": ["none yet: ratio none yet"]})
     return {"fig": fig_of(svg), "points": points}
 

@@ -44,7 +44,7 @@ def test_every_numeric_axis_has_three_values_and_a_pair_panel_its_heading():
     h = R.heatmap(z, np.logspace(-2, 2, 5), np.logspace(-2, 2, 5), "t", "σ", "inScale", zlabel="scale")
     n = axis_ticks(h, R.box(heat=True))
     assert n["x"] >= 3 and n["y"] >= 3 and n["colour"] >= 3 and ">scale</text>" in h
-    assert axis_ticks(R.bars([1, 5, 2, 7, 3], "t", "rank", "count"), R.BOX)["y"] >= 3
+    assert axis_ticks(R.bars([1, 5, 2, 7, 3], "t", "rank", "count"), R.box())["y"] >= 3
     assert "values 1, 2" in R.strips({"a": [0.9, 1.1]}, {}, "t", "ratio", alt="values 1, 2")
 
 

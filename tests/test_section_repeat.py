@@ -66,12 +66,12 @@ def test_prerender_default_has_every_hook_and_the_trained_numbers():
     assert text.count("<svg") == 2 and "<desc>" in text
 
 
-def test_race_matches_ranks_over_training_and_chunking_changes_nothing():
+def test_race_matches_one_models_ranks_and_chunking_changes_nothing():
     cfg = model.Config(tied=True, res=0.5, sigma=0.25, seed=1)
-    plain = list(repeat.ranks_over_training(cfg, steps=60, lr=0.5, seed=1, chunk=20))
+    plain = list(repeat.iter_ranks(cfg, steps=60, lr=0.5, seed=1, chunk=20))
     fine = [p for p in repeat.race(0.5, 0.25, 60, 0.5, 1, chunk=5, every=20) if "tied" in p]
     assert [p["step"] for p in fine] == [p["step"] for p in plain] == [0, 20, 40, 60]
-    assert [p["tied"] for p in fine] == [p["mean_rank"] for p in plain]
+    assert [p["tied"] for p in fine] == [float(p["ranks"].mean()) for p in plain]
     assert all(np.isfinite(p["loss"]) for p in repeat.race(0.5, 0.25, 60, 0.5, 1))
 
 

@@ -5,8 +5,6 @@ before Python has loaded in the browser. No Panel here.
 One table per section (build.py writes it to dist/playback/<id>.json):
   keys       the grid's controls (field names of the section's State), in PLAYBACK order
   values     per key, its grid in slider order (views/kit.grid: the default and every preset value in)
-  urls       the same values as the URL writes them (state.fmt), so a played-back change writes the URL
-             exactly as the live lab does
   slots      slot names in display order
   fragments  every distinct HTML fragment once
   at         {slot: {"keys": the grid keys it depends on (view.DEPENDS), "index": its fragment at each
@@ -55,8 +53,7 @@ def table(sid: str) -> dict:
                 index[name].append(fragments.setdefault(out[name], len(fragments)))
         at |= {name: {"keys": list(keys), "index": index[name]} for name in names}
     keys = list(v.PLAYBACK)
-    return {"section": sid, "keys": keys, "values": [list(v.PLAYBACK[k]) for k in keys],
-            "urls": [[S.fmt(x) for x in v.PLAYBACK[k]] for k in keys], "slots": list(v.SLOTS),
+    return {"section": sid, "keys": keys, "values": [list(v.PLAYBACK[k]) for k in keys], "slots": list(v.SLOTS),
             "fragments": list(fragments), "at": {name: at[name] for name in v.SLOTS}, "early": early.answers(sid)}
 
 

@@ -109,9 +109,6 @@ def box(heat: bool = False, heading: bool = False) -> tuple[float, float, float,
     return (PAD, TOP + (HEAD if heading else 0), W - (COLORBAR if heat else RIGHT), H - BOTTOM)
 
 
-BOX = box()  # a line chart's, a bar chart's and a strip chart's plot area without a heading
-
-
 def _nice(lo: float, hi: float, least: int = 3) -> np.ndarray:
     """At least `least` round values (1, 2 or 5 x 10^k apart) within [lo, hi], the coarsest such step."""
     if not hi > lo:

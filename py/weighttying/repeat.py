@@ -78,13 +78,6 @@ def iter_ranks(cfg: model.Config, task=None, steps: int = 600, lr: float = train
         yield p
 
 
-def ranks_over_training(cfg: model.Config, task=None, steps: int = 600, lr: float = train.LR, seed: int = 0,
-                        chunk: int = 50, batch: int = train.BATCH):
-    """Yield {step, mean_rank, eval} every chunk of training on the task (data.default_task if None)."""
-    for p in iter_ranks(cfg, task, steps, lr, seed, chunk, batch=batch):
-        yield {"step": p["step"], "mean_rank": float(p["ranks"].mean()), "eval": p["eval"]}
-
-
 def race(res: float = 1.0, sigma: float = 0.25, steps: int = 600, lr: float = train.LR, seed: int = 0,
          chunk: int = 5, every: int = 25, V: int = 64, d: int = 16, task=None, batch: int = train.BATCH,
          names=("tied", "untied")):
