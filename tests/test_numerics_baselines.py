@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from weighttying import calibrate, model, paper, repeat
+from weighttying import measure, model, paper, recipes, repeat
 
 
 def test_the_self_logit_stands_out_by_about_its_own_spread_not_four_crowd_deviations():
@@ -48,16 +48,15 @@ winner of 2: tasks: rank=2 beta=32 lr=0.5 batch=32 steps=1200 | 6/6 within, cost
 
 
 def test_tally_counts_one_experiments_candidates_and_not_the_winner_line():
-    assert calibrate.tally(RECORD, "tasks") == {"searched": 2, "total": 6, "all_within": 1}
-    assert calibrate.tally(RECORD, "repeat") == {"searched": 1, "total": 2, "all_within": 1}
+    assert recipes.tally(RECORD, "tasks") == {"searched": 2, "total": 6, "all_within": 1}
+    assert recipes.tally(RECORD, "repeat") == {"searched": 1, "total": 2, "all_within": 1}
     with pytest.raises(ValueError, match="no candidate of 'pathdrop'"):
-        calibrate.tally(RECORD, "pathdrop")
+        recipes.tally(RECORD, "pathdrop")
 
 
-def test_the_repositorys_record_agrees_with_its_own_winner_lines(tmp_path):
-    text = calibrate.RECORD.read_text()
-    for experiment in ("pathdrop", "repeat", "tasks"):
-        t = calibrate.recorded(experiment)
+def test_the_packages_record_agrees_with_its_own_winner_lines():
+    text = recipes.RECORD.read_text()
+    for experiment in measure.TRAINED:  # the experiments the search calibrates
+        t = recipes.searched(experiment)
         assert t["searched"] == int(re.search(rf"^winner of (\d+): {experiment}:", text, re.M)[1])
         assert 1 <= t["all_within"] <= t["searched"]
-    assert calibrate.recorded("tasks", tmp_path / "absent.txt") is None  # the browser's case: no record

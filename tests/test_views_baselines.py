@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from weighttying import calibrate, paper, repeat
+from weighttying import paper, recipes, repeat
 from weighttying import state as S
 from weighttying.views import kit
 from weighttying.views import paper as paper_view
@@ -35,9 +35,8 @@ def test_the_similarity_table_carries_its_step_zero_baselines():
 
 def test_the_tasks_claim_counts_the_searched_recipes_at_the_recipe_in_use_only():
     st = S.Tasks()
-    search = calibrate.recorded("tasks")
-    runs = {**tasks_view.empty(), "search": search}
-    claim = tasks_view.slots(st, runs)["claim"]
+    search = recipes.searched("tasks")
+    claim = tasks_view.slots(st, tasks_view.empty())["claim"]
     assert {k: hooked(claim, f"tasks-search-{k.replace('_', '-')}") for k in search} == search
     assert "tasks-search" not in tasks_view.slots(S.Tasks(lr=0.25))["claim"]
     assert tasks_view.search_html(None) == ""

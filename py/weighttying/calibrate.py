@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import re
-from pathlib import Path
 
 import numpy as np
 
@@ -30,8 +28,6 @@ RECIPE_SPACE = {"lr": (0.5, 1.0, 2.0), "batch": (32, 64, 128)}
 STEPS = {"pathdrop": (600,), "repeat": (600,), "tasks": (600, 1200)}  # read from the same runs
 ROUNDS = 2  # stages: the task at the start's recipe, the recipe at the best task, twice at most
 SEEDS = range(5)
-# The search's record: `python -m weighttying calibrate`'s output, kept in the repository (no wheel carries it).
-RECORD = Path(__file__).resolve().parents[2] / "docs" / "calibration.txt"
 
 
 def grid(space: dict, fixed: Recipe) -> list[Recipe]:
@@ -103,17 +99,3 @@ def line(s: dict) -> str:
     return f"{s['experiment']}: {c} | {s['within']}/{s['total']} within, cost {s['cost']:.1f} | {d}"
 
 
-def tally(record: str, experiment: str) -> dict:
-    """How one experiment's candidates fared in a search's record (the lines line() prints):
-    {searched, total (page numbers judged), all_within (candidates reproducing every one of them)}."""
-    found = [(int(k), int(n)) for k, n in
-             re.findall(rf"^{re.escape(experiment)}: .*? \| (\d+)/(\d+) within,", record, re.M)]
-    if not found:
-        raise ValueError(f"the record lists no candidate of {experiment!r}")
-    total = found[0][1]
-    return {"searched": len(found), "total": total, "all_within": sum(k == total for k, _ in found)}
-
-
-def recorded(experiment: str, path: Path = RECORD) -> dict | None:
-    """tally() of the record at path, or None where there is none (in the browser: the wheel has no docs/)."""
-    return tally(path.read_text(), experiment) if path.is_file() else None

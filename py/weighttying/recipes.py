@@ -3,12 +3,19 @@
 The page fixes the toy (V = 64, d = 16, sigma = 0.25) and says "after 600 steps" for the repeat race; it
 leaves open the task (data.markov_task's rank and beta), plain SGD's learning rate and batch, and the tasks
 table's steps. `python -m weighttying calibrate` searches them per experiment, each scored only on its own
-page numbers (docs/calibration.txt, docs/DESIGN.md "Calibration"); the winners are copied here by hand,
-so a search never changes the package by itself. Views, experiments and calibrate import this module.
+page numbers (its record: calibration.txt beside this module; docs/DESIGN.md "Calibration"); the winners are
+copied here by hand, so a search never changes the package by itself. Views, experiments and calibrate import this module.
 """
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
+from pathlib import Path
+
+# The search's record: `python -m weighttying calibrate`'s output, in the package so that the page can count it
+# at build and live alike.
+RECORD = Path(__file__).with_name("calibration.txt")
 
 
 @dataclass(frozen=True)
@@ -45,3 +52,20 @@ PATHDROP = Recipe(rank=8, beta=16.0, lr=2.0, batch=128, steps=600)
 # so the choice among them is within seed noise). BASE's tied model kept the repeat bias stronger (rank 25 vs
 # the page's 20.3); on a rank-8 task at half the lr, suppression goes further, as on the page.
 REPEAT = Recipe(rank=8, beta=32.0, lr=0.5, batch=64, steps=600)
+
+
+def tally(record: str, experiment: str) -> dict:
+    """How one experiment's candidates fared in a search's record (the lines calibrate.line prints):
+    {searched, total (page numbers judged), all_within (candidates reproducing every one of them)}."""
+    found = [(int(k), int(n)) for k, n in
+             re.findall(rf"^{re.escape(experiment)}: .*? \| (\d+)/(\d+) within,", record, re.M)]
+    if not found:
+        raise ValueError(f"the record lists no candidate of {experiment!r}")
+    total = found[0][1]
+    return {"searched": len(found), "total": total, "all_within": sum(k == total for k, _ in found)}
+
+
+@functools.lru_cache(maxsize=None)
+def searched(experiment: str) -> dict:
+    """tally() of the package's own record (RECORD) for one experiment."""
+    return tally(RECORD.read_text(), experiment)

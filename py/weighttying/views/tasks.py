@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .. import calibrate, measure, pool, tasks
+from .. import measure, pool, recipes, tasks
 from .kit import TOY, Num, at_defaults, claim, grid, hook, judged, log, note, source, table
 
 CHUNK = 1  # stack steps per streamed chunk, each stepping every model of the table (20 at the defaults): ~15-30 ms in an idle worker
@@ -100,8 +100,8 @@ def claim_html(runs: dict[str, list[dict]]) -> str:
 
 
 def search_html(search: dict | None) -> str:
-    """How many recipes of the calibration search reproduce the post's numbers (calibrate.tally of its record), or
-    nothing where the runs carry no tally (settings off the recipe, or a live run)."""
+    """How many recipes of the calibration search reproduce the post's numbers (recipes.searched), or nothing
+    (settings off the recipe)."""
     if not search:
         return ""
     n = {k: hook(f"tasks-search-{k.replace('_', '-')}", search[k], tag="span") for k in search}
@@ -152,8 +152,7 @@ def results(st: S.Tasks) -> dict[str, list[dict]]:
         collect(runs, point)
     if not at_defaults(st, ("steps", "lr")):
         return runs
-    search = calibrate.recorded("tasks")  # the search's record is in the repository: at build, not in a browser
-    return {**runs, "noise": measure.spread("tasks"), **({"search": search} if search else {})}
+    return {**runs, "noise": measure.spread("tasks")}
 
 
 def status(st: S.Tasks, runs: dict[str, list[dict]]) -> str:
@@ -180,7 +179,8 @@ def plot(runs: dict[str, list[dict]]) -> str:
 def slots(st: S.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str, str]:
     """The section's output for st from the runs so far (none: every table says not run yet)."""
     runs = results or empty()
-    return {"claim": claim_html(runs) + search_html(runs.get("search")), "status": status(st, runs), "table": summary_table(summary_rows(runs, st.seeds), st),
+    search = recipes.searched("tasks") if at_defaults(st, ("steps", "lr")) else None
+    return {"claim": claim_html(runs) + search_html(search), "status": status(st, runs), "table": summary_table(summary_rows(runs, st.seeds), st),
             "plot": plot(runs), "seeds": seed_table(seed_rows(runs))}
 
 
