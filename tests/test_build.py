@@ -139,6 +139,7 @@ def test_dist_page_is_prerendered_and_self_contained(dist_dir):
     assert (dist_dir / config["panel_cdn_root"]).is_dir()
     for name in ("index.html", "wt.js", "worker.js", "style.css"):
         text = re.sub(r'xmlns(:\w+)?="[^"]*"', "", (dist_dir / name).read_text())  # namespaces are not fetched
+        text = re.sub(r'<a href="https?://[^"]*"', "<a", text)  # a source's link is followed by a reader, not fetched
         assert not re.search(r"https?://", text), f"{name} names another origin"
 
 
@@ -286,6 +287,21 @@ def test_shipped_worker_runs_no_code_it_is_sent_and_a_bench_build_adds_the_hook(
     assert (tmp_path / "bench" / "worker.js").read_text() == shipped + hook
 
 
+def test_a_view_that_fails_to_load_stops_the_build_naming_it(monkeypatch):
+    """The registry stage loads every view: one that raises on import stops the build with its section and reason."""
+    from tools.buildsteps import sections
+    from tools.buildsteps.base import BuildError
+    from weighttying.views import contract
+
+    def broken(sid):
+        raise RuntimeError(f"{sid} view broken on purpose")
+
+    monkeypatch.setattr(contract, "view", broken)
+    with pytest.raises(BuildError, match=r"section 'tying': its view \(\S+\) fails to load: RuntimeError: tying view "
+                                         r"broken on purpose"):
+        sections.registry()
+
+
 def test_a_failing_prerender_computation_stops_the_build_with_its_reason(cache_copy, tmp_path):
     """The prerender's child process (start_computing, tools/buildsteps/compute.py) raising: the build says so with
     the child's own last words, exits 1 and leaves no site behind."""
@@ -296,7 +312,9 @@ def test_a_failing_prerender_computation_stops_the_build_with_its_reason(cache_c
         shutil.copy(ROOT / name, repo / name)
     (repo / "node_modules").symlink_to(ROOT / "node_modules")
     view = repo / "py" / "weighttying" / "views" / "sweep.py"
-    view.write_text(view.read_text() + "\nraise RuntimeError('sweep view broken on purpose')\n")
+    # the view still loads and keeps the contract (the registry stage passes it); drawing it fails, in the child
+    view.write_text(view.read_text() + "\n\ndef slots(st, results=None):\n"
+                    "    raise RuntimeError('sweep view broken on purpose')\n")
     proc = subprocess.run([sys.executable, str(repo / "build.py"), "--offline", "--cache", str(cache_copy),
                            "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stderr[-2000:]

@@ -35,6 +35,9 @@ def registry():
             contract.view(section.id)
         except contract.ViewError as err:
             raise BuildError(f"section {section.id!r} breaks the view contract: {err}") from err
+        except Exception as err:  # the module itself fails to import: its own error, without our traceback
+            raise BuildError(f"section {section.id!r}: its view ({section.view}) fails to load: "
+                             f"{type(err).__name__}: {err}") from err
     return state.REGISTRY
 
 
