@@ -12,6 +12,7 @@ from weighttying.app import kit
 from weighttying.app.sections import repeat as section
 from weighttying.app.store import Store
 from weighttying.views import repeat as V
+from weighttying.precision import carried
 
 RACE = {"lr": V.RECIPE.lr, "task": measure.race_task(V.RECIPE), "batch": V.RECIPE.batch}  # the section's race
 
@@ -50,7 +51,7 @@ def test_readout_and_histogram_of_the_current_setting():
     cfg = model.Config(tied=True, res=0.0, sigma=0.3, seed=2)
     ranks = repeat.self_ranks(model.init_params(cfg), cfg)
     got = values(V.readout(st, ranks))
-    assert got["repeat-current"] == ranks.mean() and got["repeat-top1"] == (ranks == 1).sum()
+    assert got["repeat-current"] == carried(ranks.mean()) and got["repeat-top1"] == (ranks == 1).sum()
     h = V.histogram(ranks)
     assert h["counts"].sum() == 64 and len(h["counts"]) == V.BINS
     assert "tokens per rank bin" in V.hist_text("At init", h)
@@ -79,12 +80,12 @@ def test_live_section_follows_controls():
     store = Store(S.parse_query("repeat.sigma=0.5")[0], base_url="http://x/")
     root = section.build(store)
     got = values(shown(root))
-    assert got["repeat-rank-tied-res0"] == repeat.init_table(sigma=0.5)[3]["mean_rank"]
+    assert got["repeat-rank-tied-res0"] == carried(repeat.init_table(sigma=0.5)[3]["mean_rank"])
     store["repeat"].res = 0.0  # the watcher path: the readout moves to the res = 0 control
     cfg = model.Config(tied=True, res=0.0, sigma=0.5)
-    assert values(shown(root))["repeat-current"] == repeat.self_ranks(model.init_params(cfg), cfg).mean()
+    assert values(shown(root))["repeat-current"] == carried(repeat.self_ranks(model.init_params(cfg), cfg).mean())
     store["repeat"].seed = 4
-    assert values(shown(root))["repeat-rank-untied"] == repeat.init_table(sigma=0.5, seeds=range(4, 9))[1]["mean_rank"]
+    assert values(shown(root))["repeat-rank-untied"] == carried(repeat.init_table(sigma=0.5, seeds=range(4, 9))[1]["mean_rank"])
 
 
 def run_until_done(root, name: str, cancel_after: int | None = None) -> None:
@@ -108,7 +109,8 @@ def test_training_run_streams_to_the_numbers_of_a_plain_run():
     run_until_done(root, "Train tied + untied")
     got = values(shown(root))
     want = repeat.trained_table(steps=50, seeds=[2], **RACE)
-    assert got["repeat-trained-tied"] == want[0]["mean_rank"] and got["repeat-trained-untied"] == want[1]["mean_rank"]
+    assert got["repeat-trained-tied"] == carried(want[0]["mean_rank"])
+    assert got["repeat-trained-untied"] == carried(want[1]["mean_rank"])
     assert "Done." in shown(root)
     store["repeat"].lr = 0.25  # a settings change drops the run made for the old settings
     assert "repeat-trained-tied" not in values(shown(root)) and "press Train" in shown(root)

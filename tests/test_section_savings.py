@@ -10,6 +10,7 @@ from weighttying import state as S
 from weighttying.app.sections import savings as live
 from weighttying.app.store import Store
 from weighttying.views import savings as view
+from carried_numbers import carried
 
 
 def hooks(html: str) -> dict:
@@ -47,7 +48,7 @@ def test_live_preset_fills_fields_and_editing_switches_to_custom():
     p = store["savings"]
     [text] = [x for x in root.select(pn.pane.HTML) if 'data-testid="savings-readout"' in (x.object or "")]
     assert (p.V, p.d, p.layers) == (32000, 128, 4)
-    assert float(hooks(text.object)["savings-share"]) == savings.tying_saving(**savings.PRESETS["large-vocab-toy"])["share"]
+    assert float(hooks(text.object)["savings-share"]) == carried(savings.tying_saving(**savings.PRESETS["large-vocab-toy"])["share"])
     p.preset = "char-model"
     assert (p.V, p.d, p.d_ff, p.context) == (65, 256, 1024, 256)
     assert hooks(text.object)["savings-saved"] == str(65 * 256)

@@ -16,6 +16,7 @@ from weighttying.app.sections import sweep as section
 from weighttying.app.store import Store
 from weighttying.views import kit
 from weighttying.views import sweep as V
+from weighttying.precision import carried
 
 
 def values(text: str) -> dict[str, str]:
@@ -31,7 +32,7 @@ def test_readout_is_init_scales_and_says_when_both_are_near_one():
     for sigma, in_scale in ((0.25, 1.0), (0.227, 4.5), (1e-8, 1e8)):
         got = values(V.readout(sigma, in_scale, 0.1))
         want = sweep.init_scales(sigma, in_scale)
-        assert float(got["sweep-resid"]) == float(want["resid"]) and float(got["sweep-logit"]) == float(want["logit"])
+        assert float(got["sweep-resid"]) == carried(want["resid"]) and float(got["sweep-logit"]) == carried(want["logit"])
     assert 'data-testid="sweep-both">yes' in V.readout(0.227, 4.5, 0.1)  # the "both near 1" preset
     assert 'data-testid="sweep-both">no' in V.readout(0.25, 1.0, 0.1)
 
@@ -56,7 +57,7 @@ def test_live_section_shows_the_prerendered_html_and_follows_every_control():
         assert list(panes) == list(V.SLOTS)
         for name in V.SLOTS:  # byte-identical to what the build prerenders and plays back for this state
             assert panes[name].object == kit.slot(name, want[name]), (change, name)
-    assert values(panes["readout"].object)["sweep-resid"] == repr(float(sweep.init_scales(0.227, 1e-8)["resid"]))
+    assert values(panes["readout"].object)["sweep-resid"] == repr(carried(sweep.init_scales(0.227, 1e-8)["resid"]))
     assert S.to_query(store.state) == "sweep.sigma=0.227&sweep.in_scale=1e-08&sweep.grid=fine&sweep.band=0.5"
 
 
@@ -85,7 +86,7 @@ def test_export_holds_the_current_setting_and_every_cell():
     assert len(rows) == 1 + g["resid"].size and rows[0]["setting"] == "current" and rows[0]["both_in_band"] == "1"
     assert sum(int(r["both_in_band"]) for r in rows[1:]) == g["hits"]
     cell = rows[1 + 3 * len(g["in_scales"]) + 7]
-    assert float(cell["resid"]) == g["resid"][3, 7] and float(cell["sigma"]) == g["sigmas"][3]
+    assert float(cell["resid"]) == carried(g["resid"][3, 7]) and float(cell["sigma"]) == carried(g["sigmas"][3])
 
 
 @pytest.mark.parametrize("kind", ["coarse", "fine"])

@@ -8,6 +8,7 @@ from weighttying import state as S
 from weighttying.app.sections import tying as live
 from weighttying.app.store import Store
 from weighttying.views import tying as view
+from weighttying.precision import carried
 
 
 def hooks(html: str) -> dict:
@@ -26,7 +27,7 @@ def test_prerender_shows_the_default_numbers_and_the_page_beside_them():
     h = prerender.section("tying", S.Tying())
     got = hooks(h)
     assert got["tying-saved"] == "1024" and got["tying-tied"] == "3152" and got["tying-untied"] == "4176"
-    assert float(got["tying-share"]) == 1024 / 4176 and float(got["tying-more"]) == 4176 / 3152 - 1
+    assert float(got["tying-share"]) == carried(1024 / 4176) and float(got["tying-more"]) == carried(4176 / 3152 - 1)
     assert 'data-testid="tying-page"' in h and f"{report.PAGE['toy_saving']:.0%}" in h
     assert "differs" in h and "agrees" in h  # 24.5% of untied vs 32.5% of tied: only the second is the page's 32%
     # a big config needs no allocation: the count is arithmetic

@@ -9,6 +9,7 @@ import pytest
 from weighttying import lens, measure, prerender, quoted, report
 from weighttying import state as S
 from weighttying.views import kit, paper, pathdrop
+from weighttying.precision import carried, carry
 
 VIEWS = {sid: prerender.view(sid) for sid in S.SECTIONS}
 HOOK = re.compile(r'data-testid="verdict-([\w.]+)(?:-seeds)?" data-value="([^"]*)" data-verdict="([^"]*)">([^<]*)<'
@@ -59,7 +60,7 @@ def test_every_default_verdict_is_the_reports(default_html, report_rows):
             want = report_rows[qid]
             assert text.split(" (")[0] == chip_of(want), (sid, qid)
             assert "python -m" not in text and "docs/" not in text, (sid, qid)  # commands are the report's
-            assert float(tol) == want["tol"], (sid, qid)
+            assert float(tol) == carried(want["tol"]), (sid, qid)
             assert f"tolerance {want['tol']:.3g}" in text or qid.startswith("paper."), (sid, qid, text)
             seen.add(qid)
     on_page = {"pathdrop.wrong_rows.both", "pathdrop.wrong_rows.output_only", "pathdrop.wrong_rows.input_only",
@@ -80,10 +81,10 @@ def test_a_single_run_takes_its_spread_from_the_builds_seeds(default_html):
                                           "repeat.trained.tied", "repeat.trained.untied"}
     for qid, tol, text in single:
         _, decimals, runs = quoted.QUOTES[qid]
-        sd = quoted.mean_sd(spread[qid])[1]
+        sd = quoted.mean_sd(carry(spread[qid]))[1]  # a verdict judges the seeds as the page carries them
         assert runs == quoted.ONE_RUN  # the page's races read as single runs
-        assert tol == pytest.approx(2 * (sd ** 2 / runs + sd ** 2 / 1) ** 0.5 + 0.5 * 10 ** -decimals, rel=1e-12)
-        assert tol == quoted.tolerance(sd, 1, decimals, runs)
+        assert tol == carried(2 * (sd ** 2 / runs + sd ** 2 / 1) ** 0.5 + 0.5 * 10 ** -decimals)
+        assert tol == carried(quoted.tolerance(sd, 1, decimals, runs))
         assert f"build's {len(measure.SEEDS)} seeds" in text and len(measure.SEEDS) >= 10
     # the same run without the build's spread is not judged with any band
     st = S.Pathdrop()
@@ -103,7 +104,8 @@ def test_paper_shows_the_builds_tuned_lens_with_the_reports_verdicts(default_htm
     t = paper.tuned_study()
     html = default_html["paper"]
     got = {k: float(v) for k, v in re.findall(r'data-testid="(paper-tuned-[\w-]+)" data-value="([^"]*)"', html)}
-    assert got == {"paper-tuned-tied": t["tied"]["tuned_kl_share"], "paper-tuned-untied": t["untied"]["tuned_kl_share"]}
+    assert got == {"paper-tuned-tied": carried(t["tied"]["tuned_kl_share"]),
+                   "paper-tuned-untied": carried(t["untied"]["tuned_kl_share"])}
     assert 'data-testid="paper-tuned-layers"' in html and html.count("after block") >= lens.BLOCKS
     assert "Computed at build by this page" in html
     # as measured, and as the prose says: not resolved at toy scale on any measure

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+from .precision import carry
+
 # Quoted from ../shared/seeds/000_ba5da07b324f4dc2.txt (the day-67 page) and, for "paper", the
 # claims of ../shared/seeds/004_e2da1c4e9ce44e83.txt (which gives no numbers).
 PAGE = {
@@ -106,8 +108,10 @@ def tolerance(sd: float, n_ours: int, decimals: int, runs: int) -> float:
 def judge(qid: str, per_seed, noise=None) -> dict:
     """{id, ours (mean), page, tol, distance (|ours - page| / tol), seeds, sd, page_is, verdict} for our
     per-seed values; sd from `noise` (the build's per-seed values of qid, measure.spread) when given, else
-    from per_seed itself (the calibration search: each candidate's own seeds)."""
+    from per_seed itself (the calibration search: each candidate's own seeds). Both are judged as the page carries
+    them (precision.carry), so the report and a page built on any machine reach the same verdict and tolerance."""
     page, decimals, runs = QUOTES[qid]
+    per_seed, noise = carry(per_seed), carry(noise)
     ours, own_sd = mean_sd(per_seed)
     n = len(per_seed)
     sd = own_sd if noise is None else mean_sd(noise)[1]
@@ -124,7 +128,7 @@ def judge(qid: str, per_seed, noise=None) -> dict:
 
 
 CALIBRATED = ("no recipe searched for this experiment reproduces it (python -m weighttying calibrate, "
-              "docs/calibration.txt)")
+              "py/weighttying/calibration.txt)")
 
 # What still differs, and the reason found: the verdict appends it (explained), so a reader sees the distance
 # and why, never a silent "differs". A trained number that differs without an entry points to the search.

@@ -375,15 +375,21 @@ def _colorbar(lo: float, hi: float, b: tuple, label: str) -> str:
 
 def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str, xlabel: str,
             ylabel: str, mark: np.ndarray | None = None, zname: str = "value", zdigits: int = 4,
-            heading: str = "", zlabel: str = "", alt: str = "") -> str:
+            heading: str = "", zlabel: str = "", alt: str = "", zrange: tuple[float, float] | None = None) -> str:
     """z[i, j] at (xs[j], ys[i]) coloured by log10|z| beside a colour scale titled `zlabel` (default: |zname|);
     cells where `mark` is true are outlined; the readout names a cell's value `zname` and gives it to
-    `zdigits` significant figures."""
+    `zdigits` significant figures. The colour scale spans the cells' values, or `zrange` (lo, hi) when given:
+    a cell at or under lo is only known to be that small, shaded as lo and read out as "≤ lo"."""
     z = np.asarray(z, float)
     with np.errstate(divide="ignore", invalid="ignore"):
         lz = np.log10(np.abs(z))
+    under = np.abs(z) <= zrange[0] if zrange else np.zeros(z.shape, bool)
+    if zrange:
+        lo, hi = math.log10(zrange[0]), math.log10(zrange[1])
+        lz = np.where(under, lo, np.minimum(lz, hi))
     ok = np.isfinite(lz)
-    lo, hi = (lz[ok].min(), lz[ok].max()) if ok.any() else (0.0, 1.0)
+    if not zrange:
+        lo, hi = (lz[ok].min(), lz[ok].max()) if ok.any() else (0.0, 1.0)
     ny, nx = z.shape
     b = box(heat=True, heading=bool(heading))
     cw, ch = (b[2] - b[0]) / nx, (b[3] - b[1]) / ny
@@ -405,7 +411,8 @@ def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str,
             f"{num(ys[-1], 3)}; log10 of the value spans {num(lo, 3)} to {num(hi, 3)}; "
             f"{int((~ok).sum())} cells not finite; {marked} cells marked")
     data = _data("heatmap", b, x=_name(xlabel), xs=_jlist(xs), y=_name(ylabel), ys=_jlist(ys), z=_name(zname),
-                 zs="[" + ",".join(_jlist(row, zdigits) for row in z) + "]")
+                 zs="[" + ",".join(_jlist([f"≤ {num(zrange[0])}" if u else v for v, u in zip(row, low)], zdigits)
+                                   for row, low in zip(z.tolist(), under.tolist())) + "]")
     return _svg("".join(cells) + axes, title, _desc([desc], alt), data)
 
 

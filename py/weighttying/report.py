@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
-
 from . import data, gradcheck, lens, measure, model, owntext, paper, pathdrop, recipes, repeat, savings, sweep, tasks
 from . import state as S
+from .precision import carry
 from .quoted import PAGE, PAGE_SEEDS_TASKS, explained, judge, row, same_side_of_one, share_id, sign
 
 S_OWNTEXT = S.Owntext()  # the own-text section's defaults
@@ -215,5 +214,5 @@ def to_text(report: dict) -> str:
 
 
 def to_json(report: dict) -> str:
-    """The report as JSON text (numpy scalars as plain numbers)."""
-    return json.dumps(report, indent=1, default=lambda v: v.item() if isinstance(v, np.generic) else str(v))
+    """The report as JSON text, its numbers plain and carried (precision.carry), so a machine's last bits stay out."""
+    return json.dumps(carry(report), indent=1, default=str)

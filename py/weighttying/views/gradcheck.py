@@ -8,14 +8,14 @@ every change, so no control waits for a Run: RUN_KEYS is empty.
 from __future__ import annotations
 
 import html
-import math
 
 import numpy as np
 
 from .. import gradcheck, model, pathdrop
 from .. import render as R
+from ..precision import carried
 from .. import state as S
-from .kit import TOL, TOY, Differences, error_heatmap, grid, hook, last, lin, source
+from .kit import TOL, TOY, Differences, error_heatmap, grid, hook, last, lin, shown_errors, source
 
 SLOTS = ("badge", "readout", "heatmap", "table")
 # No RUN_KEYS: every slot needs the check, so it follows every control and reruns on any change (app.kit.RunSection).
@@ -67,8 +67,10 @@ def check(st: S.Gradcheck) -> dict:
 
 
 def errors(result: dict) -> dict[str, np.ndarray]:
-    """Entrywise relative error of every parameter {name: like param}."""
-    return {n: gradcheck.rel_error(result["analytic"][n], result["numeric"][n]) for n in result["numeric"]}
+    """Entrywise relative error of every parameter as the page shows it (kit.shown_errors: 0 where an entry
+    agrees) {name: like param}."""
+    return {n: shown_errors(gradcheck.rel_error(result["analytic"][n], result["numeric"][n]))
+            for n in result["numeric"]}
 
 
 def summary(result: dict) -> dict:
@@ -79,9 +81,9 @@ def summary(result: dict) -> dict:
             "disagree": sum(r[3] for r in rows), "E_err": errs["E"]}
 
 
-def decade(x: float) -> str:
-    """The power of ten at or above x, as '1e-7' (x = 0 gives '0')."""
-    return "0" if x <= 0 else f"1e{math.ceil(math.log10(x))}" if math.isfinite(x) else R.num(x)
+def error_text(x: float) -> str:
+    """A relative error as the page writes it: an agreeing one (0, kit.shown_errors) as at most TOL."""
+    return f"≤ {TOL:g}" if x == 0 else R.num(x)
 
 
 def results(st: S.Gradcheck) -> dict:
@@ -90,15 +92,15 @@ def results(st: S.Gradcheck) -> dict:
 
 
 def badge(s: dict) -> str:
-    """The fixed correctness badge: all N entries agree to 1e-x, or how many do not and why (a link whose text is
+    """The fixed correctness badge: all N entries agree (to TOL), or how many do not and why (a link whose text is
     its name, announced when it changes: role="status" would take the name from the author only)."""
     n, bad = s["entries"], s["disagree"]
     if bad == 0:
-        text, kind = f"gradient check: all {n} entries agree to {decade(s['worst'])}", "wt-good"
+        text, kind = f"gradient check: all {n} entries agree to {TOL:g}", "wt-good"
     else:
         text, kind = f"gradient check: {bad} of {n} entries disagree (tanh is smooth: a bug)", "wt-bad"
     return (f'<a class="wt-gc-badge {kind}" href="#gradcheck" aria-live="polite" data-testid="gradcheck-badge" '
-            f'data-value="{bad}" data-entries="{n}" data-worst="{s["worst"]!r}">{html.escape(text)}</a>')
+            f'data-value="{bad}" data-entries="{n}" data-worst="{carried(s["worst"])!r}">{html.escape(text)}</a>')
 
 
 def readout(st: S.Gradcheck, s: dict) -> str:
@@ -109,12 +111,13 @@ def readout(st: S.Gradcheck, s: dict) -> str:
             f'{html.escape(R.num(st.res))}, a batch of {len(inputs)} tokens ({len(tokens)} distinct, '
             f'{int((counts > 1).sum())} repeated), seed {st.seed}: '
             f'{hook("gradcheck-entries", s["entries"])} entries checked, worst relative error '
-            f'{hook("gradcheck-worst", s["worst"])}, {hook("gradcheck-disagree", s["disagree"])} over {TOL:g}.</p>')
+            f'{hook("gradcheck-worst", s["worst"], error_text(s["worst"]))}, '
+            f'{hook("gradcheck-disagree", s["disagree"])} over {TOL:g}.</p>')
 
 
 def table_rows(s: dict) -> list[tuple]:
     """(parameter, entries, max relative error, entries over TOL, verdict) per parameter."""
-    return [(n, size, worst, bad, "agrees" if bad == 0 else "disagrees") for n, size, worst, bad in s["rows"]]
+    return [(n, size, error_text(worst), bad, "agrees" if bad == 0 else "disagrees") for n, size, worst, bad in s["rows"]]
 
 
 COLUMNS = ("parameter", "entries", "max relative error", f"entries over {TOL:g}", "verdict")

@@ -10,6 +10,7 @@ import panel as pn
 
 from ... import render as R
 from ... import state as S
+from ...precision import carried
 from ...views import kit as views_kit
 from ..store import Store
 
@@ -22,16 +23,16 @@ def page_url(store: Store, section: str) -> str:
 
 
 def export_cell(v: object) -> object:
-    """A cell as both exports hold it: numbers plain (hooked cells too), non-finite floats as the text
-    "inf", "-inf" or "nan" (JSON has no such numbers; CSV readers parse these spellings back)."""
-    v = views_kit.plain_number(views_kit.plain(v))
+    """A cell as both exports hold it: numbers plain (hooked cells too) and carried (precision.carried), non-finite
+    floats as the text "inf", "-inf" or "nan" (JSON has no such numbers; CSV readers parse these spellings back)."""
+    v = carried(views_kit.plain_number(views_kit.plain(v)))
     if isinstance(v, float) and not math.isfinite(v):
         return repr(v)
     return v
 
 
 def _csv_cell(v: object) -> str:
-    """A CSV field: numbers as repr (full precision), booleans as JSON spells them, text quoted when it
+    """A CSV field: numbers as repr (of the carried number), booleans as JSON spells them, text quoted when it
     holds a comma, quote or newline."""
     text = json.dumps(v) if isinstance(v, bool) else repr(v) if isinstance(v, float) else str(v)
     return '"' + text.replace('"', '""') + '"' if any(ch in text for ch in ',"\n') else text

@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 
 import panel as pn
 
+from ...precision import carry
 from ...views import contract
 from ...views import kit as views_kit
 from ..store import Store
@@ -37,7 +38,8 @@ class Slots:
         return self.panes[name]
 
     def _show(self, *_) -> None:
-        for name, inner in self.view.slots(self.store.state_of(self.section), self.results()).items():
+        # carried as the build carries its results, so a live run draws what the build would, on any machine
+        for name, inner in self.view.slots(self.store.state_of(self.section), carry(self.results())).items():
             self.panes[name].object = views_kit.slot(name, inner)
 
     def figure(self, name: str) -> pn.viewable.Viewable:

@@ -7,7 +7,7 @@ pieces two or more views need live here, so a section never reaches into another
 """
 from .differences import Differences, last
 from .grids import GRIDS, control, grid, lin, log
-from .heatmap import ERROR_DIGITS, TOL, error_heatmap, heatmap_desc, row_errors
+from .heatmap import ERROR_DIGITS, TOL, error_heatmap, heatmap_desc, row_errors, shown_errors
 from .hooks import Num, hook, plain_number
 from .provenance import (BUILT, SOURCE_TEXT, as_built, built_applies, no_results, origin, plain_data, source,
     with_results)

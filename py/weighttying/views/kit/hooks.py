@@ -1,5 +1,5 @@
-"""Numbers with test hooks: every shown number carries data-testid and data-value = repr(x), so played-back
-and live values compare exactly."""
+"""Numbers with test hooks: every shown number carries data-testid and data-value = repr(x) of x as the page
+carries it (precision.carried), so played-back and live values compare exactly on any machine."""
 from __future__ import annotations
 
 import html
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import render as R
+from ...precision import carried
 
 
 
@@ -19,8 +20,8 @@ def plain_number(x: object) -> object:
 
 
 def hook(testid: str, x: object, text: str | None = None, tag: str = "strong") -> str:
-    """A shown number: <tag data-testid data-value=repr(x)>text</tag> (text defaults to render.num)."""
-    x = plain_number(x)
+    """A shown number: <tag data-testid data-value=repr(x carried)>text</tag> (text defaults to render.num)."""
+    x = carried(plain_number(x))
     shown = R.num(x) if text is None else text
     return (f'<{tag} data-testid="{html.escape(testid)}" data-value="{html.escape(repr(x))}">'
             f"{html.escape(shown)}</{tag}>")

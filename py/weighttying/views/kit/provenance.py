@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 
+from ...precision import carry
 from .hooks import plain_number
 
 
@@ -54,11 +55,12 @@ def plain_data(x: object) -> object:
 
 
 def as_built(results):
-    """results as the page ships them (results.json): plain data through JSON, marked as computed at
-    build, so a view draws the same HTML from them in CPython at build and in the browser; None stays None."""
+    """results as the page ships them (results.json): plain data, every number carried (precision.carry) and
+    through JSON, marked as computed at build, so a view draws the same HTML from them in CPython at build, on
+    any machine, and in the browser; None stays None."""
     if results is None:
         return None
-    return {**json.loads(json.dumps(plain_data(results))), "origin": BUILT}
+    return {**json.loads(json.dumps(carry(plain_data(results)))), "origin": BUILT}
 
 
 def origin(results) -> str:

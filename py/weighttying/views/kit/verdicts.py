@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 from ... import data, quoted, recipes
 from ... import render as R
 from ... import state as S
+from ...precision import carried
 from .hooks import Num, plain_number
 
 
@@ -86,7 +87,7 @@ def chip_html(word: str, detail: str, hook_attrs: str = "") -> str:
 def verdict_chip(v: Verdict, prefix: str = "verdict-") -> str:
     """A Verdict as its chip, hooked <prefix><id> with data-value = repr(its tolerance) and data-verdict = its word."""
     word, detail = chip(v.text, v.gap)
-    attrs = (f' data-testid="{prefix}{html.escape(v.qid)}{v.suffix}" data-value="{html.escape(repr(plain_number(v.tol)))}"'
+    attrs = (f' data-testid="{prefix}{html.escape(v.qid)}{v.suffix}" data-value="{html.escape(repr(carried(plain_number(v.tol))))}"'
              f' data-verdict="{html.escape((word.split() or ["none"])[0])}"')
     return chip_html(word, v.rule or detail, attrs)
 
