@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import parse_qsl, quote
 
-from . import recipes
+from . import codelab_bugs, recipes
 from .model import Config
 
 TOY = Config()  # the page's toy model: its V, d and sigma are the defaults of the controls that set them
@@ -131,6 +131,15 @@ class Pathdrop:
 
 
 @dataclass(frozen=True)
+class Codelab:
+    bug: str = spec("correct", "A backward to check: the lesson's correct one, or one of its classic bugs, each a "
+                    "one- or two-line edit of it.", choices=tuple(b.id for b in codelab_bugs.BUGS))
+    k: int = spec(20, "Entries a random-entry gradient check draws (more than there are checks every one).", 1, 4096)
+    steps: int = spec(recipes.PATHDROP.steps, "Training steps of the race: this backward against the page's, "
+                      "from one init on the same batches.", 1, 5000)
+
+
+@dataclass(frozen=True)
 class Repeat:
     tied: bool = spec(True, "Tied: logits are read against E, the matrix the model reads from; untied: a separate U. "
                              "Picks the model the readout and histogram show (the race trains both).")
@@ -241,6 +250,7 @@ REGISTRY = (
     page_section("tying", Tying),
     page_section("gradcheck", Gradcheck),
     page_section("pathdrop", Pathdrop),
+    page_section("codelab", Codelab),
     page_section("repeat", Repeat),
     page_section("tasks", Tasks),
     page_section("owntext", Owntext),

@@ -1,0 +1,223 @@
+"""The code lab's output: the claim, a backward's code, every entry checked, the strip of E's rows, the random-entry
+check, the race against the page's backward and the verdict. No Panel.
+
+`results(st)` is every named bug's outcome (codelab_bugs.BUGS: {bug id: outcome}) with its race at st.steps, so
+choosing a bug and k answers before Python; only the race follows `steps` (the one RUN_KEY). An outcome is
+`outcome(text, steps)`: the text's error (codelab's error dict), or its checks, the wrong entries' flat indices
+(the random-entry check redraws them for any k) and E's entrywise errors as the page shows them (kit.shown_errors: an
+agreeing entry's error is rounding noise, shown as "≤ 0.0001", never its digits).
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import html
+
+import numpy as np
+
+from .. import codelab, codelab_bugs, gradcheck, model
+from .. import render as R
+from .. import state as S
+from .kit import TOL, grid, hook, note, pending, shown_errors, source, table
+
+SLOTS = ("claim", "code", "strip", "random", "race", "verdict", "entries")
+RUN_KEYS = ("steps",)  # the checks follow the bug and k at once; the race waits for Run (app.kit.RunSection)
+CLAIMED = "output_only"  # the bug the claim is about: the day-67 page's, a random check's likeliest miss
+PARAMS = model.init_params(codelab.config())
+ENTRIES = sum(P.size for P in PARAMS.values())  # every entry of every parameter: a k past it checks them all
+PLAYBACK = {"bug": grid("codelab", "bug"), "k": grid("codelab", "k", (1, 5, 10, 50, 100, 200, 500, 1000, ENTRIES))}
+DEPENDS = {"claim": ("k",), "code": ("bug",), "entries": ("bug",), "strip": ("bug",), "random": ("bug", "k"),
+           "race": ("bug", "steps"), "verdict": ("bug",)}
+CLAIM = "claim"
+DATA = ("entries",)  # the per-parameter table: the strip's line says its totals
+CURVES = ("the page's backward", "this backward")
+
+
+@functools.lru_cache(maxsize=1)
+def numeric() -> dict:
+    """Central differences of every entry at the lab's init and batch (they do not depend on the code)."""
+    return gradcheck.numerical_grads(PARAMS, codelab.config(), *codelab.batch())
+
+
+def checked(text: str) -> dict:
+    """The text's checks (codelab.checks at the default k), its wrong entries' flat indices and E's entrywise
+    errors as shown; the text's error dict when it fails."""
+    out = codelab.checks(text, numeric=numeric())
+    if out["kind"] != "ok":
+        return out
+    errors, wrong = codelab.wrong_entries(codelab.gradients(codelab.load(text)), numeric())
+    entries = out["entries"]
+    shown = {"params": [{**p, "max_rel_err": float(shown_errors(p["max_rel_err"]))} for p in entries["params"]],
+             "max_rel_err": float(shown_errors(entries["max_rel_err"]))}
+    return {**out, "entries": {**entries, **shown, "E": {**entries["E"], "errors": shown_errors(errors["E"]).tolist()}},
+            "wrong_at": np.flatnonzero(np.concatenate([w.ravel() for w in wrong.values()])).tolist()}
+
+
+def outcome(text: str, steps: int) -> dict:
+    """checked(text) and, when its checks ran, its race against the page's backward (codelab.race)."""
+    out = checked(text)
+    return out if out["kind"] != "ok" else {**out, "race": codelab.race(codelab.load(text), steps)}
+
+
+@functools.lru_cache(maxsize=None)
+def bug_checks(bug: str) -> dict:
+    """A named bug's checks without the race (memoised: the slots need them whatever the steps)."""
+    return checked(codelab.bug_source(bug))
+
+
+def results(st: S.Codelab) -> dict:
+    """Every named bug's outcome at st.steps: {bug id: outcome}."""
+    return {b.id: outcome(codelab.bug_source(b.id), st.steps) for b in codelab_bugs.BUGS}
+
+
+# ---- a Run: the chosen bug's race at the state's steps ----
+
+def steps(st: S.Codelab):
+    """The Run: the chosen bug's checks ({"entry"}), then each point of its race (codelab.iter_race)."""
+    entry = bug_checks(st.bug)
+    yield {"step": 0, "bug": st.bug, "entry": entry}
+    if entry["kind"] == "ok":
+        for p in codelab.iter_race(codelab.load(codelab.bug_source(st.bug)), st.steps):
+            yield {**p, "bug": st.bug}
+
+
+def total(st: S.Codelab) -> int:
+    """The Run's steps: the race's."""
+    return st.steps
+
+
+def collect(results: dict, point: dict) -> bool:
+    """File a streamed point into results (in place): the entry, then its race point by point; True when shown
+    slots changed."""
+    if "entry" in point:
+        results[point["bug"]] = {**point["entry"], "race": {"steps": [], "correct": [], "yours": [], "error": None}}
+        return True
+    race = results[point["bug"]]["race"]
+    if "error" in point:
+        race["error"] = point["error"]
+    else:
+        for key in ("step", "correct", "yours"):
+            race["steps" if key == "step" else key].append(point[key])
+    return True
+
+
+# ---- the slots ----
+
+def claim_html(k: int) -> str:
+    """The section's claim: how often a random check of k entries misses the claimed bug; every entry never does."""
+    r = codelab.random_draw(wrong_mask(bug_checks(CLAIMED)), k)
+    label, share = codelab_bugs.BY_ID[CLAIMED].label, percent(r["miss_probability"])
+    return (f'<div class="wt-claim" data-testid="codelab-claim"><span class="wt-claim-item">A random check of '
+            f'k = {r["k"]} entries misses the bug \u201c{html.escape(label)}\u201d '
+            f'{hook("codelab-claim-miss", r["miss_probability"], share)} of the time; '
+            f'checking all {r["entries"]} entries never does.</span></div>')
+
+
+def percent(p: float) -> str:
+    """A probability as a percentage to three significant figures ("43.5 %", "0.0376 %")."""
+    return f"{100 * p:.3g} %"
+
+
+def changed_lines(bug: str) -> set[int]:
+    """The 1-based lines of the bug's source that differ from the original's."""
+    diff = difflib.SequenceMatcher(None, codelab.original_source().splitlines(), codelab.bug_source(bug).splitlines())
+    return {j + 1 for tag, _, _, j1, j2 in diff.get_opcodes() if tag != "equal" for j in range(j1, j2)}
+
+
+def code_html(bug: str) -> str:
+    """The bug's source with its line numbers, the lines it changes marked."""
+    marked = changed_lines(bug)
+    lines = "".join(f'<span class="wt-code-line{" wt-code-changed" if n in marked else ""}">{html.escape(line)}</span>'
+                    for n, line in enumerate(codelab.bug_source(bug).splitlines(), 1))
+    said = codelab_bugs.BY_ID[bug]
+    return (f'<figure class="wt-code-box"><figcaption>{html.escape(said.label[:1].upper() + said.label[1:])}: '
+            f'{html.escape(said.wrong)}</figcaption><pre class="wt-code" data-testid="codelab-code" tabindex="0">'
+            f'<code>{lines}</code></pre></figure>')
+
+
+def error_text(x: float) -> str:
+    """A relative error as shown: an agreeing one (0, kit.shown_errors) as at most TOL."""
+    return f"≤ {TOL:g}" if x == 0 else R.num(x)
+
+
+ENTRY_COLUMNS = ("parameter", "entries", "largest relative error", f"wrong (over {TOL:g})")
+
+
+def entries_html(e: dict) -> str:
+    """Every entry checked: one row per parameter."""
+    rows = [(p["name"], p["entries"], error_text(p["max_rel_err"]), p["wrong"]) for p in e["params"]]
+    return table(ENTRY_COLUMNS, rows, "Every entry of every gradient against central differences", "codelab-entries")
+
+
+def strip_html(e: dict) -> str:
+    """E's entries, a column per row (token): wrong rows dark, the batch's tokens outlined; then the totals."""
+    err, read = np.asarray(e["E"]["errors"], float), np.asarray(e["E"]["batch_rows"], bool)
+    V, d = err.shape
+    rows = err.max(axis=1) > TOL
+    alt = (f"Wrong rows of dE: {int(rows.sum())} of {V} ({', '.join(map(str, np.flatnonzero(rows).tolist())) or 'none'}); "
+           f"rows of the tokens the batch reads: {', '.join(map(str, np.flatnonzero(read).tolist()))}.")
+    svg = R.heatmap(err.T, np.arange(V), np.arange(d), "Relative error of every entry of dE", "row of E (token id)",
+                    "column of E", mark=np.broadcast_to(read, (d, V)), zname="relative error", zdigits=2,
+                    heading="rows of dE", zlabel="relative error", alt=alt, zrange=(TOL, 1.0))
+    return (svg + f'<p class="wt-readout">{hook("codelab-wrong-rows", int(rows.sum()))} of {V} rows of dE wrong (dark); '
+                  f'outlined: the {int(read.sum())} tokens the batch reads. {hook("codelab-wrong-entries", e["wrong"])} '
+                  f'of {e["entries"]} entries wrong; largest relative error '
+                  f'{hook("codelab-max-rel-err", e["max_rel_err"], error_text(e["max_rel_err"]))}.</p>')
+
+
+def wrong_mask(e: dict) -> np.ndarray:
+    """(N,) True at the wrong entries of an outcome, E, W1, b1, W2, b2 flattened in turn."""
+    mask = np.zeros(e["entries"]["entries"], bool)
+    mask[np.asarray(e["wrong_at"], dtype=np.intp)] = True
+    return mask
+
+
+def random_html(e: dict, k: int) -> str:
+    """The random-entry check at k: the exact miss probability and one seeded draw's outcome."""
+    r = codelab.random_draw(wrong_mask(e), k)
+    p = hook("codelab-random-miss", r["miss_probability"], percent(r["miss_probability"]))
+    if r["wrong"] == 0:
+        return (f'<p data-testid="codelab-random">{r["k"]} random entries: passed, as every check passes a correct '
+                f'backward (chance to pass {p}).</p>')
+    seen = "passed" if r["passed"] else f"caught it ({r['hit']} wrong entries drawn)"
+    return (f'<p data-testid="codelab-random">{r["k"]} random entries of {r["entries"]}: {seen}; it had a {p} chance '
+            f'to pass, missing all {r["wrong"]} wrong entries.</p>')
+
+
+def race_html(st: S.Codelab, race: dict | None, results) -> str:
+    """Both curves and the final losses, or pending/streaming/stopped as the run stands."""
+    if not race or not race["steps"]:
+        return pending("The race against the page's backward", "codelab-race-pending")
+    svg = R.lines({CURVES[0]: race["correct"], CURVES[1]: race["yours"]}, "Exact expected loss: the page's backward "
+                  "against this one", "training step", "expected loss (nats)", xs=race["steps"], xname="step",
+                  heading="training loss")
+    last = race["steps"][-1]
+    if race["error"]:
+        return svg + (f'<p class="wt-bad" data-testid="codelab-race-error">The race stopped after step {last}, this '
+                      f'backward\'s loss there {hook("codelab-race-final", race["yours"][-1])}: '
+                      f'{html.escape(race["error"]["message"])}.</p>')
+    if last < st.steps:
+        return svg + note(f"Step {last} of {st.steps}.")
+    return (svg + f'<p class="wt-help">After {last} steps: the page\'s backward {R.num(race["correct"][-1])}, this '
+                  f'one {hook("codelab-race-final", race["yours"][-1])}.</p>' + source(results, "codelab-source"))
+
+
+def verdict_html(e: dict) -> str:
+    """The verdict in one sentence (hooked with its text), or the error the code stopped with."""
+    text = e["verdict"] if e["kind"] == "ok" else (
+        f"No check ran: {e['message']}" + (f" (line {e['line']})" if e.get("line") else "") + ".")
+    kind = "wt-good" if e["kind"] == "ok" and e["entries"]["wrong"] == 0 else "wt-bad"
+    return (f'<p class="wt-verdict {kind}" data-testid="codelab-verdict" data-value="{html.escape(text)}">'
+            f"{html.escape(text)}</p>")
+
+
+def slots(st: S.Codelab, results: dict | None = None) -> dict[str, str]:
+    """The section's output for st: the chosen bug's checks (the build's, or computed), its race from results."""
+    entry = (results or {}).get(st.bug) or bug_checks(st.bug)
+    out = {"claim": claim_html(st.k), "code": code_html(st.bug)}
+    if entry["kind"] != "ok":
+        none = note("No gradients to check: the verdict below says why.", testid="codelab-none")
+        return {**out, "strip": none, "random": "", "race": "", "verdict": verdict_html(entry), "entries": ""}
+    return {**out, "strip": strip_html(entry["entries"]), "random": random_html(entry, st.k),
+            "race": race_html(st, entry.get("race"), results), "verdict": verdict_html(entry),
+            "entries": entries_html(entry["entries"])}

@@ -1,0 +1,96 @@
+"""The code lab's section in CPython: every named bug's slots carry codelab's numbers (wrong rows, largest error, the
+random check's miss probability, the race's final loss, the verdict), an agreeing entry's error is never shown by
+its digits, a bug that gives no gradients says why, and the live section's Run streams the race to codelab.race's."""
+import dataclasses
+import html
+import re
+
+import numpy as np
+import pytest
+
+from weighttying import codelab, codelab_bugs
+from weighttying import state as S
+from weighttying.app.sections import codelab as section
+from weighttying.app.store import Store
+from weighttying.precision import carried
+from weighttying.views import codelab as V
+from weighttying.views import contract, kit
+from test_section_repeat import run_until_done, shown
+
+DEFAULT = S.State().codelab
+BUGS = [b.id for b in codelab_bugs.BUGS]
+
+
+def hooks(text: str) -> dict[str, str]:
+    """{data-testid: data-value} of every hook in some HTML (values unescaped, as text)."""
+    return {k: html.unescape(v) for k, v in re.findall(r'data-testid="([\w-]+)" data-value="([^"]*)"', text)}
+
+
+def shown_slots(st: S.Codelab) -> str:
+    """Every slot of st as the build shows it (its results through JSON)."""
+    return "".join(V.slots(st, kit.with_results(contract.view("codelab"), st)).values())
+
+
+@pytest.mark.parametrize("bug", BUGS)
+def test_each_named_bug_shows_codelabs_numbers(bug):
+    st = dataclasses.replace(DEFAULT, bug=bug)
+    got, want = hooks(shown_slots(st)), codelab.lab(codelab.bug_source(bug))
+    if want["kind"] != "ok":  # the transposed product: the shape check stops it, and says where
+        assert got == {"codelab-claim-miss": got["codelab-claim-miss"], "codelab-verdict": got["codelab-verdict"]}
+        assert want["message"] in got["codelab-verdict"] and "codelab-wrong-rows" not in got
+        return
+    assert int(got["codelab-wrong-rows"]) == sum(want["entries"]["E"]["wrong_rows"])
+    assert int(got["codelab-wrong-entries"]) == want["entries"]["wrong"]
+    assert float(got["codelab-random-miss"]) == carried(want["random"]["miss_probability"])
+    assert float(got["codelab-race-final"]) == carried(want["race"]["final"]["yours"])
+    assert got["codelab-verdict"] == want["verdict"]
+    worst = float(got["codelab-max-rel-err"])
+    assert worst == (carried(want["entries"]["max_rel_err"]) if want["entries"]["wrong"] else 0.0)
+
+
+def test_an_agreeing_error_is_shown_as_at_most_tol_never_its_digits():
+    text = shown_slots(DEFAULT)  # the correct backward: every error is rounding noise
+    assert f"≤ {kit.TOL:g}" in text and hooks(text)["codelab-max-rel-err"] == "0.0"
+    e = codelab.checks(codelab.original_source())["entries"]
+    assert 0 < e["max_rel_err"] <= kit.TOL  # there are digits to hide
+    assert codelab.verdict(e, None) == f"Exact: all {e['entries']} entries agree with central differences to {kit.TOL:g}."
+
+
+def test_the_strip_marks_the_wrong_rows_and_the_batchs_tokens():
+    st = dataclasses.replace(DEFAULT, bug="buffered")
+    strip = V.slots(st)["strip"]
+    inputs = codelab.batch()[0]
+    repeated = np.flatnonzero(np.bincount(inputs, minlength=codelab.CONFIG.V) > 1)
+    assert f"Wrong rows of dE: {len(repeated)} of 64 ({', '.join(map(str, repeated))})" in strip
+    assert strip.count('stroke="#e69f00"') == len(set(inputs.tolist())) * codelab.CONFIG.d  # the batch's columns
+
+
+def test_the_random_check_follows_k_and_the_claim_is_the_output_path_bugs():
+    for k in (1, 20, V.ENTRIES):
+        st = dataclasses.replace(DEFAULT, bug="output_only", k=k)
+        out = V.slots(st)
+        want = codelab.random_check(codelab.gradients(codelab.load(codelab.bug_source("output_only"))), V.numeric(), k)
+        assert float(hooks(out["random"])["codelab-random-miss"]) == carried(want["miss_probability"])
+        assert float(hooks(out["claim"])["codelab-claim-miss"]) == carried(want["miss_probability"])
+    assert "passed" not in V.slots(dataclasses.replace(DEFAULT, bug="output_only", k=V.ENTRIES))["random"].split(":")[1]
+
+
+def test_the_code_shown_is_the_bugs_source_with_its_edit_marked():
+    out = V.slots(dataclasses.replace(DEFAULT, bug="in_scale"))["code"]
+    assert html.escape("np.add.at(dE, inputs, dx)") in out and out.count("wt-code-changed") == 1
+    assert "wt-code-changed" not in V.slots(DEFAULT)["code"]
+
+
+def test_off_default_steps_keep_the_checks_and_the_race_waits_for_run():
+    st = dataclasses.replace(DEFAULT, bug="output_only", steps=30)
+    out = V.slots(st, kit.with_results(contract.view("codelab"), st))
+    assert "codelab-race-pending" in out["race"] and "codelab-wrong-rows" in out["strip"]
+
+
+def test_the_live_run_streams_codelabs_race():
+    store = Store(S.parse_query("codelab.bug=in_scale&codelab.steps=30")[0])
+    root = section.build(store)
+    assert "codelab-race-pending" in shown(root)
+    run_until_done(root, "Run the race")
+    want = codelab.race(codelab.load(codelab.bug_source("in_scale")), 30)
+    assert float(hooks(shown(root))["codelab-race-final"]) == carried(want["final"]["yours"])
