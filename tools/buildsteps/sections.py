@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from html import unescape
 from pathlib import Path
 
 from .base import ROOT, SITE, BuildError
@@ -59,12 +60,37 @@ def prerender(page_data: dict) -> str:
     html = (SITE / "index.html").read_text()
     if "<!--sections-->" not in html:
         raise BuildError("site/index.html lacks the <!--sections--> slot")
-    html = html.replace("<!--sections-->", "".join(prose(s) for s in registry()))
+    declared = registry()
+    html = html.replace("<!--sections-->", "".join(prose(s) for s in declared))
     sections = page_data["sections"]
     unknown = sorted(set(sections) ^ set(re.findall(r"<!--prerender:([\w-]+)-->", html)))
     if unknown:
         raise BuildError(f"the prerender and the page's sections differ on {unknown}")
+    html = front_page(html, declared, sections)
     return re.sub(r"<!--prerender:([\w-]+)-->", lambda m: sections[m.group(1)], html)
+
+
+def front_page(html: str, declared, sections: dict[str, str]) -> str:
+    """HTML with site/index.html's front slot filled (weighttying.front): what the claim slot of each DECLARED
+    section, as prerendered in SECTIONS, finds, under the section's title as its prose heads it."""
+    from weighttying import front
+    from weighttying.views import contract
+
+    if "<!--front:findings-->" not in html:
+        raise BuildError("site/index.html lacks the <!--front:findings--> slot")
+    claims = [(s.id, title(s), front.slot_html(sections[s.id], contract.view(s.id).CLAIM)) for s in declared]
+    try:
+        return html.replace("<!--front:findings-->", front.findings(claims))
+    except front.FrontError as err:
+        raise BuildError(f"the page's findings: {err}") from err
+
+
+def title(section) -> str:
+    """A section's title: its prose's <h2> as text."""
+    heading = re.search(r"<h2\b[^>]*>(.*?)</h2>", (ROOT / section.html).read_text(), re.S)
+    if not heading:
+        raise BuildError(f"{section.html} has no <h2> heading")
+    return unescape(re.sub(r"<[^>]+>", "", heading.group(1))).strip()
 
 
 # A test build (--with-test-sections): sections that modules of this folder declare, after the page's
