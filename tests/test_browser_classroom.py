@@ -21,13 +21,14 @@ from harness import (BOOT_TIMEOUT_S, ROOT, Recorder, move_and_wait_repaint, reco
 from weighttying import prebuilt
 from weighttying import state as S
 from weighttying import sweep
+import carried_numbers
 
 sys.path.insert(0, str(ROOT))
-from tools import single_file  # noqa: E402
+from tools import single_file
 
 pytestmark = pytest.mark.browser
 
-REL_TOL = 1e-9
+REL_TOL = carried_numbers.REL  # a number the page carries (weighttying.precision) beside the exact one here
 LOCAL = ("file", "blob", "data")
 
 

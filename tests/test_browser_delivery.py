@@ -23,10 +23,11 @@ from harness import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, mo
                      sweep_readout, until, wait_boot_end)
 from weighttying import state as S
 from weighttying import sweep
+import carried_numbers
 
 pytestmark = pytest.mark.browser
 
-REL_TOL = 1e-9
+REL_TOL = carried_numbers.REL  # a number the page carries (weighttying.precision) beside the exact one here
 
 
 def expected_scales(query: str) -> tuple[S.State, dict]:

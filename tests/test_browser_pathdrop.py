@@ -14,6 +14,7 @@ from harness import run_over
 from robust import settle
 from weighttying import measure, pathdrop
 from weighttying import state as S
+from carried_numbers import near
 from weighttying.views import pathdrop as V
 
 pytestmark = pytest.mark.browser
@@ -65,7 +66,7 @@ def test_training_ends_at_cpythons_losses(live):
                                    batch=V.RECIPE.batch)
     for key, name in (("correct", "both paths"), ("broken", "output path only")):
         ours = float(live.locator(f"{LIVE} [data-testid=pathdrop-loss-{key}]").get_attribute("data-value"))
-        assert abs(ours - ref[name][-1]["eval"]) <= 1e-9 * abs(ref[name][-1]["eval"]), (key, ours)
+        assert near(ours, ref[name][-1]["eval"]), (key, ours)
 
 
 def test_cancel_stops_training(live):

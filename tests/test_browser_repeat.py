@@ -15,6 +15,7 @@ import pytest
 from conftest import live_page
 from harness import run_over
 from robust import settle
+from carried_numbers import carried, near
 from weighttying import measure, model, repeat
 from weighttying import state as S
 from weighttying.views import repeat as V
@@ -22,7 +23,6 @@ from weighttying.views import repeat as V
 pytestmark = pytest.mark.browser
 LIVE = "#live-repeat[data-live=true]"
 QUERY = "repeat.sigma=0.5&repeat.seed=3&repeat.steps=2000"
-TOL = 1e-12
 
 FOCUS_JS = """
 ([section, title]) => {
@@ -62,7 +62,7 @@ live = live_page(f"embed=repeat&{QUERY}")
 def test_url_setting_loads_cpython_rank_table(live):
     want = repeat.init_table(sigma=0.5, seeds=range(3, 8))
     for slug, row in zip(("tied-res1", "untied", "chance", "tied-res0"), want):
-        assert abs(value(live, LIVE, f"repeat-rank-{slug}") - row["mean_rank"]) <= TOL
+        assert near(value(live, LIVE, f"repeat-rank-{slug}"), row["mean_rank"])
     assert "σ = 0.5, seed 3" in live.locator(f"{LIVE} [data-testid=repeat-readout]").text_content()
     assert "page says" in live.locator(f"{LIVE} [data-testid=repeat-init-table]").text_content()
 
@@ -71,11 +71,11 @@ def test_untying_moves_the_readout_to_cpython(live):
     cfg = model.Config(tied=False, res=1.0, sigma=0.5, seed=3)
     want = float(repeat.self_ranks(model.init_params(cfg), cfg).mean())
     live.locator(LIVE).get_by_role("checkbox").click()  # the only one: tied (Bokeh gives it no accessible name)
-    live.locator(f"{LIVE} [data-testid=repeat-current][data-value='{want!r}']").wait_for(timeout=60_000)
+    live.locator(f"{LIVE} [data-testid=repeat-current][data-value='{carried(want)!r}']").wait_for(timeout=60_000)
     live.locator(LIVE).get_by_role("checkbox").click()  # the only one: tied (Bokeh gives it no accessible name)
     cfg = model.Config(tied=True, res=1.0, sigma=0.5, seed=3)
     want = float(repeat.self_ranks(model.init_params(cfg), cfg).mean())
-    live.locator(f"{LIVE} [data-testid=repeat-current][data-value='{want!r}']").wait_for(timeout=60_000)
+    live.locator(f"{LIVE} [data-testid=repeat-current][data-value='{carried(want)!r}']").wait_for(timeout=60_000)
 
 
 def trained_step(page) -> int:
@@ -105,6 +105,6 @@ def test_full_run_ends_at_cpython_ranks(live):
     assert 0 < steps < 2000
     want = repeat.trained_table(sigma=0.5, steps=steps, seeds=[3], lr=V.RECIPE.lr, task=measure.race_task(V.RECIPE),
                                 batch=V.RECIPE.batch)
-    assert abs(value(live, LIVE, "repeat-trained-tied") - want[0]["mean_rank"]) <= TOL
-    assert abs(value(live, LIVE, "repeat-trained-untied") - want[1]["mean_rank"]) <= TOL
+    assert near(value(live, LIVE, "repeat-trained-tied"), want[0]["mean_rank"])
+    assert near(value(live, LIVE, "repeat-trained-untied"), want[1]["mean_rank"])
     assert f"after {steps} of {steps} steps" in live.locator(f"{LIVE} [data-testid=repeat-trained-table]").text_content()

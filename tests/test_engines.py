@@ -26,11 +26,12 @@ from test_browser_classroom import flip_byte_of, manifest
 from test_browser_player import SLOTS_JS, VALUES_JS, cpython_values, mismatches
 from weighttying import state as S
 from weighttying import sweep, tasks
+import carried_numbers
 from tools import single_file
 
 pytestmark = pytest.mark.browser
 
-REL_TOL = 1e-9
+REL_TOL = carried_numbers.REL  # a number the page carries (weighttying.precision) beside the exact one here
 # Hostile values on keys the sweep does not read: each becomes a note, nothing else changes.
 HOSTILE = [("theme", "<img src=x onerror=window.__wtPwned=1>"), ("savings.preset", '"><svg onload=window.__wtPwned=1>'),
            ("<script>window.__wtPwned=1</script>", "1"), ("paper.scale", "javascript:alert(1)")]
