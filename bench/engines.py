@@ -32,10 +32,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import engines  # noqa: E402
-import failures  # noqa: E402  (bench/failures.py: a failed run is recorded, the others kept)
-import harness  # noqa: E402
-import instant  # noqa: E402
+import engines
+import failures  # bench/failures.py: a failed run is recorded, the others kept
+import harness
+import instant
 
 KEYS = ("readable_ms", "load_ms", "first_keydown_ms", "first_response_ms", "first_live_ms", "all_live_ms",
         "early_live_ms", "early_panel_live_ms", "early_over_panel")

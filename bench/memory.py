@@ -31,9 +31,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import failures  # noqa: E402  (bench/failures.py: a failed visit is recorded, the others kept)
-import run  # noqa: E402  (bench/run.py: cold_browser, renderer_pids, build_variant, has_hook, BENCH_HOOK_JS)
-from run import ROOT, harness, med  # noqa: E402
+import failures  # bench/failures.py: a failed visit is recorded, the others kept
+import run  # bench/run.py: cold_browser, renderer_pids, build_variant, has_hook, BENCH_HOOK_JS
+from run import ROOT, harness, med
 
 NO_TIERUP = ("--js-flags=--no-wasm-tier-up",)
 QUIET_S = 6.0  # no section went live for this long and none is being built: a variant that builds fewer is done

@@ -30,12 +30,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
-import failures  # noqa: E402  (bench/failures.py: a failed page is recorded, the others kept)
-import harness  # noqa: E402  (tests/harness.py: serve(), Chromium, the test helpers in every page)
-from pool import NO_POOL, cores  # noqa: E402  (bench/pool.py: the modes' init scripts)
-from weighttying import owntext as O  # noqa: E402
-from weighttying import state as S  # noqa: E402
-from weighttying.views import owntext as V  # noqa: E402
+import failures  # bench/failures.py: a failed page is recorded, the others kept
+import harness  # tests/harness.py: serve(), Chromium, the test helpers in every page
+from pool import NO_POOL, cores  # bench/pool.py: the modes' init scripts
+from weighttying import owntext, state
+from weighttying.views import owntext as owntext_view
 
 TARGETS = {"first_points_ms": 1000, "result_ms": 10_000}
 MODES = {"one": NO_POOL, "pool": "", "pool=2": cores(3)}
@@ -64,7 +63,7 @@ ARM_JS = """() => {
 
 def text_of(kb: int, seed: int = 0) -> str:
     """About kb kB of English words (the prose sample's) in a seeded random order, lines of 12 words."""
-    words = O.shipped("prose").split()
+    words = owntext.shipped("prose").split()
     rng, out, size = np.random.default_rng(seed), [], 0
     while size < kb * 1000:
         line = " ".join(rng.choice(words, 12)) + "\n"
@@ -76,7 +75,7 @@ def text_of(kb: int, seed: int = 0) -> str:
 def cpython(text: str) -> dict:
     """The same Run in this CPython: seconds to its first curve point and to its end."""
     t0, first = time.perf_counter(), None
-    for p in V.iter_runs(S.Owntext(sample="yours", text=text)):
+    for p in owntext_view.iter_runs(state.Owntext(sample="yours", text=text)):
         if first is None and "point" in p:
             first = time.perf_counter() - t0
     return {"first_points_ms": 1000 * first, "result_ms": 1000 * (time.perf_counter() - t0)}

@@ -31,10 +31,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from packaging.utils import canonicalize_name  # noqa: E402
+from packaging.utils import canonicalize_name
 
 # build.py's stages: pins, verification, wheels, compression
-from tools.buildsteps import archives, assemble, base, compress, fetch, wheels  # noqa: E402
+from tools.buildsteps import archives, assemble, base, compress, fetch, wheels
 
 PEER_PINS = ROOT / "bench" / "peer_pins.json"
 CACHE = base.CACHE / "peer"  # its own folder: build.py writes built/ beside it concurrently

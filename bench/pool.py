@@ -40,11 +40,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import failures  # noqa: E402  (bench/failures.py: a failed page is recorded, the others kept)
-import memory  # noqa: E402  (bench/memory.py: RssSampler)
-import run  # noqa: E402  (bench/run.py: cold_browser, renderer_pids, proc_status_bytes)
-from run import ROOT, harness  # noqa: E402
-from step_levers import find_lock, in_pyodide  # noqa: E402  (the build's one lock; a run in Node-Pyodide)
+import failures  # bench/failures.py: a failed page is recorded, the others kept
+import memory  # bench/memory.py: RssSampler
+import run  # bench/run.py: cold_browser, renderer_pids, proc_status_bytes
+from run import ROOT, harness
+from step_levers import find_lock, in_pyodide  # the build's one lock; a run in Node-Pyodide
 
 BUTTON = {"tasks": "Run the seeds", "paper": "Run again", "repeat": "Train tied + untied", "pathdrop": "Train both"}
 # The Panel worker's streaming cost, timed inside it by wrapping, so any build is timed alike: a part's batch taken

@@ -47,11 +47,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import failures  # noqa: E402  (bench/failures.py: a failed run is recorded, the others kept)
-import harness  # noqa: E402  (tests/harness.py: serve(), Chromium, request origins, page helpers)
-import instant  # noqa: E402
-import peer as peer_site  # noqa: E402
-from weighttying.state import SECTIONS  # noqa: E402
+import failures  # bench/failures.py: a failed run is recorded, the others kept
+import harness  # tests/harness.py: serve(), Chromium, request origins, page helpers
+import instant
+import peer as peer_site
+from weighttying.state import SECTIONS
 
 
 def bench_module(name: str):

@@ -32,10 +32,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import failures  # noqa: E402  (bench/failures.py: a failed page is recorded, the others kept)
-import pool  # noqa: E402  (bench/pool.py: NO_POOL)
-import run  # noqa: E402  (bench/run.py: cold_browser)
-from run import ROOT, harness  # noqa: E402
+import failures  # bench/failures.py: a failed page is recorded, the others kept
+import pool  # bench/pool.py: NO_POOL
+import run  # bench/run.py: cold_browser
+from run import ROOT, harness
 
 PAPER_ONLY = "hide=tying,gradcheck,pathdrop,repeat,tasks,owntext,savings"
 OFF_GRID = "embed=sweep&sweep.sigma=0.0123"

@@ -16,7 +16,7 @@ import pytest
 from harness import ROOT
 
 sys.path.insert(0, str(ROOT))
-from tools import single_file  # noqa: E402
+from tools import single_file
 
 MAX_BYTES = 16e6  # issue 12: "compressed (<= 16 MB)"
 
