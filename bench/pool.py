@@ -266,7 +266,8 @@ def summarise(visits: dict, floors: dict | None = None) -> dict:
                 continue
             warm = [w for v in vs for w in v["wall_s"][1:]] or [w for v in vs for w in v["wall_s"]]
             costs = [c for v in vs for c in v["streaming"][1:]] or [c for v in vs for c in v["streaming"]]
-            mb = lambda k: statistics.median(v[k] for v in vs if v[k]) / 1e6 if any(v[k] for v in vs) else None  # noqa: E731
+            def mb(k):
+                return statistics.median(v[k] for v in vs if v[k]) / 1e6 if any(v[k] for v in vs) else None
             rows[mode] = {"warm_median_s": statistics.median(warm), "first_run_s": statistics.median(v["wall_s"][0] for v in vs),
                           "streaming_share": statistics.median(c["share_of_run"] for c in costs),
                           "updates_per_s": statistics.median(c["updates_per_s"] for c in costs),

@@ -178,7 +178,8 @@ def booted(page, timeout_s: float, peer: bool):
     page.wait_for_function("() => window.__peer && window.__peer.ready !== null", timeout=timeout_s * 1000, polling=50)
     p = page.evaluate("() => window.__peer")
     at = {msg.split()[0].lower(): ms for msg, ms in p["status"]}  # loading, unpacking, installing, executing, render
-    gap = lambda a, b: at[b] - at[a] if a in at and b in at else None  # noqa: E731
+    def gap(a, b):
+        return at[b] - at[a] if a in at and b in at else None
     steps = {"runtime": gap("loading", "unpacking"), "packages": gap("unpacking", "executing"),
              "import_and_app": gap("executing", "render"), "embed": p["ready"] - at["render"] if "render" in at else None}
     readable = p["shown"] if p["shown"] is not None else page.evaluate("() => window.__bench.readable")

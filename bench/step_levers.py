@@ -147,7 +147,8 @@ def profile(section):
     (one of the step's matmuls, its tanh, the exp of its softmax) that no lever here removes."""
     A = step_arrays(section)
     m, st, net = ours.model, ours.stack, A["net"]
-    median = lambda fn: 1e3 * statistics.median(timed(fn) for _ in range(REPEATS))  # noqa: E731
+    def median(fn):
+        return 1e3 * statistics.median(timed(fn) for _ in range(REPEATS))
     parts = {
         "sample_batches": lambda: ours.data.sample_batches(A["cdf"], A["batch"], A["rngs"], A["stream"]),
         "forward": lambda: net.forward(A["P"], A["cfg"], A["inputs"]),
@@ -198,7 +199,8 @@ def levers(section):
         return picked, L
 
     g2 = {**{k: v for k, v in g.items() if k in P}, "E": g["E_in"], "U": g["E_out"]}
-    route = lambda pkg: lambda: pkg.stack.route(g, *A["masks"])  # noqa: E731
+    def route(pkg):
+        return lambda: pkg.stack.route(g, *A["masks"])
     kept = {"uniform_route": (route(base), route(ours))}
     alternatives = {
         "flat_target_index": (lambda: target_entries(False), lambda: target_entries(True)),

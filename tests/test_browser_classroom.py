@@ -123,7 +123,8 @@ def test_slider_answers_with_cpython_values_and_the_link_points_at_the_file(live
     st, notes = S.parse_query(query)
     assert not notes, (query, notes)
     want = sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
-    close = lambda g: all(abs(g[k] - float(want[k])) <= REL_TOL * abs(float(want[k])) for k in ("resid", "logit"))  # noqa: E731
+    def close(g):
+        return all(abs(g[k] - float(want[k])) <= REL_TOL * abs(float(want[k])) for k in ("resid", "logit"))
     got = until(lambda: (g := sweep_readout(page)) and close(g) and g, 10) or sweep_readout(page)  # a later patch may be on its way
     assert got["resid"] != before["resid"], (before, got)
     for k in ("resid", "logit"):

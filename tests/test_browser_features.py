@@ -230,8 +230,11 @@ def check_embed(page, server):
 
     # embed.js sized the iframe to the content: no inner scrollbar, no big gap.
     page.wait_for_function("() => document.getElementById('f').dataset.wtHeight !== undefined")
-    sizes = lambda: (page.evaluate("() => document.getElementById('f').getBoundingClientRect().height"),  # noqa: E731
-                     inner.evaluate("() => Math.ceil(document.body.getBoundingClientRect().height)"))
+
+    def sizes():
+        return (page.evaluate("() => document.getElementById('f').getBoundingClientRect().height"),
+                inner.evaluate("() => Math.ceil(document.body.getBoundingClientRect().height)"))
+
     # the content's last reflow reaches the host a message later
     frame_h, content = until(lambda: (s := sizes())[1] > 300 and abs(s[0] - s[1]) <= 2 and s, 10) or sizes()
     assert content > 300 and abs(frame_h - content) <= 2, (frame_h, content)

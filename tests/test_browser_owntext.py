@@ -79,7 +79,7 @@ def test_each_sample_answers_before_python(browser, server):
             want = V.slots(S.Owntext(sample=name), built)["table"]
             bigram = want.split('data-testid="owntext-bigram" data-value="')[1].split('"')[0]
             page.locator(f"#live-owntext [data-testid=owntext-bigram][data-value='{bigram}']").wait_for(timeout=5_000)
-            assert f"owntext-heldout-tied" in want and page.locator("#live-owntext [data-testid=owntext-heldout-tied]").count() == 1
+            assert "owntext-heldout-tied" in want and page.locator("#live-owntext [data-testid=owntext-heldout-tied]").count() == 1
         page.select_option("#wt-p-owntext-sample", "yours")
         page.locator("#live-owntext [data-testid=owntext-now]", has_text="never leaves your browser").wait_for(timeout=5_000)
         files_before_python(page)

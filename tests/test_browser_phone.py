@@ -300,7 +300,7 @@ def check_help(page) -> None:
     # On a desktop the help stays behind its "?", which is there to press.
     at_width(page, 1280)
     wide = page.evaluate(HELP_JS, 1280)
-    assert wide and not [c for _, _, shown, _ in wide if shown], [c for c, _, shown, _ in wide if shown]
+    assert wide and not [c for c, _, shown, _ in wide if shown], [c for c, _, shown, _ in wide if shown]
     assert page.locator("#live-sweep .wt-ctl-sweep-sigma summary.wt-help-q").first.is_visible()
     at_width(page, WIDTHS[0])
 

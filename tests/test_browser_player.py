@@ -274,8 +274,10 @@ def test_a_preset_fills_in_its_numbers_before_python_as_the_live_section_does(br
     """Savings' preset and numbers are one state (views.savings.FILLS, the data of reconcile): picking a preset
     in the player fills in its five numbers, exact from the table; editing one of them makes it custom, the
     others kept (not precomputed for the preset's d_ff and context: marked approximate); live then agrees."""
-    box = lambda key: f"#wt-p-savings-{key}-box" if key in ("V", "d", "layers") else f"#wt-p-savings-{key}"  # noqa: E731
-    numbers = lambda page: {k: page.input_value(box(k)) for k in ("V", "d", "layers", "d_ff", "context")}  # noqa: E731
+    def box(key):
+        return f"#wt-p-savings-{key}-box" if key in ("V", "d", "layers") else f"#wt-p-savings-{key}"
+    def numbers(page):
+        return {k: page.input_value(box(k)) for k in ("V", "d", "layers", "d_ff", "context")}
     with session(browser) as s:
         page = s.page
         page.goto(server.url + "?live=click&embed=savings", wait_until="domcontentloaded")

@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 
 from conftest import live_page
-from harness import ROOT, SCOPE_JS, figure_text_problems, recorded, Recorder, resize
+from harness import SCOPE_JS, figure_text_problems, recorded, Recorder, resize
 from robust import settle
 from weighttying import prerender
 from weighttying.state import SECTIONS, extra_sections

@@ -46,8 +46,10 @@ def expected() -> dict[str, dict]:
     g = sweep.scales(S.Sweep().grid)
     z = g["resid"].T
     ny, nx = z.shape
-    cell = lambda i, j: [f"σ = {R.shown(g['sigmas'][j])}", f"inScale = {R.shown(g['in_scales'][i])}",
-                         f"scale {R.shown(z[i, j])}"]
+
+    def cell(i, j):
+        return [f"σ = {R.shown(g['sigmas'][j])}", f"inScale = {R.shown(g['in_scales'][i])}", f"scale {R.shown(z[i, j])}"]
+
     values = savings.settled(S.Savings())
     share = savings.series(values)["share of parameters saved"]
     st = S.Repeat()

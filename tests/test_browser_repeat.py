@@ -17,7 +17,6 @@ from harness import run_over
 from robust import settle
 from carried_numbers import carried, near
 from weighttying import measure, model, repeat
-from weighttying import state as S
 from weighttying.views import repeat as V
 
 pytestmark = pytest.mark.browser

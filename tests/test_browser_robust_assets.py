@@ -37,7 +37,9 @@ NOT_ASSETS = ("/", "/index.html", "/favicon.ico")
 
 def names(file: str, message: str) -> bool:
     """MESSAGE names FILE: its name, or for a wheel its project (as Pyodide spells it, - or _)."""
-    norm = lambda t: t.lower().replace("_", "-")
+    def norm(t):
+        return t.lower().replace("_", "-")
+
     return norm(file) in norm(message) or (file.endswith(".whl") and norm(file.split("-")[0]) in norm(message))
 
 

@@ -41,7 +41,7 @@ DRIVER_NEEDS = {"chromium": {"BigInt64Array (WebAssembly's 64-bit integers)"}}
 
 @pytest.mark.allow_skip_in_ci  # only the DRIVER_NEEDS pairs skip; a missing engine fails in CI (engine_or_skip)
 @pytest.mark.parametrize("feature,where", CASES, ids=[f"{w}-{f.split()[0]}" for f, w in CASES])
-def test_a_missing_feature_is_named_and_the_page_keeps_working(engine, server, classroom, feature, where):
+def test_a_missing_feature_is_named_and_the_page_keeps_working(engine, server, classroom, feature, where):  # noqa: F811  (the fixture imported above)
     if feature in DRIVER_NEEDS.get(engine.name, ()):
         pytest.skip(f"{engine.name}'s driver needs {feature} itself")
     url = server.url if where == "served" else classroom.as_uri()

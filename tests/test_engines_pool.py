@@ -28,7 +28,7 @@ SAME_JS = """async (query) => {
 }"""
 
 
-def test_an_off_grid_answer_is_the_live_sections_bytes(engine, server):  # noqa: F811
+def test_an_off_grid_answer_is_the_live_sections_bytes(engine, server):  # noqa: F811  (the fixture imported above)
     """The page asks a numerics worker for the off-grid setting it opens at; whether that answer is shown before
     Panel is a race under load (Chromium holds Panel back to test it: test_browser_early.py). Once live, the
     worker's answer for the setting, parsed by this engine, is what the Panel section shows, slot for slot."""

@@ -102,7 +102,8 @@ def labels_on_curves(svg: str) -> int:
 
 
 def test_a_crowd_on_its_curves_moves_as_one_to_free_space_or_stays():
-    under_band = lambda k, y: int(100 <= y <= 135)  # noqa: E731  (curves between heights 100 and 135)
+    def under_band(k, y):  # curves between heights 100 and 135
+        return int(100 <= y <= 135)
     # on the curves: the nearest move that frees both (three half lines down, not four up), order and gaps kept
     assert R._clear([110.0, 130.0], under_band, 0, 200) == [140.0, 160.0]
     # already free: unchanged

@@ -122,8 +122,10 @@ def test_cancel_stops_training():
     root = section.build(store)
     train_cancel = [b for b in root.select(pn.widgets.Button) if b.name == "Cancel"][-1]  # the second Runner's
     [pane] = [x for x in root.select(pn.pane.HTML) if x.object and 'data-slot="curves"' in x.object]
-    curves = lambda: pane.object  # noqa: E731
-    drawn = lambda: "<svg" in pane.object  # noqa: E731
+    def curves():
+        return pane.object
+    def drawn():
+        return "<svg" in pane.object
 
     async def main():
         button(root, "Recompute central differences").clicks += 1  # the slots draw once these are in

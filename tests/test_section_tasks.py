@@ -1,6 +1,5 @@
 """The tasks section: its tables show exactly what weighttying.tasks computes, beside the page's numbers
 with report.py's verdicts, rows stream in pair by pair once the stacked models are trained, and the run cancels."""
-import asyncio
 
 import panel as pn
 
@@ -10,7 +9,7 @@ from weighttying.app.sections import tasks as section
 from weighttying.app.store import Store
 from weighttying.views import tasks as V
 from carried_numbers import carried, near
-from test_section_repeat import button, run_until_done, shown, values
+from test_section_repeat import run_until_done, shown, values
 
 
 def runs_of(seeds, steps, chunk=V.CHUNK):

@@ -18,7 +18,8 @@ HOOK = re.compile(r'data-testid="verdict-([\w.]+)(?:-seeds)?" data-value="([^"]*
 
 def shown_verdicts(html: str) -> list[tuple[str, str, str]]:
     """(id, tolerance repr, chip text + " (" + the rule it opens to + ")") of every verdict chip, in order."""
-    unescape = lambda t: t.replace("&lt;", "<").replace("&gt;", ">").replace("&#x27;", "'")  # noqa: E731
+    def unescape(t):
+        return t.replace("&lt;", "<").replace("&gt;", ">").replace("&#x27;", "'")
     return [(qid, tol, unescape(f"{word} ({rule})" if rule else word)) for qid, tol, _, word, rule in HOOK.findall(html)]
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
-import json
 import re
 from typing import Callable
 
@@ -114,7 +113,8 @@ def members(files: dict[str, bytes], runtime: str, brotli: Callable[[list[bytes]
     beside them) (brotli, decoded by the pinned decoder, which is itself gzip) and the page everything
     else (gzip, which the browser decodes natively)."""
     chosen = {p: d for p, d in files.items() if p not in NOT_MEMBERS}
-    unpacked = lambda path: path.startswith(runtime) or path in worker_files  # noqa: E731
+    def unpacked(path):
+        return path.startswith(runtime) or path in worker_files
     br = brotli([d for p, d in chosen.items() if unpacked(p)])
     payload, manifest = bytearray(), []
     for path, data in sorted(chosen.items()):

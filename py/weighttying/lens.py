@@ -94,7 +94,8 @@ def measure(cfg: model.Config, params: dict, seed: int) -> dict:
 
 def early(m: dict) -> dict:
     """The three early-block measures of one model (see MEASURES) from measure()'s per-layer arrays."""
-    share = lambda k: float((m[k][0] - m[k][EARLY]) / (m[k][0] - m[k][-1]))  # noqa: E731
+    def share(k):
+        return float((m[k][0] - m[k][EARLY]) / (m[k][0] - m[k][-1]))
     return {"norm_share": float(m["norm"][:EARLY].sum()), "tuned_kl_share": share("tuned_kl"),
             "logit_kl_share": share("logit_kl")}
 

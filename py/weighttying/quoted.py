@@ -153,7 +153,8 @@ def row(quantity: str, ours, page, verdict: str, qid: str, tol=None, page_is: st
 
 def same_side_of_one(lo: float, hi: float, page_lo: float, page_hi: float) -> str:
     """'agrees' when both ranges lie above 1, both below, or both straddle it."""
-    side = lambda a, b: (a > 1) - (b < 1)  # noqa: E731  1 above, -1 below, 0 straddles
+    def side(a, b):  # 1 above, -1 below, 0 straddles
+        return (a > 1) - (b < 1)
     return f"{'agrees' if side(lo, hi) == side(page_lo, page_hi) else 'differs'} (same side of 1)"
 
 

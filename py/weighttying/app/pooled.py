@@ -20,7 +20,7 @@ from typing import Callable, Iterator
 from .. import pool
 
 SIZE = {"workers": 0}  # how many numerics workers the page may start (0: no pool, every Run runs here)
-_emit: Callable[[str, str], None] = lambda kind, data: None  # noqa: E731
+_emit: Callable[[str, str], None] = lambda kind, data: None  # noqa: E731  (a slot that setup() fills, not a function)
 _runs: dict[int, asyncio.Queue] = {}
 _ids = itertools.count(1)
 SHARE = 0.08  # of a pooled Run's time this worker may spend on updates; taking the batches in is ~2 % more

@@ -137,7 +137,7 @@ def paired(result: dict, key: str) -> tuple[float, float, str]:
 
 def claim_rows(result: dict) -> tuple[list[str], list[list[object]]]:
     """(columns, rows): each claim of the paper, what it says, our number, and the verdict with its rule."""
-    n, a, m, scale = result["norms"], result["align"], result["lens"], result["scale"]
+    n, a, scale = result["norms"], result["align"], result["scale"]
     bias, ref = a["cka_with_U"] - a["cka_with_E"], a["ref_cka_with_U"] - a["ref_cka_with_E"]
     ratio = n["mean_ratio"]
     mild = " — only mildly (under ×2)" if 1 < ratio < MILD else ""

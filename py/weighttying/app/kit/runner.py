@@ -72,7 +72,8 @@ class Runner:
         self.busy(True)
         self.notes, self.over, self.last_step = [], False, 0
         self.say("Running…")
-        told = lambda text: " ".join([text, *self.notes])  # noqa: E731
+        def told(text):
+            return " ".join([text, *self.notes])
 
         def step(p: dict) -> None:
             loss = p.get("loss", 0.0)
