@@ -8,12 +8,12 @@ import importlib
 
 import panel as pn
 
-from ... import state as S
+from ... import state
 from ...views import contract
 from ..kit import Slots, layout
 from ..store import Store
 
-SECTIONS = S.SECTIONS
+SECTIONS = state.SECTIONS
 
 
 def generic(store: Store, sid: str) -> pn.viewable.Viewable:
@@ -24,5 +24,5 @@ def generic(store: Store, sid: str) -> pn.viewable.Viewable:
 
 def build(store: Store, sid: str) -> pn.viewable.Viewable:
     """Section sid's Panel root: its app module's, or the generic one."""
-    app = S.SECTION[sid].app
+    app = state.SECTION[sid].app
     return importlib.import_module(app).build(store) if app else generic(store, sid)

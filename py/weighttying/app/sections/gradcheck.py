@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from ...views import gradcheck as V
+from ...views import gradcheck as view
 from ...views.kit import note, slot
 from ..kit import RunSection, export_buttons, layout
 from ..store import Store
@@ -29,7 +29,7 @@ BUSY, CANCELLED = pending("running", "running…"), pending("cancelled", "cancel
 def collect(results: dict, point: dict) -> bool:
     """The check's summary, once its last step has the whole result."""
     if "result" in point:
-        results.update(V.summary(point["result"]))
+        results.update(view.summary(point["result"]))
     return "result" in point
 
 
@@ -44,13 +44,13 @@ def draw(run: RunSection) -> None:
 def build(store: Store) -> pn.viewable.Viewable:
     """The gradient-check section's Panel root, bound to store["gradcheck"]."""
     run = RunSection(store, "gradcheck", "Check every entry", collect, draw=draw,
-                     steps=lambda st: V.steps(st, store.differences))  # the memo pathdrop shares
+                     steps=lambda st: view.steps(st, store.differences))  # the memo pathdrop shares
     badge = run.slots["badge"]
     badge.margin = 0  # styled by live.css's share of site/shared.css
     run.runner.cancel.on_click(lambda _: setattr(badge, "object", CANCELLED))
     if not run.results:  # no build result for these settings: checked once the page shows the section
         run.slots["readout"].object = slot("readout", note("Checking every entry…", "wt-readout"))
     exports = export_buttons(store, "gradcheck", "gradcheck",
-                             lambda: (V.COLUMNS, V.table_rows(run.results) if run.results else []))
+                             lambda: (view.COLUMNS, view.table_rows(run.results) if run.results else []))
     return layout(store, "gradcheck", figures=("heatmap",), before={"heatmap": [run.runner.view()]},
                   downloads=[exports])

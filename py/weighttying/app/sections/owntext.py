@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import panel as pn
 
-from ... import owntext as O
-from ...views import owntext as V
+from ... import owntext
+from ...views import owntext as view
 from ...views.kit import note
 from ..kit import RunSection, built, export_buttons, html_pane, layout
 from ..store import Store
@@ -19,8 +19,8 @@ from ..store import Store
 def problem(raw: str) -> str:
     """Why a text cannot be trained on, in the reader's words; "" when it can."""
     try:
-        O.read(raw)
-    except O.TextError as err:
+        owntext.read(raw)
+    except owntext.TextError as err:
         return str(err)
     return ""
 
@@ -35,17 +35,18 @@ def build(store: Store) -> pn.viewable.Viewable:
         text = bad or f"Ready: {where}. Press Run to train both models on it, here in your browser."
         said.object = note(text, "wt-bad" if bad else "wt-help", "owntext-input")
         if not bad:
-            obj.sample = V.YOURS
+            obj.sample = view.YOURS
 
     def pasted(text: str) -> None:
         obj.file = ""  # the paste is the reader's latest text
         take(text, "your pasted text")
 
     def chosen(text: str) -> None:
-        take(text, f"the file you chose ({len(text):,} characters)")
+        if text:  # "" is the file cleared by a paste
+            take(text, f"the file you chose ({len(text):,} characters)")
 
     obj.param.watch(lambda e: pasted(e.new), "text")
-    obj.param.watch(lambda e: e.new and chosen(e.new), "file")
+    obj.param.watch(lambda e: chosen(e.new), "file")
     # typed or chosen before Python (the page carries the latest into the State, the other cleared): taken as here
     if obj.file:
         chosen(obj.file)
@@ -54,14 +55,20 @@ def build(store: Store) -> pn.viewable.Viewable:
 
     def check() -> str:
         st = store.state_of("owntext")
-        return problem(V.yours(st)) if st.sample == V.YOURS else ""  # no text yet: "The text is empty: paste ..."
+        return problem(view.yours(st)) if st.sample == view.YOURS else ""  # no text yet: "The text is empty: paste ..."
 
-    run = RunSection(store, "owntext", "Run", V.collect,
-                     fresh=lambda: V.kept_entries(built(store, "owntext"), store.state_of("owntext").sample),
+    run = RunSection(store, "owntext", "Run", view.collect,
+                     fresh=lambda: view.kept_entries(built(store, "owntext"), store.state_of("owntext").sample),
                      check=check)
-    entry = lambda: run.results.get(run.st().sample)  # noqa: E731
-    table = lambda rows, cols: (lambda: (cols, rows(entry())) if entry() else (["status"], [["no text yet"]]))  # noqa: E731
-    exports = pn.Column(export_buttons(store, "owntext", "owntext-bits", table(V.rows, V.COLUMNS)),
-                        export_buttons(store, "owntext", "owntext-ranks", table(V.rank_rows, V.RANK_COLUMNS)))
+
+    def entry() -> dict | None:
+        return run.results.get(run.st().sample)
+
+    def table(rows, cols):
+        """The export of rows(entry()) under cols, or a status row while there is no text."""
+        return lambda: (cols, rows(entry())) if entry() else (["status"], [["no text yet"]])
+
+    exports = pn.Column(export_buttons(store, "owntext", "owntext-bits", table(view.rows, view.COLUMNS)),
+                        export_buttons(store, "owntext", "owntext-ranks", table(view.rank_rows, view.RANK_COLUMNS)))
     return layout(store, "owntext", figures=("curves",), before={"status": [said, run.runner.view()]},
                   downloads=[exports])

@@ -10,7 +10,7 @@ import html
 
 import panel as pn
 
-from ...views import paper as V
+from ...views import paper as view
 from ..kit import RunSection, batched, export_buttons, html_pane, layout
 from ..store import Store
 
@@ -19,7 +19,7 @@ BUDGET_S = 0.03  # compute per worker call: a slider change elsewhere waits at m
 
 def steps(st) -> object:
     """The view's Run for st, its progress merged into calls of at most BUDGET_S."""
-    return batched(V.steps(st), BUDGET_S)
+    return batched(view.steps(st), BUDGET_S)
 
 
 def build(store: Store) -> pn.viewable.Viewable:
@@ -36,10 +36,15 @@ def build(store: Store) -> pn.viewable.Viewable:
 
     # a live run keeps the build's tuned lens, which no run redoes
     run = RunSection(store, "paper", "Run again", collect, keep=("tuned",), steps=steps)
-    table = lambda rows: (lambda: rows(run.results) if "align" in run.results else (["status"], [["no result yet"]]))  # noqa: E731
+
+    def table(rows):
+        """The export of rows(run.results), or a status row while there is no result."""
+        return lambda: rows(run.results) if "align" in run.results else (["status"], [["no result yet"]])
+
     exports = pn.Column(html_pane('<p class="wt-help">Download the similarity table:</p>'),
-                        export_buttons(store, "paper", "paper-alignment", table(V.align_rows)),
+                        export_buttons(store, "paper", "paper-alignment", table(view.align_rows)),
                         html_pane('<p class="wt-help">Download the claims table:</p>'),
-                        export_buttons(store, "paper", "paper-claims", table(V.claim_rows)), sizing_mode="stretch_width")
+                        export_buttons(store, "paper", "paper-claims", table(view.claim_rows)),
+                        sizing_mode="stretch_width")
     return layout(store, "paper", figures=("figure",), before={"norms": [run.runner.view(), phase]},
                   downloads=[exports])

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import panel as pn
 
-from ... import state as S
-from ...views import pathdrop as V
+from ... import state
+from ...views import pathdrop as view
 from ...views.kit import note, slot
 from ..kit import RunSection, Runner, export_buttons, layout, on_document_ready
 from ..store import Store
@@ -26,10 +26,16 @@ def collect(results: dict, point: dict) -> bool:
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The path-drop section's Panel root, bound to store["pathdrop"]."""
-    st, memo = lambda: store.state_of("pathdrop"), store.differences  # noqa: E731
-    known = lambda: V.known_numeric(st(), memo)  # noqa: E731
+    memo = store.differences
+
+    def st() -> state.Pathdrop:
+        return store.state_of("pathdrop")
+
+    def known() -> dict | None:
+        return view.known_numeric(st(), memo)
+
     if store.built and "pathdrop" in store.built:  # the default seed's central differences, from the build
-        V.adopt(S.Pathdrop(), store.built["pathdrop"], memo)
+        view.adopt(state.Pathdrop(), store.built["pathdrop"], memo)
 
     def draw(run: RunSection) -> None:
         if (num := known()) is None:  # the check Runner is computing them and draws when done
@@ -41,16 +47,32 @@ def build(store: Store) -> pn.viewable.Viewable:
     # a live run keeps the build's seed spread, which judges a single run
     run = RunSection(store, "pathdrop", "Train both", collect, fresh=lambda: {"points": []}, keep=("noise",),
                      draw=draw)
-    check = Runner("Recompute central differences", lambda: V.iter_numeric(st(), memo), lambda: V.entries(st()),
+    check = Runner("Recompute central differences", lambda: view.iter_numeric(st(), memo), lambda: view.entries(st()),
                    on_step=lambda _: None, on_done=lambda last: run.draw())
-    store["pathdrop"].param.watch(lambda *_: known() is not None or check.start(), "seed")
-    # a seed the build did not compute (a shared link) is computed once the page shows the section
-    on_document_ready(lambda: known() is not None or check.job.running or check.start())
-    points = lambda: run.results["points"]  # noqa: E731
+
+    def seed_changed(*_) -> None:
+        if known() is None:
+            check.start()
+
+    def shown() -> None:  # a seed the build did not compute (a shared link) is computed once the page shows it
+        if known() is None and not check.job.running:
+            check.start()
+
+    def points() -> list[dict]:
+        return run.results["points"]
+
+    store["pathdrop"].param.watch(seed_changed, "seed")
+    on_document_ready(shown)
     table_export = export_buttons(store, "pathdrop", "pathdrop-rows", lambda: (
-        V.COLUMNS, V.table_rows(st(), V.rows(st(), num)) if (num := known()) is not None else []))
-    curve_export = export_buttons(store, "pathdrop", "pathdrop-curves", lambda: (V.CURVE_COLUMNS, V.curve_rows(
-        st(), {n: points()[-1]["points"][n]["eval"] for n in V.CURVES}, run.results.get("noise")) if points() else []))
+        view.COLUMNS, view.table_rows(st(), view.rows(st(), num)) if (num := known()) is not None else []))
+
+    def curves() -> tuple[tuple, list]:
+        if not points():
+            return view.CURVE_COLUMNS, []
+        last = {n: points()[-1]["points"][n]["eval"] for n in view.CURVES}
+        return view.CURVE_COLUMNS, view.curve_rows(st(), last, run.results.get("noise"))
+
+    curve_export = export_buttons(store, "pathdrop", "pathdrop-curves", curves)
     return layout(store, "pathdrop", figures=("heatmap", "curves"),
                   before={"heatmap": [check.view()], "curves": [run.runner.view()]},
                   downloads=[table_export, curve_export])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from ...views import repeat as V
+from ...views import repeat as view
 from ..kit import RunSection, export_buttons, layout
 from ..store import Store
 
@@ -24,13 +24,18 @@ def collect(results: dict, point: dict) -> bool:
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The repeat section's Panel root, bound to store["repeat"]."""
-    st = lambda: store.state_of("repeat")  # noqa: E731
+    def st():
+        return store.state_of("repeat")
+
     # a live run keeps the build's seed spread, which judges a single run
     run = RunSection(store, "repeat", "Train tied + untied", collect, fresh=lambda: {"points": []}, keep=("noise",))
-    points = lambda: run.results["points"]  # noqa: E731
+
+    def points() -> list[dict]:
+        return run.results["points"]
+
     init_export = export_buttons(store, "repeat", "repeat-ranks-at-init",
-                                 lambda: (V.INIT_COLUMNS, V.init_rows(st().sigma, st().seed)))
-    trained_export = export_buttons(store, "repeat", "repeat-ranks-trained", lambda: (
-        V.TRAINED_COLUMNS, V.trained_rows(st(), points()[-1] if points() else None, run.results.get("noise") or {})))
+                                 lambda: (view.INIT_COLUMNS, view.init_rows(st().sigma, st().seed)))
+    trained_export = export_buttons(store, "repeat", "repeat-ranks-trained", lambda: (view.TRAINED_COLUMNS,
+        view.trained_rows(st(), points()[-1] if points() else None, run.results.get("noise") or {})))
     return layout(store, "repeat", figures=("hist", "curves"), before={"hist": [run.runner.view()]},
                   downloads=[init_export, trained_export])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from ...views import savings as V
+from ...views import savings as view
 from ..kit import Slots, export_buttons, layout
 from ..store import Store
 
@@ -14,10 +14,13 @@ from ..store import Store
 def build(store: Store) -> pn.viewable.Viewable:
     """The savings section's Panel root, bound to store["savings"]."""
     p = store["savings"]
-    values = lambda: vars(store.state_of("savings"))  # noqa: E731
-    p.param.update(**V.reconcile(values()))  # a shared link: make preset and numbers agree before drawing
-    p.param.watch(lambda *_: p.param.update(**V.reconcile(values(), "preset")), "preset")
-    p.param.watch(lambda event, *_: p.param.update(**V.reconcile(values(), event.name)), list(V.FIELDS))
+
+    def values() -> dict:
+        return vars(store.state_of("savings"))
+
+    p.param.update(**view.reconcile(values()))  # a shared link: make preset and numbers agree before drawing
+    p.param.watch(lambda *_: p.param.update(**view.reconcile(values(), "preset")), "preset")
+    p.param.watch(lambda event, *_: p.param.update(**view.reconcile(values(), event.name)), list(view.FIELDS))
     Slots(store, "savings").follow()
-    exports = export_buttons(store, "savings", "tying-savings-presets", V.preset_rows)
+    exports = export_buttons(store, "savings", "tying-savings-presets", view.preset_rows)
     return layout(store, "savings", figures=("curve",), downloads=[exports])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from ...views import sweep as V
+from ...views import sweep as view
 from ..kit import Slots, export_buttons, layout
 from ..store import Store
 
@@ -17,4 +17,4 @@ def build(store: Store) -> pn.viewable.Viewable:
     """The sweep section's Panel root, bound to store["sweep"]."""
     Slots(store, "sweep").follow()
     return layout(store, "sweep", figures=("resid", "logit"),
-                  downloads=[export_buttons(store, "sweep", "sweep", lambda: V.rows(store.state_of("sweep")))])
+                  downloads=[export_buttons(store, "sweep", "sweep", lambda: view.rows(store.state_of("sweep")))])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from ...views import tasks as V
+from ...views import tasks as view
 from ...views.kit import note, slot
 from ..kit import RunSection, export_buttons, layout
 from ..store import Store
@@ -25,11 +25,12 @@ def build(store: Store) -> pn.viewable.Viewable:
         if label != said.get("label"):  # one patch per run, not per chunk; the status slot says it until
             said["label"] = label     # the (seed, task) pairs land and the slots are redrawn
             run.slots["status"].object = slot("status", note(label, testid="tasks-now"))
-        return V.collect(runs, pt)
+        return view.collect(runs, pt)
 
-    run = RunSection(store, "tasks", "Run the seeds", collect, fresh=V.empty)
+    run = RunSection(store, "tasks", "Run the seeds", collect, fresh=view.empty)
     summary_export = export_buttons(store, "tasks", "tasks-excess",
-                                    lambda: (V.COLUMNS, V.summary_rows(run.results, run.st().seeds)))
-    seed_export = export_buttons(store, "tasks", "tasks-per-seed", lambda: (V.SEED_COLUMNS, V.seed_rows(run.results)))
+                                    lambda: (view.COLUMNS, view.summary_rows(run.results, run.st().seeds)))
+    seed_export = export_buttons(store, "tasks", "tasks-per-seed",
+                                 lambda: (view.SEED_COLUMNS, view.seed_rows(run.results)))
     return layout(store, "tasks", figures=("plot",), before={"status": [run.runner.view()]},
                   downloads=[summary_export, seed_export])

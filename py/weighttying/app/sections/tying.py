@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from ...views import tying as V
+from ...views import tying as view
 from ..kit import Slots, export_buttons, layout
 from ..store import Store
 
@@ -13,5 +13,5 @@ def build(store: Store) -> pn.viewable.Viewable:
     """The tying section's Panel root, bound to store["tying"]."""
     Slots(store, "tying").follow()
     exports = export_buttons(store, "tying", "tying-parameter-count",
-                             lambda: V.count_rows(store.state_of("tying").V, store.state_of("tying").d))
+                             lambda: view.count_rows(store.state_of("tying").V, store.state_of("tying").d))
     return layout(store, "tying", downloads=[exports])
