@@ -12,6 +12,7 @@ from packaging.utils import canonicalize_name
 from .archives import dist_info_of, write_wheel
 from .base import ROOT, cached, log, sha256, split_filename
 from .fetch import Inputs
+from .numpy_slim import slim_numpy
 from .sections import test_section_files
 
 # Browser assets in the wheels that Python in the worker never reads (served as static files instead).
@@ -21,10 +22,10 @@ SDIST_SOURCES = {"markupsafe": ("src", ("markupsafe",)), "pyyaml": ("lib", ("yam
 
 
 def wheels(inputs: Inputs) -> dict[str, Path]:
-    """{package: wheel} the worker installs: Pyodide's, every pinned PyPI file (slimmed, or an sdist made
-    a pure wheel) except those only carried as a source of Pyodide's, and ours."""
+    """{package: wheel} the worker installs: Pyodide's (NumPy slimmed), every pinned PyPI file (slimmed, or an
+    sdist made a pure wheel) except those only carried as a source of Pyodide's, and ours."""
     sources = {s.split(":", 1)[0] for s in inputs.pins["lock_wheels"]["sources"]}
-    out = dict(inputs.lock_wheels)
+    out = {name: slim_numpy(path) if name == "numpy" else path for name, path in inputs.lock_wheels.items()}
     for fname, path in inputs.pypi.items():
         project = canonicalize_name(split_filename(fname)[0])
         if fname in sources:
