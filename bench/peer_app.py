@@ -9,11 +9,11 @@ from importlib import import_module
 
 import panel as pn
 
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.main import FOCUS_CSS, shown_sections
 from weighttying.app.store import Store
 
-initial, _ = S.parse_query("")
+initial, _ = state.parse_query("")
 store = Store(initial)
 pn.config.raw_css = [FOCUS_CSS]
 pn.config.browser_info = False

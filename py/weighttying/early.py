@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 
-from . import state as S
+from . import state
 from .precision import carry
 from .views.contract import view
 
 
 def answers(section: str) -> bool:
     """Whether a numerics worker answers section's off-grid settings (its results follow every control)."""
-    return section in S.SECTION and not view(section).RUN_KEYS
+    return section in state.SECTION and not view(section).RUN_KEYS
 
 
 def slots(section: str, query: str) -> str:
@@ -25,5 +25,5 @@ def slots(section: str, query: str) -> str:
     if not answers(section):
         raise ValueError(f"the {section!r} section has no live answer without its Run")
     v = view(section)
-    st = getattr(S.parse_query(query)[0], section)
+    st = getattr(state.parse_query(query)[0], section)
     return json.dumps(v.slots(st, carry(v.results(st))), ensure_ascii=False)

@@ -18,8 +18,7 @@ import dataclasses
 import itertools
 import json
 
-from . import early
-from . import state as S
+from . import early, state
 from .prerender import view
 from .views import kit
 
@@ -35,7 +34,7 @@ def groups(v) -> dict[tuple[str, ...], list[str]]:
 
 def table(sid: str) -> dict:
     """The playback table of one section (see the module docstring)."""
-    v, default = view(sid), getattr(S.State(), sid)
+    v, default = view(sid), getattr(state.State(), sid)
     fragments: dict[str, int] = {}
     at: dict[str, dict] = {}
     results: dict = {}  # state -> the run results it shows: each heavy run once, whichever groups need it

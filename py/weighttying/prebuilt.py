@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import json
 
-from . import state as S
+from . import state
 from .prerender import view
 from .views import kit
 
 FILE = "results.json"
 # the run sections, in page order: those whose view has results (heavy work) for its state
-RUN_SECTIONS = tuple(sid for sid in S.SECTIONS if view(sid).results is not kit.no_results)
+RUN_SECTIONS = tuple(sid for sid in state.SECTIONS if view(sid).results is not kit.no_results)
 
 
 def compute() -> dict[str, dict]:
     """{section id: its default results, as the build ships them} for every run section."""
-    return {sid: kit.with_results(view(sid), getattr(S.State(), sid)) for sid in RUN_SECTIONS}
+    return {sid: kit.with_results(view(sid), getattr(state.State(), sid)) for sid in RUN_SECTIONS}
 
 
 def dumps(results: dict[str, dict]) -> bytes:
@@ -33,6 +33,6 @@ def loads(text: str) -> dict[str, dict]:
         data = json.loads(text)
     except ValueError as err:
         raise ValueError(f"{FILE} is not valid JSON ({err})") from None
-    if not isinstance(data, dict) or not all(sid in S.SECTIONS and isinstance(r, dict) for sid, r in data.items()):
+    if not isinstance(data, dict) or not all(sid in state.SECTIONS and isinstance(r, dict) for sid, r in data.items()):
         raise ValueError(f"{FILE} does not hold results by section")
     return data

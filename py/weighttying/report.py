@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 
 from . import data, gradcheck, lens, measure, model, owntext, paper, pathdrop, recipes, repeat, savings, sweep, tasks
-from . import state as S
+from . import state
 from .precision import carry
 from .quoted import PAGE, PAGE_SEEDS_TASKS, explained, judge, row, same_side_of_one, share_id, sign
 
-S_OWNTEXT = S.Owntext()  # the own-text section's defaults
+S_OWNTEXT = state.Owntext()  # the own-text section's defaults
 SEEDS = range(5)  # the page's five seeds: the rank table at init and the tasks table average these, as the page does
 TASK_SLUG = {"ALIGNED": "aligned", "MISALIGNED": "misaligned"}
 

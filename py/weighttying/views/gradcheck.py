@@ -11,10 +11,9 @@ import html
 
 import numpy as np
 
-from .. import gradcheck, model, pathdrop
-from .. import render as R
+from .. import gradcheck, model, pathdrop, render
 from ..precision import carried
-from .. import state as S
+from .. import state
 from .kit import TOL, TOY, Differences, error_heatmap, grid, hook, last, lin, shown_errors, source
 
 SLOTS = ("badge", "readout", "heatmap", "table")
@@ -29,12 +28,12 @@ CLAIM = "badge"  # all entries agree (or how many do not): the section's claim
 DATA = ("table",)  # per parameter: the readout and the badge say the total
 
 
-def config(st: S.Gradcheck) -> model.Config:
+def config(st: state.Gradcheck) -> model.Config:
     """The toy model this section checks: default shape, the section's tying, res and seed."""
     return model.Config(tied=st.tied, res=st.res, seed=st.seed)
 
 
-def batch(st: S.Gradcheck) -> tuple[np.ndarray, np.ndarray]:
+def batch(st: state.Gradcheck) -> tuple[np.ndarray, np.ndarray]:
     """(inputs (B,), targets (B,)): with repeats, B // 4 distinct tokens as the page's batch; else all distinct."""
     V = TOY.V
     if st.repeats:
@@ -44,7 +43,7 @@ def batch(st: S.Gradcheck) -> tuple[np.ndarray, np.ndarray]:
     return rng.choice(V, B, replace=False), rng.integers(0, V, B)
 
 
-def iter_check(st: S.Gradcheck, memo: Differences | None = None):
+def iter_check(st: state.Gradcheck, memo: Differences | None = None):
     """gradcheck.iter_check for this section's state, its central differences through memo: progress dicts,
     the last with "result"."""
     cfg = config(st)
@@ -53,7 +52,7 @@ def iter_check(st: S.Gradcheck, memo: Differences | None = None):
     return gradcheck.iter_check(model.init_params(cfg), cfg, inputs, targets, numeric=numeric)
 
 
-def entries(st: S.Gradcheck) -> int:
+def entries(st: state.Gradcheck) -> int:
     """How many entries the check perturbs: every entry of every parameter."""
     return sum(P.size for P in model.init_params(config(st)).values())
 
@@ -61,7 +60,7 @@ def entries(st: S.Gradcheck) -> int:
 steps, total = iter_check, entries  # the Run (app.kit.RunSection; live through the store's memo)
 
 
-def check(st: S.Gradcheck) -> dict:
+def check(st: state.Gradcheck) -> dict:
     """The whole check at once (build, tests): iter_check's result."""
     return last(iter_check(st))["result"]
 
@@ -83,10 +82,10 @@ def summary(result: dict) -> dict:
 
 def error_text(x: float) -> str:
     """A relative error as the page writes it: an agreeing one (0, kit.shown_errors) as at most TOL."""
-    return f"≤ {TOL:g}" if x == 0 else R.num(x)
+    return f"≤ {TOL:g}" if x == 0 else render.num(x)
 
 
-def results(st: S.Gradcheck) -> dict:
+def results(st: state.Gradcheck) -> dict:
     """What the section shows of the check for st: its summary."""
     return summary(check(st))
 
@@ -103,12 +102,12 @@ def badge(s: dict) -> str:
             f'data-value="{bad}" data-entries="{n}" data-worst="{carried(s["worst"])!r}">{html.escape(text)}</a>')
 
 
-def readout(st: S.Gradcheck, s: dict) -> str:
+def readout(st: state.Gradcheck, s: dict) -> str:
     """One paragraph: what was checked, the worst error, how many entries disagree."""
     inputs, _ = batch(st)
     tokens, counts = np.unique(inputs, return_counts=True)
     return (f'<p class="wt-readout" data-testid="gradcheck-readout">{"Tied" if st.tied else "Untied"}, res = '
-            f'{html.escape(R.num(st.res))}, a batch of {len(inputs)} tokens ({len(tokens)} distinct, '
+            f'{html.escape(render.num(st.res))}, a batch of {len(inputs)} tokens ({len(tokens)} distinct, '
             f'{int((counts > 1).sum())} repeated), seed {st.seed}: '
             f'{hook("gradcheck-entries", s["entries"])} entries checked, worst relative error '
             f'{hook("gradcheck-worst", s["worst"], error_text(s["worst"]))}, '
@@ -125,11 +124,11 @@ COLUMNS = ("parameter", "entries", "max relative error", f"entries over {TOL:g}"
 
 def table(s: dict) -> str:
     """The per-parameter table."""
-    return R.table(COLUMNS, table_rows(s), "Every entry of every parameter against central differences",
+    return render.table(COLUMNS, table_rows(s), "Every entry of every parameter against central differences",
                    "gradcheck-table")
 
 
-def slots(st: S.Gradcheck, results: dict | None = None) -> dict[str, str]:
+def slots(st: state.Gradcheck, results: dict | None = None) -> dict[str, str]:
     """The section's output for st from its check's summary (the check is run here when not given)."""
     s = summary(check(st)) if results is None else results
     return {"badge": badge(s), "readout": readout(st, s) + source(results, "gradcheck-source"),

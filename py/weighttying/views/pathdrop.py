@@ -12,9 +12,7 @@ import html
 
 import numpy as np
 
-from .. import gradcheck, measure, model, pathdrop, pool, recipes
-from .. import render as R
-from .. import state as S
+from .. import gradcheck, measure, model, pathdrop, pool, recipes, render, state
 from ..quoted import PAGE
 from .kit import (TOY, Differences, at_defaults, claim, error_heatmap, grid, hook, judged, last, note, pending, recipe_text,
                   run_verdict, seeds_row, source, table as hooked_table)
@@ -42,42 +40,42 @@ PAIRS = (("heatmap", "curves"),)  # the wrong rows and what they do to training,
 DATA = ("finals",)  # the two losses judged against the page's: the curves above show the gap
 
 
-def config(st: S.Pathdrop) -> model.Config:
+def config(st: state.Pathdrop) -> model.Config:
     """The page's toy: tied, res 1, default shape; the seed picks the init."""
     return model.Config(V=TOY.V, d=TOY.d, seed=st.seed)
 
 
-def batch(st: S.Pathdrop) -> tuple[np.ndarray, np.ndarray]:
+def batch(st: state.Pathdrop) -> tuple[np.ndarray, np.ndarray]:
     """The page's batch for this seed: (inputs (32,), targets (32,))."""
     return pathdrop.batch(config(st).V, DISTINCT, B, st.seed)
 
 
-def entries(st: S.Pathdrop) -> int:
+def entries(st: state.Pathdrop) -> int:
     """Entries of every parameter: how many central differences one seed needs."""
     return sum(P.size for P in model.init_params(config(st)).values())
 
 
-def iter_numeric(st: S.Pathdrop, memo: Differences):
+def iter_numeric(st: state.Pathdrop, memo: Differences):
     """Central differences of every entry through memo, in steps; the last carries "numeric"."""
     return memo.steps(config(st), *batch(st))
 
 
-def numeric(st: S.Pathdrop, memo: Differences | None = None) -> dict:
+def numeric(st: state.Pathdrop, memo: Differences | None = None) -> dict:
     """The whole numerical gradient at once, through memo when given."""
     return last(iter_numeric(st, memo or Differences()))["numeric"]
 
 
-def known_numeric(st: S.Pathdrop, memo: Differences) -> dict | None:
+def known_numeric(st: state.Pathdrop, memo: Differences) -> dict | None:
     """This seed's central differences if memo has them (computed, or kept from the build's results), else None."""
     return memo.get(config(st), *batch(st))
 
 
-def adopt(st: S.Pathdrop, results: dict, memo: Differences) -> None:
+def adopt(st: state.Pathdrop, results: dict, memo: Differences) -> None:
     """Keep the central differences of results (the build's, for st's seed) in memo instead of computing them."""
     memo.keep(config(st), *batch(st), results["numeric"])
 
 
-def rows(st: S.Pathdrop, num: dict) -> dict[str, dict]:
+def rows(st: state.Pathdrop, num: dict) -> dict[str, dict]:
     """{setting: pathdrop.wrong_rows(...) plus "E_err" (V, d)} for the page's three settings and NEITHER."""
     cfg, params = config(st), model.init_params(config(st))
     inputs, targets = batch(st)
@@ -89,7 +87,7 @@ def rows(st: S.Pathdrop, num: dict) -> dict[str, dict]:
     return out
 
 
-def current(st: S.Pathdrop) -> str:
+def current(st: state.Pathdrop) -> str:
     """The setting the two toggles select."""
     return pathdrop.setting_of(pathdrop.paths_of(st.input, st.output))
 
@@ -98,7 +96,7 @@ COLUMNS = ("gradient into E", "wrong rows", "rows still exactly right", "% right
            "verdict", "toggles")
 
 
-def table_rows(st: S.Pathdrop, rs: dict) -> list[tuple]:
+def table_rows(st: state.Pathdrop, rs: dict) -> list[tuple]:
     """The page's table with ours beside it; the row the toggles select is marked."""
     out = []
     for name, r in rs.items():
@@ -111,7 +109,7 @@ def table_rows(st: S.Pathdrop, rs: dict) -> list[tuple]:
     return out
 
 
-def table(st: S.Pathdrop, rs: dict) -> str:
+def table(st: state.Pathdrop, rs: dict) -> str:
     """The wrong-rows table (HTML)."""
     return hooked_table(COLUMNS, table_rows(st, rs), "Rows of the tied dE against central differences", "pathdrop-table")
 
@@ -125,7 +123,7 @@ def claim_html(rs: dict) -> str:
                  "pathdrop-claim")
 
 
-def readout(st: S.Pathdrop, rs: dict) -> str:
+def readout(st: state.Pathdrop, rs: dict) -> str:
     """The current toggles' numbers, with data-testid hooks."""
     name = current(st)
     r = rs[name]
@@ -137,7 +135,7 @@ def readout(st: S.Pathdrop, rs: dict) -> str:
             f'{r["wrong_entries"]} of {r["entries"]} entries of all parameters wrong.</p>')
 
 
-def kcheck(st: S.Pathdrop, rs: dict) -> dict:
+def kcheck(st: state.Pathdrop, rs: dict) -> dict:
     """A k-entry random check of the toggles' bug (the page's, output path only, when nothing is dropped)."""
     name = current(st) if current(st) != "both paths" else "output path only"
     r = rs[name]
@@ -157,7 +155,7 @@ def kcheck_html(c: dict) -> str:
             f'{hook("pathdrop-sim", c["simulated"], rate)} of the time.</p>')
 
 
-def trap(st: S.Pathdrop) -> dict:
+def trap(st: state.Pathdrop) -> dict:
     """pathdrop.fancy_index_trap for this seed's batch and init."""
     return pathdrop.fancy_index_trap(config(st), DISTINCT, B, st.seed)
 
@@ -171,7 +169,7 @@ def trap_html(t: dict) -> str:
             f'fancy-index write keeps one contribution per repeated row instead of their sum.</p>')
 
 
-def iter_curves(st: S.Pathdrop, names=CURVES):
+def iter_curves(st: state.Pathdrop, names=CURVES):
     """pathdrop.iter_training_curves for this state: progress dicts with both runs' (`names`') latest points."""
     return pathdrop.iter_training_curves(config(st), measure.race_task(RECIPE), steps=st.steps, lr=st.lr,
                                          seed=st.seed, chunk=CURVE_CHUNK, batch=RECIPE.batch, names=names)
@@ -180,12 +178,12 @@ def iter_curves(st: S.Pathdrop, names=CURVES):
 steps = iter_curves  # the Run (app.kit.RunSection): both curves, side by side
 
 
-def total(st: S.Pathdrop) -> int:
+def total(st: state.Pathdrop) -> int:
     """The Run's steps: each curve's SGD steps."""
     return st.steps
 
 
-def curve_rows(st: S.Pathdrop, finals: dict[str, float], noise: dict | None = None) -> list[list[object]]:
+def curve_rows(st: state.Pathdrop, finals: dict[str, float], noise: dict | None = None) -> list[list[object]]:
     """(run, ours after N steps, page says, verdict) for correct, broken and their gap, judged like the report
     (this seed's run, the spread of the build's seeds); then the build's seeds' rows."""
     noise = noise or {}
@@ -206,7 +204,7 @@ def curve_rows(st: S.Pathdrop, finals: dict[str, float], noise: dict | None = No
 CURVE_COLUMNS = ("run (exact expected loss)", "ours", "page says", "verdict")
 
 
-def curves_html(st: S.Pathdrop, finals: dict[str, float], noise: dict) -> str:
+def curves_html(st: state.Pathdrop, finals: dict[str, float], noise: dict) -> str:
     """The final-loss table plus testid hooks for both runs' final losses."""
     hooks = "".join(hook(f"pathdrop-loss-{key}", finals[name]) + " "
                     for key, name in zip(("correct", "broken"), CURVES) if name in finals)
@@ -215,7 +213,7 @@ def curves_html(st: S.Pathdrop, finals: dict[str, float], noise: dict) -> str:
             + f'<p class="wt-help">Final expected loss, correct then broken: {hooks}</p>')
 
 
-def results(st: S.Pathdrop) -> dict:
+def results(st: state.Pathdrop) -> dict:
     """The seed's central differences, the training race behind the curves (every point iter_curves yields)
     and the final losses of the build's seeds (measure.spread), which judge a single race: {"numeric": {name: grad},
     "points": [progress dict], "noise": {id: per-seed values}}."""
@@ -225,12 +223,12 @@ def results(st: S.Pathdrop) -> dict:
 
 def curves_svg(points: list[dict]) -> str:
     """Both runs' exact expected loss over training as an inline SVG line chart."""
-    return R.lines({name: [p["points"][name]["eval"] for p in points] for name in CURVES},
+    return render.lines({name: [p["points"][name]["eval"] for p in points] for name in CURVES},
                    "Exact expected loss, correct vs broken", "training step", "expected loss (nats)",
                    xs=[p["step"] for p in points], xname="step", heading="training loss")
 
 
-def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
+def slots(st: state.Pathdrop, results: dict | None = None) -> dict[str, str]:
     """The section's output for st; the central differences and the curves from `results` (finished or
     streaming), the curves pending without them."""
     num = (results or {}).get("numeric")
@@ -253,17 +251,17 @@ def slots(st: S.Pathdrop, results: dict | None = None) -> dict[str, str]:
 
 # ---- a Run split across workers (weighttying.pool) ----
 
-def split(st: S.Pathdrop, n: int) -> list[dict]:
+def split(st: state.Pathdrop, n: int) -> list[dict]:
     """The two runs of the curves, apart when there are two workers: {"names": [...]}."""
     return [{"names": p} for p in pool.balanced(list(CURVES), n)]
 
 
-def iter_part(st: S.Pathdrop, part: dict):
+def iter_part(st: state.Pathdrop, part: dict):
     """iter_curves for the part's runs alone (each run's points are the pair's), "total" in every point."""
     return ({**p, "total": st.steps} for p in iter_curves(st, tuple(part["names"])))
 
 
-def merge(st: S.Pathdrop, streams: list[list[dict]]) -> dict:
+def merge(st: state.Pathdrop, streams: list[list[dict]]) -> dict:
     """The curve points that every part has reached, each as the one-stack pair yields it."""
     points = []
     for same in zip(*streams):

@@ -8,13 +8,11 @@ import html
 
 import numpy as np
 
-from .. import render as R
-from .. import state as S
-from .. import quoted, sweep
+from .. import quoted, render, state, sweep
 from .kit import claim, grid, hook, judged, log, note
 
 SLOTS = ("claim", "readout", "hits", "resid", "resid_at", "logit", "logit_at", "key")
-_SIGMA, _IN = S.BY_KEY["sweep.sigma"], S.BY_KEY["sweep.in_scale"]
+_SIGMA, _IN = state.BY_KEY["sweep.sigma"], state.BY_KEY["sweep.in_scale"]
 # Log sliders: 2 points a decade over their whole range; the band slider at a few of its positions.
 PLAYBACK = {"sigma": grid("sweep", "sigma", log(_SIGMA.lo, _SIGMA.hi, 2)),
             "in_scale": grid("sweep", "in_scale", log(_IN.lo, _IN.hi, 2)),
@@ -39,7 +37,7 @@ def claim_html() -> str:
     """The page's claim: doubling σ doubles the residual-stream scale and multiplies the logit scale by 3.8
     (not 4: the tanh saturates), at the page's σ, over the report's five seeds."""
     doubled = [sweep.doubling(seed=s) for s in range(5)]
-    return claim([(f"{what} scale × when σ doubles (5 seeds)", R.num(float(np.mean([d[k] for d in doubled])), 3),
+    return claim([(f"{what} scale × when σ doubles (5 seeds)", render.num(float(np.mean([d[k] for d in doubled])), 3),
                    quoted.PAGE["doubling"][k], judged(f"sweep.doubling.{k}", [d[k] for d in doubled]))
                   for k, what in (("resid", "Residual-stream"), ("logit", "Logit"))], "sweep-claim")
 
@@ -49,8 +47,8 @@ def readout(sigma: float, in_scale: float, band: float) -> str:
     s = sweep.init_scales(sigma, in_scale)
     resid, logit = float(s["resid"]), float(s["logit"])
     both = bool(sweep.in_band(np.array([resid, logit]), band).all())
-    return (f'<p class="wt-readout" data-testid="sweep-readout">At σ = {html.escape(R.num(sigma))} and '
-            f'inScale = {html.escape(R.num(in_scale))}: residual-stream scale {hook("sweep-resid", resid)}, '
+    return (f'<p class="wt-readout" data-testid="sweep-readout">At σ = {html.escape(render.num(sigma))} and '
+            f'inScale = {html.escape(render.num(in_scale))}: residual-stream scale {hook("sweep-resid", resid)}, '
             f'logit scale {hook("sweep-logit", logit)}. Both within {band:.0%} of 1: '
             f'<strong data-testid="sweep-both">{"yes" if both else "no"}</strong>.</p>')
 
@@ -78,7 +76,7 @@ def hits(kind: str, band: float) -> str:
 def heatmap(kind: str, band: float, key: str) -> str:
     """One scale over the grid as an inline SVG heatmap, cells in the band outlined."""
     g, label = scales(kind), dict(SCALES)[key]
-    return R.heatmap(g[key].T, g["sigmas"], g["in_scales"], f"{label} scale over the {kind} grid", "σ",
+    return render.heatmap(g[key].T, g["sigmas"], g["in_scales"], f"{label} scale over the {kind} grid", "σ",
                      "inScale", mark=hit_mask(kind, band).T, zname=f"{label} scale",
                      heading=f"{label.lower()} scale", zlabel="scale (log shade)")
 
@@ -86,10 +84,10 @@ def heatmap(kind: str, band: float, key: str) -> str:
 def ring(kind: str, sigma: float, in_scale: float) -> str:
     """The ring over either heatmap at the current (sigma, inScale)."""
     g = scales(kind)
-    return R.heatmap_at(g["sigmas"], g["in_scales"], sigma, in_scale, heading=True)
+    return render.heatmap_at(g["sigmas"], g["in_scales"], sigma, in_scale, heading=True)
 
 
-def rows(st: S.Sweep) -> tuple[tuple[str, ...], list[tuple]]:
+def rows(st: state.Sweep) -> tuple[tuple[str, ...], list[tuple]]:
     """(columns, rows) of the export: the current setting, then every grid cell, both scales, in band or not."""
     cur, g, mask = sweep.init_scales(st.sigma, st.in_scale), scales(st.grid), hit_mask(st.grid, st.band)
     out = [("current", st.sigma, st.in_scale, float(cur["resid"]), float(cur["logit"]),
@@ -99,7 +97,7 @@ def rows(st: S.Sweep) -> tuple[tuple[str, ...], list[tuple]]:
     return ("setting", "sigma", "in_scale", "resid", "logit", "both_in_band"), out
 
 
-def slots(st: S.Sweep, results: None = None) -> dict[str, str]:
+def slots(st: state.Sweep, results: None = None) -> dict[str, str]:
     """The sweep section's output for st: readout, hit count, both heatmaps and how to read them."""
     at = ring(st.grid, st.sigma, st.in_scale)
     return {"claim": claim_html(), "readout": readout(st.sigma, st.in_scale, st.band), "hits": hits(st.grid, st.band),

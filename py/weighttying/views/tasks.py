@@ -8,10 +8,7 @@ Any change of seeds, steps or lr (RUN_KEYS) leaves the tables saying so until th
 """
 from __future__ import annotations
 
-from .. import render as R
-from .. import quoted
-from .. import state as S
-from .. import measure, pool, recipes, tasks
+from .. import measure, pool, quoted, recipes, render, state, tasks
 from .kit import TOY, Num, at_defaults, claim, grid, hook, judged, log, note, source, table
 
 CHUNK = 1  # stack steps per streamed chunk, each stepping every model of the table (20 at the defaults): ~15-30 ms in an idle worker
@@ -21,7 +18,7 @@ SLOTS = ("claim", "status", "table", "plot", "seeds")
 # A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
 # app.kit.RunSection, docs/DESIGN.md "Runs"); nothing starts by itself.
 RUN_KEYS = ("seeds", "steps", "lr")
-_LR = S.BY_KEY["tasks.lr"]
+_LR = state.BY_KEY["tasks.lr"]
 # Every seed count, steps at a few slider positions, lr on a log grid: away from the defaults the
 # slots say "not run yet" (cheap); the build's result shows at the defaults.
 PLAYBACK = {"seeds": grid("tasks", "seeds", range(1, 11)), "steps": grid("tasks", "steps", (10, 100, 300, 1000, 5000)),
@@ -93,7 +90,7 @@ def claim_html(runs: dict[str, list[dict]]) -> str:
     parts = []
     for name in tasks.TASKS:
         ratio = [r["ratio"] for r in runs[name]]
-        ours = R.num(quoted.mean_sd(ratio)[0], 3) if ratio else "not run yet"
+        ours = render.num(quoted.mean_sd(ratio)[0], 3) if ratio else "not run yet"
         parts.append((f"{name.capitalize()} task: excess loss tied / untied", ours, quoted.PAGE["ratio"][name],
                       judged(f"tasks.{name.lower()}.ratio", ratio) if ratio else "n/a"))
     return claim(parts, "tasks-claim")
@@ -111,10 +108,10 @@ def search_html(search: dict | None) -> str:
             'Counted at build from the search\'s own record.</p>')
 
 
-def summary_table(rows: list[list[object]], st: S.Tasks) -> str:
+def summary_table(rows: list[list[object]], st: state.Tasks) -> str:
     """The excess-loss table as HTML."""
     return table(COLUMNS, rows, f"Excess loss (nats above each task's own entropy) after {st.steps} steps at lr "
-                 f"{R.num(st.lr)}, tied vs untied, V = {TOY.V}, d = {TOY.d}", "tasks-table")
+                 f"{render.num(st.lr)}, tied vs untied, V = {TOY.V}, d = {TOY.d}", "tasks-table")
 
 
 def seed_rows(runs: dict[str, list[dict]]) -> list[list[object]]:
@@ -131,7 +128,7 @@ def seed_table(rows: list[list[object]]) -> str:
                  "tasks-seed-table")
 
 
-def iter_runs(st: S.Tasks, chunk: int = CHUNK):
+def iter_runs(st: state.Tasks, chunk: int = CHUNK):
     """tasks.iter_runs for st: progress dicts every chunk of stack steps, then one carrying "run" per pair."""
     return tasks.iter_runs(range(st.seeds), st.steps, st.lr, TOY.V, TOY.d, chunk=chunk)
 
@@ -139,12 +136,12 @@ def iter_runs(st: S.Tasks, chunk: int = CHUNK):
 steps = iter_runs  # the Run (app.kit.RunSection): every seed's models as one stack
 
 
-def total(st: S.Tasks) -> int:
+def total(st: state.Tasks) -> int:
     """The Run's steps: every model's (seeds x tasks x tied and untied) SGD steps."""
     return st.seeds * len(tasks.TASKS) * 2 * st.steps
 
 
-def results(st: S.Tasks) -> dict[str, list[dict]]:
+def results(st: state.Tasks) -> dict[str, list[dict]]:
     """Every seed's runs at once, {task: [run]} (the chunk size changes no number: one chunk per run); at the
     recipe in use also {"noise": the build's seeds of every tasks id (measure.spread)}, whose sd judges them."""
     runs = empty()
@@ -155,7 +152,7 @@ def results(st: S.Tasks) -> dict[str, list[dict]]:
     return {**runs, "noise": measure.spread("tasks")}
 
 
-def status(st: S.Tasks, runs: dict[str, list[dict]]) -> str:
+def status(st: state.Tasks, runs: dict[str, list[dict]]) -> str:
     """Where the run stands: not run for these settings, how many seeds are in, or all done."""
     done = min(len(runs[name]) for name in tasks.TASKS)
     if not any(runs[name] for name in tasks.TASKS):
@@ -167,16 +164,16 @@ def status(st: S.Tasks, runs: dict[str, list[dict]]) -> str:
 
 def plot(runs: dict[str, list[dict]]) -> str:
     """Per-seed ratios per task beside the page's per-seed range (inline SVG) and its text."""
-    text = "; ".join(f"{name}: per-seed ratios {', '.join(R.num(r['ratio'], 3) for r in runs[name]) or 'none yet'}"
+    text = "; ".join(f"{name}: per-seed ratios {', '.join(render.num(r['ratio'], 3) for r in runs[name]) or 'none yet'}"
                      for name in tasks.TASKS)
-    return (R.strips({name: [r["ratio"] for r in runs[name]] for name in tasks.TASKS}, quoted.PAGE["ratio_range"],
+    return (render.strips({name: [r["ratio"] for r in runs[name]] for name in tasks.TASKS}, quoted.PAGE["ratio_range"],
                      "Per-seed ratio tied/untied excess loss (shaded: the page's per-seed range)",
                      "excess loss, tied / untied", rule=1.0, alt=text + ".")
             + note("A dot per seed; shaded, the page's range; under the dashed line at 1, tying helped.",
                    testid="tasks-plot-text"))
 
 
-def slots(st: S.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str, str]:
+def slots(st: state.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str, str]:
     """The section's output for st from the runs so far (none: every table says not run yet)."""
     runs = results or empty()
     search = recipes.searched("tasks") if at_defaults(st, ("steps", "lr")) else None
@@ -186,17 +183,17 @@ def slots(st: S.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str
 
 # ---- a Run split across workers (weighttying.pool) ----
 
-def split(st: S.Tasks, n: int) -> list[dict]:
+def split(st: state.Tasks, n: int) -> list[dict]:
     """The Run's (seed, task) pairs in at most n balanced parts: {"pairs": [[seed, task]]}."""
     return [{"pairs": p} for p in pool.balanced([[s, name] for s in range(st.seeds) for name in tasks.TASKS], n)]
 
 
-def iter_part(st: S.Tasks, part: dict):
+def iter_part(st: state.Tasks, part: dict):
     """iter_runs for the part's pairs alone (a pair's numbers do not depend on the pairs it trains with)."""
     return tasks.iter_runs(range(st.seeds), st.steps, st.lr, TOY.V, TOY.d, chunk=CHUNK, pairs=part["pairs"])
 
 
-def merge(st: S.Tasks, streams: list[list[dict]]) -> dict[str, list[dict]]:
+def merge(st: state.Tasks, streams: list[list[dict]]) -> dict[str, list[dict]]:
     """The runs the parts have finished, filed as one Run files them (by task, in seed order)."""
     runs = empty()
     for point in sorted((p for s in streams for p in s if "run" in p), key=lambda p: p["seed"]):

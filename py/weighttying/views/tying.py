@@ -2,9 +2,7 @@
 and the notation table. No Panel; cheap (arithmetic), so every slot follows V and d directly."""
 from __future__ import annotations
 
-from .. import render as R
-from .. import quoted
-from .. import state as S
+from .. import quoted, render, state
 from ..savings import toy_params
 from .kit import TOY, grid, hook, judged, table
 
@@ -64,7 +62,7 @@ def count_table(V: int, d: int) -> str:
     """The per-matrix count as a table."""
     columns, rows = count_rows(V, d)
     body = [[name, shape, f"{t:,}", f"{u:,}"] for name, shape, t, u in rows]
-    return R.table(columns, body, f"Parameters of the toy at V = {V}, d = {d} (MLP width {HIDDEN})", "tying-table")
+    return render.table(columns, body, f"Parameters of the toy at V = {V}, d = {d} (MLP width {HIDDEN})", "tying-table")
 
 
 def page(V: int, d: int) -> str:
@@ -84,10 +82,10 @@ def page(V: int, d: int) -> str:
 
 def notation() -> str:
     """The symbols every section uses, with shapes."""
-    return R.table(["symbol", "shape", "meaning"], NOTATION, "Notation used on this page", "tying-notation")
+    return render.table(["symbol", "shape", "meaning"], NOTATION, "Notation used on this page", "tying-notation")
 
 
-def slots(st: S.Tying, results: None = None) -> dict[str, str]:
+def slots(st: state.Tying, results: None = None) -> dict[str, str]:
     """The tying section's output for st: count readout, count table, the page's reading, notation."""
     return {"page": page(st.V, st.d), "readout": readout(st.V, st.d), "count": count_table(st.V, st.d),
             "notation": notation()}

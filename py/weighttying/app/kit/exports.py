@@ -8,8 +8,7 @@ from typing import Callable, Sequence
 
 import panel as pn
 
-from ... import render as R
-from ... import state as S
+from ... import render, state
 from ...precision import carried
 from ...views import kit as views_kit
 from ..store import Store
@@ -18,7 +17,7 @@ from ..store import Store
 
 def page_url(store: Store, section: str) -> str:
     """The link that reproduces what a section shows now: page address, query, section anchor."""
-    query = S.to_query(store.state)
+    query = state.to_query(store.state)
     return f"{store.base_url}{'?' + query if query else ''}#{section}"
 
 
@@ -61,5 +60,5 @@ def figure_download(store: Store, section: str, name: str, fragments: Callable[[
     """"Download figure (SVG)": the figure in fragments() (a slot's HTML, then its overlay's) as an .svg
     file with the reproducing link stamped under the plot."""
     return pn.widgets.FileDownload(
-        callback=lambda: io.StringIO(R.standalone(fragments(), page_url(store, section))), filename=f"{name}.svg",
+        callback=lambda: io.StringIO(render.standalone(fragments(), page_url(store, section))), filename=f"{name}.svg",
         label="Download figure (SVG)", button_type="light", width=200, css_classes=["wt-exports"])

@@ -9,7 +9,7 @@ from typing import Callable, Iterator
 
 import panel as pn
 
-from ... import render as R
+from ... import render
 from ..jobs import Job
 
 
@@ -78,7 +78,7 @@ class Runner:
         def step(p: dict) -> None:
             loss = p.get("loss", 0.0)
             if not math.isfinite(loss):
-                self.stop(f"Diverged at step {p['step']}: the loss became {R.num(loss)}. "
+                self.stop(f"Diverged at step {p['step']}: the loss became {render.num(loss)}. "
                           "Lower the learning rate and run again.", "wt-bad")
                 return
             self.notes += [p["note"]] if "note" in p else []

@@ -4,17 +4,17 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
-from ... import state as S
+from ... import state
 
 
 
-def control(section: str, key: str) -> S.Control:
+def control(section: str, key: str) -> state.Control:
     """The spec of one control of a section."""
-    return S.BY_KEY[f"{section}.{key}"]
+    return state.BY_KEY[f"{section}.{key}"]
 
 
-def _numbers(section: str, c: S.Control, values: Iterable) -> tuple:
-    presets = [p[c.name] for p in S.PRESETS.get(section, {}).values() if c.name in p]
+def _numbers(section: str, c: state.Control, values: Iterable) -> tuple:
+    presets = [p[c.name] for p in state.PRESETS.get(section, {}).values() if c.name in p]
     return tuple(sorted({c.type(v) for v in (*values, c.default, *presets) if c.lo <= v <= c.hi}))
 
 

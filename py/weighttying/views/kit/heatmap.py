@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import pathdrop
-from ... import render as R
+from ... import pathdrop, render
 from .tables import note
 
 
@@ -36,7 +35,7 @@ def heatmap_desc(err: np.ndarray, inputs) -> str:
     return (f"Rows of E over {TOL:g}: {len(bad)} of {len(err)}"
             f"{' (' + ', '.join(map(str, bad)) + ')' if 0 < len(bad) <= 16 else ''}; "
             f"tokens in the batch: {', '.join(map(str, np.unique(inputs).tolist()))}; "
-            f"largest row error {R.num(float(err.max())) if err.max() > TOL else f'at most {TOL:g}'}.")
+            f"largest row error {render.num(float(err.max())) if err.max() > TOL else f'at most {TOL:g}'}.")
 
 
 def error_heatmap(err: np.ndarray, inputs, title: str, heading: str = "") -> str:
@@ -48,7 +47,7 @@ def error_heatmap(err: np.ndarray, inputs, title: str, heading: str = "") -> str
     mark = np.broadcast_to(bad, (d, V))
     said = (f"Outlined: the {int(bad.sum())} rows of E whose gradient is wrong (error over {TOL:g}); the others are "
             "right to rounding." if bad.any() else f"No row of E is wrong: every entry is within {TOL:g}.")
-    return (R.heatmap(err.T, np.arange(V), np.arange(d), title, "row of E (token id)", "column of E", mark=mark,
+    return (render.heatmap(err.T, np.arange(V), np.arange(d), title, "row of E (token id)", "column of E", mark=mark,
                       zname="relative error", zdigits=ERROR_DIGITS, heading=heading, zlabel="relative error",
                       alt=heatmap_desc(err, inputs), zrange=(TOL, 1.0))
             + note(said))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import render as R
+from ... import render
 from ...precision import carried
 
 
@@ -22,7 +22,7 @@ def plain_number(x: object) -> object:
 def hook(testid: str, x: object, text: str | None = None, tag: str = "strong") -> str:
     """A shown number: <tag data-testid data-value=repr(x carried)>text</tag> (text defaults to render.num)."""
     x = carried(plain_number(x))
-    shown = R.num(x) if text is None else text
+    shown = render.num(x) if text is None else text
     return (f'<{tag} data-testid="{html.escape(testid)}" data-value="{html.escape(repr(x))}">'
             f"{html.escape(shown)}</{tag}>")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import html
 from typing import Iterable, Sequence
 
-from ... import render as R
+from ... import render
 from .hooks import Num, hook, plain_number
 from .verdicts import Verdict, chip, chip_html, verdict_chip
 
@@ -18,7 +18,7 @@ def cell(v: object) -> str:
         return verdict_chip(v)
     if isinstance(v, tuple):
         return "–".join(cell(x) for x in v)
-    return html.escape(R.num(v))
+    return html.escape(render.num(v))
 
 
 def plain(v: object) -> object:
@@ -28,7 +28,7 @@ def plain(v: object) -> object:
     if isinstance(v, Verdict):
         return v.text
     if isinstance(v, tuple):
-        return "-".join(R.num(plain(x)) for x in v)
+        return "-".join(render.num(plain(x)) for x in v)
     return v
 
 
