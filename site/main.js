@@ -11,6 +11,7 @@ import { startPlayer } from "./player.js";
 import { httpTransport, startLab } from "./boot.js";
 import { classroomTransport } from "./classroom.js";
 import { install as installReadout } from "./readout.js";
+import { installFront } from "./front.js";
 import { hook } from "./hook.js";
 import { installDrop } from "./drop.js";
 
@@ -33,6 +34,7 @@ lab = startLab(config, transport, { live: page.live, address, player });
 // The one hook (hook.js): read-only, for tests and bench; nothing on the page reads it.
 window.__wt = hook({ config, transport, address, page, player, lab });
 installDrop(document); // a dropped file goes to the live section under it, never opens in this tab
-// The readout's tooltip and aria-live region go in <body>: once the page is parsed.
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => installReadout(), { once: true });
-else installReadout();
+// The readout's tooltip and aria-live region go in <body>, and the opening figure is there: once the page is parsed.
+const parsed = () => { installReadout(); installFront(document); };
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", parsed, { once: true });
+else parsed();

@@ -3,7 +3,10 @@ seconds):
 - "What this page finds" has one line per section, in the page's order, each linking to its section; every
   number and verdict in it is the section's own: each hook the list copies (finding-<hook>) has the section's
   data-value, verdict and text, and each line's numbers are those of the claim it copies;
-- every link of the list lands on its section.
+- every link of the list lands on its section;
+- the opening figure and the first line of the findings are on the first screen at 1280 x 900 and 360 x 780;
+- the figure answers a click, a tap and the keyboard (a token picked: its row lit, its in-arrow drawn, the caption
+  names it) and its tied/untied switch (the out-arrows land on E or on U), and is described for screen readers.
 """
 from __future__ import annotations
 
@@ -88,3 +91,75 @@ def test_every_finding_links_to_its_section(before):
         top = before.evaluate("(sid) => document.getElementById(sid).getBoundingClientRect().top", sid)
         end = before.evaluate("() => innerHeight + scrollY >= document.documentElement.scrollHeight - 1")
         assert abs(top) <= 2 or (end and top > 0), f"{sid}: the link left its section's top at {top} px"
+
+
+# ---- the opening figure -----------------------------------------------------------------------------------------
+PHONE = {"viewport": {"width": 360, "height": 780}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+# What the figure shows: the picked token, the rows lit, the in-arrows and out-arrows drawn, the caption's words.
+IDEA_JS = """() => { const svg = document.querySelector('svg[data-testid=idea]'), box = svg.closest('figure');
+  const drawn = (sel) => [...svg.querySelectorAll(sel)].filter((el) => el.getBoundingClientRect().width > 0
+    && getComputedStyle(el).display !== 'none' && !el.closest('[style*="display: none"]')).length;
+  const u = svg.querySelector('.wt-idea-u');
+  return {token: Number(svg.dataset.token), lit: [...svg.querySelectorAll('rect.wt-idea-row.wt-on')].map((r) => Number(r.dataset.row)),
+    inArrows: drawn('line.wt-idea-in'), toE: drawn('line.wt-idea-out.wt-idea-tied'), toU: drawn('line.wt-idea-out.wt-idea-untied'),
+    uOpacity: Number(getComputedStyle(u).opacity), said: document.getElementById('wt-idea-said').innerText.trim(),
+    word: svg.querySelectorAll('text.wt-idea-token')[Number(svg.dataset.token)].textContent,
+    paused: window.__wt.status === 'paused'}; }"""
+FIRST_SCREEN_JS = """() => { const fig = document.querySelector('svg[data-testid=idea]').getBoundingClientRect();
+  const list = document.querySelector('.wt-findings-list > li > a').getClientRects()[0];  // the list's first line
+  return {figure: [fig.top, fig.bottom], first: [list.top, list.bottom], screen: innerHeight}; }"""
+
+
+@pytest.mark.parametrize("screen", [{"viewport": {"width": 1280, "height": 900}}, PHONE], ids=["1280", "360"])
+def test_first_screen_shows_the_figure_and_the_findings(browser, server, screen):
+    ctx, page = recorded(browser, Recorder(), **screen)
+    try:
+        page.goto(server.url + PAUSED, wait_until="load")
+        at = page.evaluate(FIRST_SCREEN_JS)
+        print(f"[front] {screen['viewport']['width']} px: figure {at['figure']}, first finding {at['first']}")
+        assert 0 <= at["figure"][0] and at["figure"][1] <= at["screen"], at
+        assert at["first"][1] <= at["screen"], f"the findings' first line is below the first screen: {at}"
+    finally:
+        ctx.close()
+
+
+def test_the_figure_answers_pointer_keyboard_and_the_switch(before):
+    before.evaluate("() => scrollTo(0, 0)")
+    idea = before.evaluate(IDEA_JS)
+    assert idea["paused"], "the page loaded Python: this checks the figure without it"
+    token = idea["token"]
+    assert idea["lit"] == [token] and idea["inArrows"] == 2 and idea["toE"] == 8 and idea["toU"] == 0, idea
+    assert idea["said"].startswith("Tied") and idea["word"] in idea["said"] and idea["uOpacity"] < 0.5, idea
+    svg = before.locator("svg[data-testid=idea]")
+    svg.locator("text.wt-idea-token").nth(5).click()  # the pointer: a token's word
+    idea = before.evaluate(IDEA_JS)
+    assert idea["token"] == 5 and idea["lit"] == [5] and f"“{idea['word']}”" in idea["said"], idea
+    svg.focus()  # the keyboard: the arrows move the pick, Home and End go to the ends
+    for key, to in (("ArrowDown", 6), ("ArrowUp", 5), ("End", 7), ("ArrowDown", 7), ("Home", 0)):
+        before.keyboard.press(key)
+        assert before.evaluate(IDEA_JS)["lit"] == [to], key
+    before.locator("input[name=wt-idea-tied][value=tied]").focus()
+    before.keyboard.press("ArrowRight")  # the switch, by keyboard: untied
+    idea = before.evaluate(IDEA_JS)
+    assert idea["toU"] == 8 and idea["toE"] == 0 and idea["inArrows"] == 2 and idea["uOpacity"] == 1, idea
+    assert idea["said"].startswith("Untied") and "U" in idea["said"], idea
+    before.locator("input[name=wt-idea-tied][value=tied]").check()
+    assert before.evaluate(IDEA_JS)["toE"] == 8
+
+
+def test_the_figure_answers_a_tap_and_is_described(browser, server):
+    ctx, page = recorded(browser, Recorder(), **PHONE)
+    try:
+        page.goto(server.url + PAUSED, wait_until="load")
+        svg = page.locator("svg[data-testid=idea]")
+        svg.locator("rect.wt-idea-row").nth(3).tap()
+        idea = page.evaluate(IDEA_JS)
+        assert idea["lit"] == [3] and idea["word"] in idea["said"], idea
+        # for a screen reader: a named image, its description, and the caption it points to, announced as it changes
+        assert svg.get_attribute("role") == "img" and svg.locator("title").text_content().strip()
+        assert "every row" in svg.locator("desc").text_content()
+        said = page.locator(f"#{svg.get_attribute('aria-describedby')}")
+        assert said.get_attribute("aria-live") == "polite" and idea["word"] in said.inner_text()
+    finally:
+        ctx.close()
+

@@ -53,7 +53,13 @@ def _svg(body: str, title: str, desc: str, data: str = "") -> str:
     """Wrap SVG content with its accessible name and description; given readout data (`_data`), the figure
     is focusable and carries it on the root element, which `standalone` leaves out of a saved file."""
     fig = f" tabindex=\"0\" data-fig='{_attr(data)}'" if data else ""
-    return (f'<svg class="wt-fig" viewBox="0 0 {W} {H}" role="img"{fig} xmlns="http://www.w3.org/2000/svg">'
+    return diagram(body, title, desc, W, H, fig)
+
+
+def diagram(body: str, title: str, desc: str, width: float, height: float, attrs: str = "") -> str:
+    """SVG content in the figures' look (class wt-fig) with its accessible name and description, in a viewBox
+    WIDTH x HEIGHT; ATTRS, already escaped, go on its root (a drawing that plots no data: weighttying.front)."""
+    return (f'<svg class="wt-fig" viewBox="0 0 {width} {height}" role="img"{attrs} xmlns="http://www.w3.org/2000/svg">'
             f"<title>{html.escape(title)}</title><desc>{html.escape(desc)}</desc>{body}</svg>")
 
 

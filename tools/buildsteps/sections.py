@@ -71,18 +71,21 @@ def prerender(page_data: dict) -> str:
 
 
 def front_page(html: str, declared, sections: dict[str, str]) -> str:
-    """HTML with site/index.html's front slot filled (weighttying.front): what the claim slot of each DECLARED
-    section, as prerendered in SECTIONS, finds, under the section's title as its prose heads it."""
+    """HTML with site/index.html's front slots filled (weighttying.front): the opening figure, what the claim slot
+    of each DECLARED section, as prerendered in SECTIONS, finds, under the section's title as its prose heads it."""
     from weighttying import front
     from weighttying.views import contract
 
-    if "<!--front:findings-->" not in html:
-        raise BuildError("site/index.html lacks the <!--front:findings--> slot")
+    for slot in ("idea", "findings"):
+        if f"<!--front:{slot}-->" not in html:
+            raise BuildError(f"site/index.html lacks the <!--front:{slot}--> slot")
     claims = [(s.id, title(s), front.slot_html(sections[s.id], contract.view(s.id).CLAIM)) for s in declared]
     try:
-        return html.replace("<!--front:findings-->", front.findings(claims))
+        found = front.findings(claims)
     except front.FrontError as err:
         raise BuildError(f"the page's findings: {err}") from err
+    filled = {"idea": front.idea(), "findings": found}
+    return re.sub(r"<!--front:(\w+)-->", lambda m: filled[m.group(1)], html)
 
 
 def title(section) -> str:
