@@ -1,9 +1,12 @@
 // The page's front (weighttying.front), before Python and without it.
 // The opening figure: a click or tap on a token's word or row, or the arrow keys on the focused figure, pick the
 // token whose row is read on the way in; the caption names it. Its tied/untied switch is CSS alone (style.css).
+// The contents: open beside the article where style.css fixes it there, marking the section in view; elsewhere a
+// closed jump menu that a jump or Escape closes again.
 
 export function installFront(doc) {
   installIdea(doc);
+  installContents(doc);
 }
 
 function installIdea(doc) {
@@ -30,4 +33,45 @@ function installIdea(doc) {
     event.preventDefault(); // the arrows move the pick, not the page
     pick(Math.min(last, Math.max(0, to)));
   });
+}
+
+function installContents(doc) {
+  const nav = doc.querySelector("nav.wt-toc");
+  if (!nav) return;
+  const menu = nav.querySelector("details");
+  const beside = () => getComputedStyle(nav).position === "fixed";
+  let wide = beside();
+  menu.open = wide;
+  window.addEventListener("resize", () => {
+    if (beside() !== wide) menu.open = wide = beside();
+  });
+  const close = () => {
+    if (!beside()) menu.open = false;
+  };
+  nav.addEventListener("click", (event) => {
+    if (event.target.closest("a")) close();
+  });
+  nav.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || beside() || !menu.open) return;
+    close();
+    menu.querySelector("summary").focus();
+  });
+
+  // The section in view: the last, in page order, with a part in the top 40 % of the window.
+  const links = new Map([...nav.querySelectorAll("a[href^='#']")].map((a) => [a.getAttribute("href").slice(1), a]));
+  const seen = new Set();
+  const mark = (entries) => {
+    for (const entry of entries) entry.isIntersecting ? seen.add(entry.target.id) : seen.delete(entry.target.id);
+    const current = [...links.keys()].filter((id) => seen.has(id)).pop();
+    for (const [id, a] of links) {
+      if (id === current) a.setAttribute("aria-current", "location");
+      else a.removeAttribute("aria-current");
+    }
+  };
+  if (!window.IntersectionObserver) return;
+  const observer = new IntersectionObserver(mark, { rootMargin: "0px 0px -60% 0px" });
+  for (const id of links.keys()) {
+    const target = doc.getElementById(id);
+    if (target) observer.observe(target);
+  }
 }

@@ -6,7 +6,10 @@ seconds):
 - every link of the list lands on its section;
 - the opening figure and the first line of the findings are on the first screen at 1280 x 900 and 360 x 780;
 - the figure answers a click, a tap and the keyboard (a token picked: its row lit, its in-arrow drawn, the caption
-  names it) and its tied/untied switch (the out-arrows land on E or on U), and is described for screen readers.
+  names it) and its tied/untied switch (the out-arrows land on E or on U), and is described for screen readers;
+- the contents: at 1280 px open beside the article, marking the section scrolled to; on a phone a closed menu in the
+  page's flow that a tap or the keyboard opens, that jumps to a section and closes; none embedded (?embed=), and
+  printed once.
 """
 from __future__ import annotations
 
@@ -163,3 +166,69 @@ def test_the_figure_answers_a_tap_and_is_described(browser, server):
     finally:
         ctx.close()
 
+
+# ---- the contents -----------------------------------------------------------------------------------------------
+CONTENTS_JS = """() => { const nav = document.querySelector('nav.wt-toc'), r = nav.getBoundingClientRect();
+  const main = document.querySelector('main').getBoundingClientRect();
+  const shown = [...nav.querySelectorAll('a')].filter((a) => a.checkVisibility());
+  return {position: getComputedStyle(nav).position, open: nav.querySelector('details').open, right: r.right,
+    mainLeft: main.left, links: shown.map((a) => a.getAttribute('href').slice(1)),
+    current: [...nav.querySelectorAll('a[aria-current]')].map((a) => a.getAttribute('href').slice(1)),
+    hash: location.hash.slice(1)}; }"""
+
+
+def test_contents_beside_the_article_mark_the_section_in_view(before):
+    at = before.evaluate(CONTENTS_JS)
+    assert at["position"] == "fixed" and at["open"] and at["right"] <= at["mainLeft"], at
+    assert at["links"] == ["findings", *SECTIONS], at
+    for sid in SECTIONS:
+        before.evaluate("(sid) => document.querySelector(`#${sid} h2`).scrollIntoView()", sid)
+        before.wait_for_function("(sid) => document.querySelector(`nav.wt-toc a[href='#${sid}']`)"
+                                 ".getAttribute('aria-current') === 'location'", arg=sid)
+        assert before.evaluate(CONTENTS_JS)["current"] == [sid]
+
+
+def test_contents_on_a_phone_open_jump_and_close_by_touch_and_keys(browser, server):
+    ctx, page = recorded(browser, Recorder(), **PHONE)
+    try:
+        page.goto(server.url + PAUSED, wait_until="load")
+        at = page.evaluate(CONTENTS_JS)
+        assert at["position"] == "static" and not at["open"] and at["links"] == [], at  # in the flow, closed
+        summary = page.locator("nav.wt-toc summary")
+        summary.tap()
+        assert page.evaluate(CONTENTS_JS)["links"] == ["findings", *SECTIONS]
+        page.locator("nav.wt-toc a[href='#sweep']").tap()
+        page.wait_for_function("() => location.hash === '#sweep'")
+        at = page.evaluate(CONTENTS_JS)
+        assert not at["open"] and abs(page.evaluate("() => document.getElementById('sweep').getBoundingClientRect().top")) <= 2, at
+        summary.focus()  # the keyboard: Enter opens, Tab reaches a link, Enter jumps and closes; Escape closes
+        page.keyboard.press("Enter")
+        assert page.evaluate(CONTENTS_JS)["open"]
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"() => location.hash === '#{SECTIONS[0]}'")
+        assert not page.evaluate(CONTENTS_JS)["open"]
+        summary.focus()
+        page.keyboard.press("Enter")
+        page.keyboard.press("Escape")
+        assert not page.evaluate(CONTENTS_JS)["open"]
+        assert page.evaluate("() => document.activeElement.tagName") == "SUMMARY"
+    finally:
+        ctx.close()
+
+
+def test_embed_shows_no_front_and_print_lists_the_contents_once(browser, server):
+    ctx, page = recorded(browser, Recorder())
+    try:
+        page.goto(server.url + "?live=click&embed=sweep", wait_until="load")
+        for sel in ("nav.wt-toc", "[data-testid=findings]", "svg[data-testid=idea]"):
+            assert not page.locator(sel).is_visible(), sel
+        page.goto(server.url + PAUSED, wait_until="load")
+        page.emulate_media(media="print")
+        at = page.evaluate(CONTENTS_JS)
+        assert at["position"] == "static" and at["links"] == ["findings", *SECTIONS], at
+        assert page.locator("nav.wt-toc").count() == 1
+        assert not page.locator(".wt-idea-switch").is_visible()
+    finally:
+        ctx.close()

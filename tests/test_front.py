@@ -1,5 +1,5 @@
 """weighttying.front in CPython: the findings read a claim slot's items, a claim table's rows or the whole slot,
-rename its hooks, and name the section whose claim they cannot read."""
+rename its hooks, and name the section whose claim they cannot read; the contents list the sections in order."""
 from __future__ import annotations
 
 import pytest
@@ -42,4 +42,9 @@ def test_findings_name_the_section_they_cannot_read_and_list_one_without_a_claim
     out = front.findings([("a", "A", kit.slot("claim", CLAIM)), ("b", "B & C", "")])
     assert out.index('data-section="a"') < out.index('data-section="b"') and "B &amp; C" in out
     assert "Nothing quoted to check" in out and "computed at build by this page's code" in out
+
+
+def test_contents_list_the_findings_then_every_section_in_order():
+    out = front.contents([("x", "X"), ("y", "Y")])
+    assert out.index('href="#findings"') < out.index('href="#x"') < out.index('href="#y"')
 

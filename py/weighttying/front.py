@@ -98,7 +98,7 @@ def findings(sections: Iterable[tuple[str, str, str]]) -> str:
                      f"{html.escape(title)}</a><span class=\"wt-finding-says\">"
                      f"{words or none}"
                      "</span></li>")
-    return ('<section class="wt-findings" aria-labelledby="wt-findings-title" data-testid="findings">'
+    return ('<section class="wt-findings" id="findings" aria-labelledby="wt-findings-title" data-testid="findings">'
             '<h2 id="wt-findings-title">What this page finds</h2>'
             "<p class=\"wt-findings-note\">Ours computed at build by this page's code, at each section's first "
             "settings.</p>"
@@ -115,7 +115,8 @@ COLS = {"token": 40, "E": 72, "h": 196, "U": 250}  # the token column's right ed
 CELL, CELLS, STRIPE = 18, 4, 6  # a matrix's cells (d of them drawn) and the stripe that marks a row's dense gradient
 
 
-def _row_y(i: int) -> float:
+def _row_y(i: float) -> float:
+    """The top of row i of E and U in the drawing's units."""
     return TOP + i * ROW
 
 
@@ -151,8 +152,8 @@ def _idea_svg() -> str:
                     f'orient="auto-start-reverse"><path class="{c}" d="M0 0 L8 4 L0 8 z"/></marker>'
                     for c in ("wt-idea-in", "wt-idea-out"))
     body = [f"<defs>{heads}</defs>",
-            f'<text class="wt-idea-tied wt-head" x="0" y="16">Tied: E reads the token and scores every row</text>',
-            f'<text class="wt-idea-untied wt-head" x="0" y="16">Untied: E reads the token, U scores every row</text>',
+            '<text class="wt-idea-tied wt-head" x="0" y="16">Tied: E reads the token and scores every row</text>',
+            '<text class="wt-idea-untied wt-head" x="0" y="16">Untied: E reads the token, U scores every row</text>',
             f'<text class="wt-axis" x="{COLS["token"]}" y="{TOP - 8}" text-anchor="end">token</text>',
             f'<text class="wt-idea-in-word" x="{(COLS["token"] + COLS["E"]) / 2 + 2}" y="{TOP - 8}" text-anchor="middle">in</text>']
     for i, word in enumerate(TOKENS):
@@ -183,7 +184,7 @@ def _idea_svg() -> str:
             "gradient in the row that was read and a gradient in every row from the scores; untied, the scores go "
             "to a separate matrix U and E gets only the row that was read.")
     return R.diagram("".join(body), "Tied against untied: the way in and the way out of the vocabulary", desc, WIDE,
-                     legend_y + 26, ' tabindex="0" data-testid="idea" data-tied="true"'
+                     legend_y + 26, ' tabindex="0" data-testid="idea"'
                      f' data-token="{PICKED}" aria-describedby="wt-idea-said"')
 
 
@@ -203,3 +204,12 @@ def idea() -> str:
             '<span class="wt-idea-hint">Click a token, or focus the figure and use the arrow keys.</span>'
             '</figcaption></figure>')
 
+
+def contents(sections: Iterable[tuple[str, str]]) -> str:
+    """The page's contents, SECTIONS (id, title) in page order after the findings: one list that is a column beside
+    the article at wide widths (site/front.js opens it there and marks the section in view) and a jump menu, closed,
+    on a phone (style.css)."""
+    items = "".join(f'<li><a href="#{html.escape(sid)}" data-section="{html.escape(sid)}">{html.escape(title)}</a></li>'
+                    for sid, title in sections)
+    return ('<nav class="wt-toc" aria-label="Contents" data-testid="contents"><details><summary>Contents</summary>'
+            f'<ol><li><a href="#findings">What this page finds</a></li>{items}</ol></details></nav>')

@@ -72,11 +72,12 @@ def prerender(page_data: dict) -> str:
 
 def front_page(html: str, declared, sections: dict[str, str]) -> str:
     """HTML with site/index.html's front slots filled (weighttying.front): the opening figure, what the claim slot
-    of each DECLARED section, as prerendered in SECTIONS, finds, under the section's title as its prose heads it."""
+    of each DECLARED section, as prerendered in SECTIONS, finds, under the section's title as its prose heads it,
+    and the contents."""
     from weighttying import front
     from weighttying.views import contract
 
-    for slot in ("idea", "findings"):
+    for slot in ("idea", "findings", "contents"):
         if f"<!--front:{slot}-->" not in html:
             raise BuildError(f"site/index.html lacks the <!--front:{slot}--> slot")
     claims = [(s.id, title(s), front.slot_html(sections[s.id], contract.view(s.id).CLAIM)) for s in declared]
@@ -84,7 +85,7 @@ def front_page(html: str, declared, sections: dict[str, str]) -> str:
         found = front.findings(claims)
     except front.FrontError as err:
         raise BuildError(f"the page's findings: {err}") from err
-    filled = {"idea": front.idea(), "findings": found}
+    filled = {"idea": front.idea(), "findings": found, "contents": front.contents((s, t) for s, t, _ in claims)}
     return re.sub(r"<!--front:(\w+)-->", lambda m: filled[m.group(1)], html)
 
 
