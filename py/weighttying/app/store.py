@@ -216,7 +216,10 @@ def preset_selector(store: Store, section: str) -> pn.widgets.Select:
     current settings match, or state.CUSTOM_PRESET when they match none."""
     obj = store[section]
     fields = [c.name for c in S.CONTROLS if c.section == section]
-    now = lambda: S.matching_preset(section, {f: getattr(obj, f) for f in fields}) or S.CUSTOM_PRESET
+
+    def now() -> str:
+        return S.matching_preset(section, {f: getattr(obj, f) for f in fields}) or S.CUSTOM_PRESET
+
     sel = pn.widgets.Select(name="Preset", options=[*S.PRESETS[section], S.CUSTOM_PRESET], value=now(),
                             description="Named settings for this section; moving a control makes them your own.",
                             sizing_mode="stretch_width", max_width=360,
