@@ -364,6 +364,9 @@ def _shade(lz: float, lo: float, hi: float) -> str:
     return f"rgb({s},{s},{255 - s // 3})"
 
 
+TITLE_GAP = 8  # viewBox units a colour scale's value keeps below the top, clear of the scale's title
+
+
 def _colorbar(lo: float, hi: float, b: tuple, label: str) -> str:
     """The colour scale beside a heatmap: its shades from lo to hi (log10 of the value) bottom to top, round
     values of the value beside it, and what the colour means above it."""
@@ -373,8 +376,10 @@ def _colorbar(lo: float, hi: float, b: tuple, label: str) -> str:
     strip = "".join(f'<path d="M{x},{edges[k]:.1f}V{edges[k + 1]:.1f}" stroke="{_shade(lo + (hi - lo) * (k + 0.5) / steps, lo, hi)}" '
                     f'stroke-width="10"/>' for k in range(steps))
     ticks = _nice_log(10.0 ** lo, 10.0 ** hi) if hi > lo else np.array([10.0 ** lo])
-    marks = "".join(f'<text class="wt-tick" x="{x + 8}" y="{_scale(math.log10(t), lo, hi, b[3], b[1]):.1f}" '
-                    f'dominant-baseline="middle">{tick(t)}</text>' for t in ticks)
+    at = {t: _scale(math.log10(t), lo, hi, b[3], b[1]) for t in ticks}
+    # a value at the very top would sit on the scale's title, just above it: the shade there still says it
+    marks = "".join(f'<text class="wt-tick" x="{x + 8}" y="{y:.1f}" dominant-baseline="middle">{tick(t)}</text>'
+                    for t, y in at.items() if y >= b[1] + TITLE_GAP)
     return (strip + marks + f'<text class="wt-axis" x="{W - 2}" y="{b[1] - 9}" text-anchor="end">'
             f'{html.escape(label)}</text>')
 

@@ -71,8 +71,10 @@ def sdist_wheel(src: Path, project: str) -> Path:
 
 
 def package_files(root: Path) -> list[Path]:
-    """Our package's modules and its data (the shipped texts of the own-text section, texts/ORIGINS.md)."""
-    return [*root.rglob("*.py"), *(root / "texts").glob("*.txt"), root / "texts" / "ORIGINS.md"]
+    """Our package's modules and its data (the shipped texts of the own-text section, texts/ORIGINS.md, and the
+    calibration search's record, which the tasks section counts)."""
+    return [*root.rglob("*.py"), *(root / "texts").glob("*.txt"), root / "texts" / "ORIGINS.md",
+            root / "calibration.txt"]
 
 
 def our_wheel() -> Path:
