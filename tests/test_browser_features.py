@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import math
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
@@ -18,6 +17,7 @@ import pytest
 from harness import move_and_wait_repaint, recorded, sweep_readout, until, wait_booted
 from weighttying import state as S
 from weighttying import sweep
+from carried_numbers import near
 
 pytestmark = pytest.mark.browser
 
@@ -70,7 +70,7 @@ def test_bad_link_notes_are_text_the_page_works_dark_at_360px(browser, server, r
         sigma = S.parse_query(urlsplit(page.url).query)[0].sweep.sigma
         assert sigma != S.State().sweep.sigma
         want = sweep.init_scales(sigma, 1.0)
-        assert math.isclose(got["resid"], float(want["resid"]), rel_tol=1e-12)
+        assert near(got["resid"], want["resid"])
 
         # Notes are dismissible.
         page.locator("#wt-notes-dismiss").click()
@@ -126,7 +126,7 @@ def test_copy_link_presets_and_an_export_that_reproduces_itself(context, page, s
     assert S.parse_query(urlsplit(page.url).query)[0].sweep == S.from_values(
         {f"sweep.{k}": v for k, v in S.preset_values("sweep", "both near 1").items()}).sweep
     want = float(sweep.init_scales(0.227, 4.5)["resid"])
-    assert until(lambda: math.isclose(sweep_readout(page)["resid"] or 0, want, rel_tol=1e-12))
+    assert until(lambda: near(sweep_readout(page)["resid"] or 0, want))
 
     # Copy link (header): the clipboard holds this page's URL with the current state.
     page.locator("#wt-copy").click()
@@ -262,4 +262,4 @@ def test_teacher_link_hides_prose_sections_and_controls(page, server):
     # Python hid every control (and the presets with them); the readout is still there.
     assert page.evaluate(DEEP_VISIBLE_JS, ".wt-controls") in (False, None)
     assert not page.locator("#live-sweep select").first.is_visible()
-    assert sweep_readout(page)["resid"] == float(sweep.init_scales(0.25, 1.0)["resid"])
+    assert near(sweep_readout(page)["resid"], sweep.init_scales(0.25, 1.0)["resid"])

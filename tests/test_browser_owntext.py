@@ -28,6 +28,7 @@ from weighttying import owntext as O
 from weighttying import state as S
 from weighttying.views import kit
 from weighttying.views import owntext as V
+from carried_numbers import near
 
 pytestmark = pytest.mark.browser
 LIVE = "#live-owntext[data-live=true]"
@@ -60,7 +61,8 @@ def hooks(page, live: str = LIVE) -> dict:
 
 
 def close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+    """A number the page carries (weighttying.precision) against CPython's exact one."""
+    return near(a, b)
 
 
 def test_each_sample_answers_before_python(browser, server):

@@ -38,7 +38,7 @@ def test_url_setting_and_k_check(live):
     st = S.parse_query(QUERY)[0].pathdrop
     r = pathdrop.wrong_rows_table()[1]  # both paths kept: the k-check is about the page's bug
     miss = float(live.locator(f"{LIVE} [data-testid=pathdrop-miss]").get_attribute("data-value"))
-    assert st.k == 50 and abs(miss - pathdrop.miss_probability(50, r["wrong_entries"], r["entries"])) <= 1e-12
+    assert st.k == 50 and near(miss, pathdrop.miss_probability(50, r["wrong_entries"], r["entries"]))
     assert "compares 50 random entries" in live.locator(f"{LIVE} [data-testid=pathdrop-kcheck]").text_content()
 
 

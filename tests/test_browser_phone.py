@@ -14,7 +14,6 @@ prerendered sections and the player's native controls.
 """
 from __future__ import annotations
 
-import math
 from urllib.parse import urlsplit
 
 import pytest
@@ -24,6 +23,7 @@ from harness import WALK_JS, Recorder, figure_text_problems, new_context, resize
 from weighttying import state as S
 from weighttying import sweep
 from weighttying.app.sections import SECTIONS
+from carried_numbers import near
 
 pytestmark = pytest.mark.browser
 
@@ -246,7 +246,7 @@ def test_a_touch_drag_on_sigma_moves_the_readout(full):
     assert got != before, "a touch drag on the sigma handle did not change the readout"
     st = S.parse_query(urlsplit(full.url).query)[0].sweep
     assert st.sigma > S.State().sweep.sigma  # dragged right: a larger sigma, written to the URL
-    assert math.isclose(got, float(sweep.init_scales(st.sigma, st.in_scale)["resid"]), rel_tol=1e-12)
+    assert near(got, sweep.init_scales(st.sigma, st.in_scale)["resid"])
 
 
 def test_the_badge_covers_no_control(full):

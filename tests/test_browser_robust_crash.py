@@ -25,6 +25,7 @@ from robust import booted, error_box, live_sections, newest_worker, poll, runner
 from harness import focus_slider, sweep_readout, until
 from weighttying import state as S
 from weighttying import sweep
+from carried_numbers import near
 
 pytestmark = pytest.mark.browser
 
@@ -38,7 +39,7 @@ def sweep_is_urls(page) -> bool:
     st, notes = S.parse_query(page.evaluate("() => location.search.slice(1)"))
     assert not notes
     got, want = sweep_readout(page), sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
-    return got["resid"] is not None and abs(got["resid"] - float(want["resid"])) <= 1e-9 * abs(float(want["resid"]))
+    return got["resid"] is not None and near(got["resid"], want["resid"])
 
 
 def expect_recovery(s, t0: float, what: str, results: list, hang: bool = False) -> None:

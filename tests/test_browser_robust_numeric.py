@@ -25,6 +25,7 @@ from robust import booted, error_box, live_sections, poll, runner_sections, sect
 from weighttying import render as R
 from weighttying import state as S
 from weighttying import sweep
+from carried_numbers import near
 
 pytestmark = pytest.mark.browser
 
@@ -154,7 +155,7 @@ def test_sliders_faster_than_the_worker(browser, server):
                 f"{name} ended at {getattr(st.sweep, name)}, not 10**{want_log:.3f}: key presses were lost"
         got, want = sweep_readout(page), sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
         for k in ("resid", "logit"):
-            assert abs(got[k] - float(want[k])) <= 1e-9 * abs(float(want[k])), (k, got, want)
+            assert near(got[k], want[k]), (k, got, want)
         # Bounded by the attributes that changed (slider values, and plot sizes when text reflows), not by
         # the presses: one entry per (model, attribute), so it cannot grow with a longer burst.
         assert high < PRESSES // 2, f"the change queue grew to {high} over {PRESSES} presses"

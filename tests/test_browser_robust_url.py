@@ -22,6 +22,7 @@ from harness import sweep_readout
 from weighttying import state as S
 from weighttying import sweep
 from weighttying.views import savings as savings_view
+from carried_numbers import near
 
 pytestmark = pytest.mark.browser
 
@@ -144,7 +145,7 @@ def test_bad_url_state_in_the_browser(browser, server):
             if page.evaluate("() => document.getElementById('live-sweep')?.dataset.live === 'true'"):
                 got = sweep_readout(page)
                 want = sweep.init_scales(want_state.sweep.sigma, want_state.sweep.in_scale)
-                assert abs(got["resid"] - float(want["resid"])) <= 1e-9 * abs(float(want["resid"])), (where, got)
+                assert near(got["resid"], want["resid"]), (where, got)
         assert checked == len(CASES)
         assert page.evaluate("() => window.__wtNoReload") == 1
         assert not s.rec.page_errors, s.rec.page_errors
