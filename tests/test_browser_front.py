@@ -103,8 +103,10 @@ IDEA_JS = """() => { const svg = document.querySelector('svg[data-testid=idea]')
   const drawn = (sel) => [...svg.querySelectorAll(sel)].filter((el) => el.getBoundingClientRect().width > 0
     && getComputedStyle(el).display !== 'none' && !el.closest('[style*="display: none"]')).length;
   const u = svg.querySelector('.wt-idea-u');
-  return {token: Number(svg.dataset.token), lit: [...svg.querySelectorAll('rect.wt-idea-row.wt-on')].map((r) => Number(r.dataset.row)),
-    inArrows: drawn('line.wt-idea-in'), toE: drawn('line.wt-idea-out.wt-idea-tied'), toU: drawn('line.wt-idea-out.wt-idea-untied'),
+  return {token: Number(svg.dataset.token),
+    lit: [...svg.querySelectorAll('rect.wt-idea-row.wt-on')].map((r) => Number(r.dataset.row)),
+    inArrows: drawn('line.wt-idea-in'), toE: drawn('line.wt-idea-out.wt-idea-tied'),
+    toU: drawn('line.wt-idea-out.wt-idea-untied'),
     uOpacity: Number(getComputedStyle(u).opacity), said: document.getElementById('wt-idea-said').innerText.trim(),
     word: svg.querySelectorAll('text.wt-idea-token')[Number(svg.dataset.token)].textContent,
     paused: window.__wt.status === 'paused'}; }"""
@@ -200,7 +202,8 @@ def test_contents_on_a_phone_open_jump_and_close_by_touch_and_keys(browser, serv
         page.locator("nav.wt-toc a[href='#sweep']").tap()
         page.wait_for_function("() => location.hash === '#sweep'")
         at = page.evaluate(CONTENTS_JS)
-        assert not at["open"] and abs(page.evaluate("() => document.getElementById('sweep').getBoundingClientRect().top")) <= 2, at
+        top = page.evaluate("() => document.getElementById('sweep').getBoundingClientRect().top")
+        assert not at["open"] and abs(top) <= 2, (at, top)
         summary.focus()  # the keyboard: Enter opens, Tab reaches a link, Enter jumps and closes; Escape closes
         page.keyboard.press("Enter")
         assert page.evaluate(CONTENTS_JS)["open"]

@@ -9,7 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Iterable
 
-from . import render as R
+from . import render
 
 HOOK = "finding-"  # the prefix of a finding's copy of a section's data-testid
 SAYS = " says"  # a claim table's column of the quoted number: "page says", "paper says"
@@ -131,7 +131,8 @@ def _matrix(name: str, x: float, stripe_x: float, part: str, read: bool) -> str:
         out.append(f'<rect class="wt-idea-row{" wt-on" if i == PICKED and read else ""}"{row} '
                    f'x="{x}" y="{y}" width="{CELLS * CELL}" height="{ROW}"/>'
                    f'<rect class="wt-idea-stripe {part}" x="{stripe_x}" y="{y + 2}" width="{STRIPE}" height="{ROW - 4}"/>')
-    cells = "".join(f'<line class="wt-grid" x1="{x + c * CELL}" y1="{TOP}" x2="{x + c * CELL}" y2="{_row_y(len(TOKENS))}"/>'
+    bottom = _row_y(len(TOKENS))
+    cells = "".join(f'<line class="wt-grid" x1="{x + c * CELL}" y1="{TOP}" x2="{x + c * CELL}" y2="{bottom}"/>'
                     for c in range(1, CELLS))
     return "".join(out) + cells
 
@@ -155,7 +156,8 @@ def _idea_svg() -> str:
             '<text class="wt-idea-tied wt-head" x="0" y="16">Tied: E reads the token and scores every row</text>',
             '<text class="wt-idea-untied wt-head" x="0" y="16">Untied: E reads the token, U scores every row</text>',
             f'<text class="wt-axis" x="{COLS["token"]}" y="{TOP - 8}" text-anchor="end">token</text>',
-            f'<text class="wt-idea-in-word" x="{(COLS["token"] + COLS["E"]) / 2 + 2}" y="{TOP - 8}" text-anchor="middle">in</text>']
+            f'<text class="wt-idea-in-word" x="{(COLS["token"] + COLS["E"]) / 2 + 2}" y="{TOP - 8}" '
+            'text-anchor="middle">in</text>']
     for i, word in enumerate(TOKENS):
         y = _row_y(i) + ROW / 2
         body.append(f'<text class="wt-idea-token{" wt-on" if i == PICKED else ""}" data-row="{i}" x="{COLS["token"]}" '
@@ -183,9 +185,9 @@ def _idea_svg() -> str:
             "way out it scores h against every row of the output matrix. Tied, that matrix is E itself, so E gets a "
             "gradient in the row that was read and a gradient in every row from the scores; untied, the scores go "
             "to a separate matrix U and E gets only the row that was read.")
-    return R.diagram("".join(body), "Tied against untied: the way in and the way out of the vocabulary", desc, WIDE,
-                     legend_y + 26, ' tabindex="0" data-testid="idea"'
-                     f' data-token="{PICKED}" aria-describedby="wt-idea-said"')
+    return render.diagram("".join(body), "Tied against untied: the way in and the way out of the vocabulary", desc,
+                          WIDE, legend_y + 26, ' tabindex="0" data-testid="idea"'
+                          f' data-token="{PICKED}" aria-describedby="wt-idea-said"')
 
 
 def idea() -> str:
