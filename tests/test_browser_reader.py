@@ -43,12 +43,13 @@ from weighttying.state import SECTIONS, extra_sections
 
 pytestmark = pytest.mark.browser
 
-MAX_HEIGHT = 19_500  # eight sections took 12,522 px before Python and 12,852 live with issue 29's stacked, numbered
+MAX_HEIGHT = 20_500  # eight sections took 12,522 px before Python and 12,852 live with issue 29's stacked, numbered
 # figures; the ninth, your own text (issue 28), brought the page to 14,527 and 14,857; the tenth, the code lab
 # (issue 39), added 1,740 px at 1280 before Python; defining every term where it is first used and saying each
-# claim's limits (issue 43) about 1,540 px more, with the limits and sources already folded; the findings list
-# at the top (issue 42) brought it to 18,526 before Python and 18,919 live. The contents list is the way around it.
-# A test section's own box gets its share of the page's budget (1,950 px: 19,500 over the ten page sections,
+# claim's limits (issue 43) about 1,540 px more, with the limits and sources already folded; the front (issue 42:
+# the opening figure, 442 px with the lede, and the findings, 619) brought it to 19,468 before Python and 20,039
+# live. The contents list beside the article is the way around it.
+# A test section's own box gets its share of the page's budget (2,050 px: 20,500 over the ten page sections,
 # which measure 946 to 2,037 px each live).
 MAX_SECTION = MAX_HEIGHT // (len(SECTIONS) - len(extra_sections()))
 MAX_GAP = 160
