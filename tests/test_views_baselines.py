@@ -1,4 +1,5 @@
 """The computed additions of issue 43 shown beside their claims, with hooks, as the build plays them back."""
+import dataclasses
 import re
 
 import pytest
@@ -39,4 +40,16 @@ def test_the_tasks_claim_counts_the_searched_recipes_at_the_recipe_in_use_only()
     claim = tasks_view.slots(st, tasks_view.empty())["claim"]
     assert {k: hooked(claim, f"tasks-search-{k.replace('_', '-')}") for k in search} == search
     assert "tasks-search" not in tasks_view.slots(S.Tasks(lr=0.25))["claim"]
-    assert tasks_view.search_html(None) == ""
+
+
+@pytest.mark.parametrize("sid", ["repeat", "pathdrop"])
+def test_each_race_counts_its_searched_recipes_beside_its_judged_numbers(sid):
+    from weighttying.views.contract import view
+    from weighttying.views import kit
+    v, st = view(sid), getattr(S.State(), sid)
+    shown = "".join(v.slots(st, kit.with_results(v, st)).values())
+    search = recipes.searched(sid)
+    assert {k: hooked(shown, f"{sid}-search-{k.replace('_', '-')}") for k in search} == search
+    assert 1 <= search["all_within"] <= search["searched"]
+    off = dataclasses.replace(st, lr=st.lr / 2)  # another recipe: its numbers are not the search's
+    assert f"{sid}-search" not in "".join(v.slots(off).values())

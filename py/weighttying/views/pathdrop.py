@@ -15,7 +15,7 @@ import numpy as np
 from .. import gradcheck, measure, model, pathdrop, pool, recipes, render, state
 from ..quoted import PAGE
 from .kit import (TOY, Differences, at_defaults, claim, error_heatmap, grid, hook, judged, last, note, pending, recipe_text,
-                  run_verdict, seeds_row, source, table as hooked_table)
+                  run_verdict, search_html, seeds_row, source, table as hooked_table)
 
 DISTINCT, B = 8, 32  # the page's batch: 8 distinct tokens among 32
 TRIALS = 10_000  # simulated random-entry checks per k: ~20 ms in Pyodide, standard error <= 0.005
@@ -246,7 +246,8 @@ def slots(st: state.Pathdrop, results: dict | None = None) -> dict[str, str]:
         return {**out, "curves": curves_svg(points), **text, "finals": note(
             f"Step {end['step']} of {st.steps}: correct {finals[CURVES[0]]:.4f}, broken {finals[CURVES[1]]:.4f}")}
     return {**out, "curves": curves_svg(points), **text,
-            "finals": curves_html(st, finals, (results or {}).get("noise") or {}) + source(results, "pathdrop-source")}
+            "finals": curves_html(st, finals, (results or {}).get("noise") or {}) + search_html("pathdrop", st, PAGE_RECIPE)
+            + source(results, "pathdrop-source")}
 
 
 # ---- a Run split across workers (weighttying.pool) ----

@@ -17,8 +17,8 @@ from .. import measure, model, pool, recipes, repeat
 from .. import render as R
 from .. import quoted
 from .. import state as S
-from .kit import (TOY, Num, at_defaults, cell, claim, grid, hook, judged, lin, log, note, recipe_text, run_verdict, seeds_row,
-                  source,
+from .kit import (TOY, Num, at_defaults, cell, claim, grid, hook, judged, lin, log, note, recipe_text, run_verdict, search_html,
+                  seeds_row, source,
                   table)
 
 SEEDS = 5  # the init table averages seeds seed .. seed+4, as report.repeat_table does for seed 0
@@ -227,7 +227,7 @@ def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
             "hist": hist_html(st, ranks, points), "curves": curves_html(points),
             "trained": trained_table(trained_rows(st, points[-1] if points else None, noise), st,
                                      points[-1]["step"] if points else 0)
-            + (source(results, "repeat-source") if points else "")}
+            + search_html("repeat", st, PAGE_RECIPE) + (source(results, "repeat-source") if points else "")}
 
 
 # ---- a Run split across workers (weighttying.pool) ----

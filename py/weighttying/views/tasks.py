@@ -8,8 +8,8 @@ Any change of seeds, steps or lr (RUN_KEYS) leaves the tables saying so until th
 """
 from __future__ import annotations
 
-from .. import measure, pool, quoted, recipes, render, state, tasks
-from .kit import TOY, Num, at_defaults, claim, grid, hook, judged, log, note, source, table
+from .. import measure, pool, quoted, render, state, tasks
+from .kit import TOY, Num, at_defaults, claim, grid, judged, log, note, search_html, source, table
 
 CHUNK = 1  # stack steps per streamed chunk, each stepping every model of the table (20 at the defaults): ~15-30 ms in an idle worker
 COLUMNS = ("quantity", "ours", "page says", "verdict")
@@ -96,18 +96,6 @@ def claim_html(runs: dict[str, list[dict]]) -> str:
     return claim(parts, "tasks-claim")
 
 
-def search_html(search: dict | None) -> str:
-    """How many recipes of the calibration search reproduce the post's numbers (recipes.searched), or nothing
-    (settings off the recipe)."""
-    if not search:
-        return ""
-    n = {k: hook(f"tasks-search-{k.replace('_', '-')}", search[k], tag="span") for k in search}
-    return (f'<p class="wt-help" data-testid="tasks-search">The post gives neither the task nor the learning rate, '
-            f'batch or steps; a search chose them. Of the {n["searched"]} recipes it tried, '
-            f'{n["all_within"]} reproduced all {n["total"]} of the post\'s numbers within tolerance at once. '
-            'Counted at build from the search\'s own record.</p>')
-
-
 def summary_table(rows: list[list[object]], st: state.Tasks) -> str:
     """The excess-loss table as HTML."""
     return table(COLUMNS, rows, f"Excess loss (nats above each task's own entropy) after {st.steps} steps at lr "
@@ -176,8 +164,7 @@ def plot(runs: dict[str, list[dict]]) -> str:
 def slots(st: state.Tasks, results: dict[str, list[dict]] | None = None) -> dict[str, str]:
     """The section's output for st from the runs so far (none: every table says not run yet)."""
     runs = results or empty()
-    search = recipes.searched("tasks") if at_defaults(st, ("steps", "lr")) else None
-    return {"claim": claim_html(runs) + search_html(search), "status": status(st, runs), "table": summary_table(summary_rows(runs, st.seeds), st),
+    return {"claim": claim_html(runs) + search_html("tasks", st, ("steps", "lr")), "status": status(st, runs), "table": summary_table(summary_rows(runs, st.seeds), st),
             "plot": plot(runs), "seeds": seed_table(seed_rows(runs))}
 
 

@@ -14,4 +14,4 @@ from .provenance import (BUILT, SOURCE_TEXT, as_built, built_applies, no_results
 from .slots import DATA_BEFORE, DATA_SUMMARY, compose, data_box, slot
 from .tables import cell, note, pending, plain, scroll, table
 from .verdicts import (TOY, Verdict, at_defaults, chip, chip_html, claim, judged, reader_rule, recipe_text,
-    run_verdict, seeds_row, verdict_chip)
+    run_verdict, search_html, seeds_row, verdict_chip)

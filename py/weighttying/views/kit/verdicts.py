@@ -12,7 +12,7 @@ from ... import data, quoted, recipes
 from ... import render as R
 from ... import state as S
 from ...precision import carried
-from .hooks import Num, plain_number
+from .hooks import Num, hook, plain_number
 
 
 
@@ -115,6 +115,21 @@ def recipe_text(r: recipes.Recipe) -> str:
     entropy = data.entropy(data.markov_task(TOY.V, aligned=False, rank=r.rank, beta=r.beta))
     return (f"its task: rank {r.rank}, β = {R.num(r.beta)} ({entropy:.2f} nats), batch {r.batch}; "
             f"chosen by calibration, the page does not say")
+
+
+def search_html(experiment: str, st, fields: Iterable[str]) -> str:
+    """How many recipes the calibration search tried for an experiment and how many reproduced every one of the
+    post's numbers for it at once (recipes.searched, hooked <experiment>-search-*), at the recipe in use only (st
+    default on fields); nothing off it."""
+    if not at_defaults(st, fields):
+        return ""
+    n = {k: hook(f"{experiment}-search-{k.replace('_', '-')}", v, tag="span")
+         for k, v in recipes.searched(experiment).items()}
+    return (f'<p class="wt-help" data-testid="{experiment}-search">The post gives neither this task nor its '
+            f'training recipe; a search chose them. Of the {n["searched"]} recipes it tried, {n["all_within"]} '
+            f'reproduced all {n["total"]} of the post\'s numbers for it within tolerance at once: agreement here '
+            "reproduces a chosen recipe, it does not replicate the post independently (counted from the search's "
+            "own record, shipped with this page).</p>")
 
 
 def claim(parts: Sequence[tuple[str, str, object, Verdict | str]], testid: str, who: str = "the page") -> str:
