@@ -141,9 +141,6 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
         lintGutter(),
         keymap.of([{ key: "Mod-Enter", run: () => { written(view.state.doc.toString(), doc); run(); return true; } },
           ...defaultKeymap, ...historyKeymap, indentWithTab]),
-        // wrapped lines leave no box that scrolls (a scrolling box needs a tab stop of its own, axe's
-        // scrollable-region-focusable): on a phone a long line wraps under itself instead
-        EditorView.lineWrapping,
         EditorView.contentAttributes.of({ "aria-label": NAME, "data-testid": "codelab-editor" }),
         EditorView.updateListener.of((u) => {
           if (!u.docChanged) return;
