@@ -59,7 +59,7 @@ def lesson_backward(params, cfg, inputs, cache, dlogits):
     # forward: x = in_scale * E[inputs]   a = x @ W1 + b1   z = tanh(a)
     #          h = res * x + z @ W2 + b2   logits = h @ E.T   loss = mean cross-entropy
     E, W1, W2 = params["E"], params["W1"], params["W2"]
-    x, z, h = cache["x"], cache["z"], cache["h"]
+    x, a, z, h = (cache[name] for name in "xazh")  # a is not needed below: tanh'(a) is read from z
     dh = dlogits @ E                  # logits = h @ E.T
     dW2 = z.T @ dh                    # h = ... + z @ W2
     db2 = dh.sum(axis=0)              # b2 is added to every row of h
