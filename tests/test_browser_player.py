@@ -105,9 +105,7 @@ def play(page, query: str) -> None:
     page.evaluate("(q) => { history.replaceState(null, '', '?' + q); window.__wt.player.sync(); }", query)
 
 
-# Ten sections share the one Panel worker: a state's live answer can wait behind the other sections' builds
-# (a gradient check at tied=0 answered in 12 s alone and outlasted 60 s in the full run).
-def wait_live_values(page, sid: str, want: dict, timeout_s: float = 150, common: bool = False) -> list[str]:
+def wait_live_values(page, sid: str, want: dict, timeout_s: float = 60, common: bool = False) -> list[str]:
     """Poll until the live section shows want's values (common: those of want's hooks it shows, at least
     one); the mismatches left at the timeout."""
     def bad() -> list[str]:
