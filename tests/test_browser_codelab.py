@@ -13,6 +13,7 @@ import html
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from conftest import live_page
 from harness import new_context
@@ -40,7 +41,8 @@ def shown(page, box: str = BOX) -> dict[str, str]:
 
 
 def wait_verdict(page, text: str, box: str = BOX) -> None:
-    page.locator(f"{box} [data-testid=codelab-verdict]").filter(has_text=text[:60]).wait_for(timeout=60_000)
+    """Until the verdict's data-value is text: whole, since two bugs' verdicts can share every word but the bug's name."""
+    expect(page.locator(f"{box} [data-testid=codelab-verdict]")).to_have_attribute("data-value", text, timeout=60_000)
 
 
 def test_every_named_bug_answers_before_python(browser, server):
