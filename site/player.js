@@ -77,6 +77,7 @@ function inputsFor(rules) {
     // live lab (address.carried)
     textarea: { take: (ctl, c, input) => input.value },
     line: { take: (ctl, c, input) => input.value },
+    code: { take: (ctl, c, input) => input.value }, // the editor (codelab.js) writes its text into the box
     // a file (never in a link): read here as the live lab's picker reads it (rules.decoded), the box saying what it
     // read or why not; a promise of its text (null: refused, or none chosen), taken once per choice ("change")
     file: { on: "change", take: (ctl, c, input) => readFile(rules, ctl, rules.kind(c).max_chars, input.files && input.files[0]) },

@@ -199,9 +199,27 @@ async function boot({ config, query, scheme, address, pool }) {
 
 // ---- a numerics worker of the page's pool: runs parts of a run (weighttying.pool), a batch at a time ----
 
+// What reaches the network from a worker: a numerics worker has every file it needs once it is ready, and it runs
+// the code lab's reader code (views.codelab), so it gives them up, from the global and every prototype it inherits.
+const NETWORK = ["fetch", "XMLHttpRequest", "WebSocket", "EventSource", "WebTransport", "importScripts", "Worker",
+  "SharedWorker"];
+
+function sealed(scope) {
+  for (const name of NETWORK) {
+    for (let o = scope; o; o = Object.getPrototypeOf(o)) {
+      if (Object.prototype.hasOwnProperty.call(o, name)) delete o[name];
+    }
+    const said = `${name} is refused here: code run on this page cannot reach the network`;
+    Object.defineProperty(scope, name, { get() { throw new Error(said); }, configurable: false });
+  }
+  // Python's ways to the network go through fetch; with it gone they are refused by name
+  py.runPython('import sys\nfor _m in ("pyodide.http", "micropip"):\n    sys.modules[_m] = None');
+}
+
 function numericsReady() {
   numerics = py.pyimport("weighttying.pool");
   early = py.pyimport("weighttying.early");
+  sealed(self);
   post({ type: "numerics-ready" });
 }
 

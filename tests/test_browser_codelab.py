@@ -5,6 +5,9 @@
   k moves the random check; nothing asks for Python.
 - Live (one cold load for the module, at steps the build did not run): choosing a bug shows its checks at once,
   the race waits for Run, which streams it to CPython's losses.
+- The editor (CodeMirror, the page's own): the build's text, line numbers, Python highlighting, undo, Escape then
+  Tab leaves it, a bug's "Put this code in the editor"; typing selects "yours" and never enters the address; code
+  typed while Python loads is in the live section after the hand-over, and edits after it reach it too.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import live_page
-from harness import new_context
+from harness import new_context, until, wait_booted
 from weighttying import codelab, codelab_bugs
 from weighttying import state as S
 from weighttying.views import codelab as V
@@ -78,8 +81,124 @@ def test_the_live_section_keeps_the_checks_and_runs_the_race(live):
     live.locator(f"{LIVE} .wt-ctl-codelab-bug button", has_text="in_scale").click()
     wait_verdict(live, want("in_scale")["codelab-verdict"], LIVE)
     assert shown(live, LIVE) == want("in_scale", steps=STEPS)
-    live.locator(f"{LIVE} button", has_text="Run the race").click()
+    live.locator(f"{LIVE} button", has_text="Run").click()
     final = live.locator(f"{LIVE} [data-testid=codelab-race-final]")
     final.wait_for(timeout=120_000)
     race = codelab.race(codelab.load(codelab.bug_source("in_scale")), STEPS)
     assert float(final.get_attribute("data-value")) == pytest.approx(race["final"]["yours"], rel=1e-5)
+
+
+EDITOR = ".wt-codelab-editor .cm-content"
+LIVE_BOX_JS = """() => {
+  // the live code control's text area, through Panel's shadow roots
+  const walk = function* (root) { for (const el of root.querySelectorAll("*")) { yield el; if (el.shadowRoot) yield* walk(el.shadowRoot); } };
+  for (const el of walk(document.querySelector("#live-codelab[data-live=true]"))) {
+    if (el.classList && el.classList.contains("wt-code-input") && el.shadowRoot) {
+      const t = [...walk(el.shadowRoot)].find((x) => x.tagName === "TEXTAREA");
+      if (t) return t.value;
+    }
+  }
+  return null;
+}"""
+
+
+def editor_text(page) -> str:
+    return page.evaluate("() => [...document.querySelectorAll('.wt-codelab-editor .cm-line')].map((l) => l.textContent).join('\\n')")
+
+
+def type_at_end(page, text: str) -> None:
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+
+
+def test_the_editor_before_python(browser, server):
+    ctx = new_context(browser)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+        editor = page.locator(EDITOR)
+        editor.wait_for(timeout=10_000)
+        assert "Escape then Tab" in editor.get_attribute("aria-label")
+        assert editor_text(page).rstrip("\n") == codelab.original_source().rstrip("\n")  # the build's text
+        lines = codelab.original_source().count("\n")
+        assert page.locator(".wt-codelab-editor .cm-lineNumbers .cm-gutterElement").count() >= lines
+        assert page.locator(".wt-codelab-editor .cm-line").first.locator("span").count() >= 2  # highlighted
+        type_at_end(page, "\nprint('hi')")
+        assert page.input_value("#wt-p-codelab-bug") == "yours"  # the reader's code selects "yours"
+        assert "print('hi')" in page.input_value("#wt-p-codelab-code")
+        assert "codelab.bug=yours" in page.url and "print" not in page.url  # the code never enters the address
+        page.keyboard.press("Control+z")
+        assert "print('hi')" not in editor_text(page)
+        page.keyboard.press("Escape")
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => !document.activeElement.closest('.cm-editor')")  # Escape then Tab leaves it
+        page.select_option("#wt-p-codelab-bug", "output_only")
+        page.locator(f"{BOX} .wt-code-load").click()
+        assert "    dE = dlogits.T @ h" in editor_text(page)
+    finally:
+        ctx.close()
+
+
+def test_code_typed_before_python_is_in_the_live_section(browser, server):
+    ctx = new_context(browser)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+        type_at_end(page, "\n# typed while Python loads")
+        assert page.evaluate("() => window.__wt.status === 'booting' && !document.querySelector('[data-live=true]')")
+        wait_booted(page)
+        page.locator(LIVE).wait_for(timeout=60_000)
+        assert page.evaluate(LIVE_BOX_JS).endswith("# typed while Python loads")
+        page.locator(f"{LIVE} [data-testid=codelab-not-run]").wait_for(timeout=30_000)
+        type_at_end(page, "\n# and after")
+        until(lambda: (page.evaluate(LIVE_BOX_JS) or "").endswith("# and after"))
+    finally:
+        ctx.close()
+
+
+def test_reader_code_runs_on_a_worker_errors_at_their_line_and_a_reload_restores_it(live):
+    # the reader's own code: a syntax error marked at its line, results kept; then code that runs
+    page = live.page
+    broken = codelab.original_source().replace("dW2 = z.T @ dh", "dW2 = z.T @@ dh")
+    line = next(i for i, t in enumerate(broken.splitlines(), 1) if "@@" in t)
+    page.locator(f"{BOX} .wt-code-load").click()  # a named bug's source into the editor, to start from
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(broken)
+    until(lambda: page.evaluate(LIVE_BOX_JS) == broken)
+    page.keyboard.press("Control+Enter")
+    verdict = page.locator(f"{LIVE} [data-testid=codelab-verdict][data-line='{line}']")
+    verdict.wait_for(timeout=120_000)
+    assert "SyntaxError" in verdict.get_attribute("data-value")
+    page.locator(".wt-codelab-editor .cm-lintRange-error").wait_for(timeout=10_000)  # marked in the editor
+    page.reload(wait_until="domcontentloaded")
+    page.locator(EDITOR).wait_for(timeout=10_000)
+    assert "@@" in editor_text(page)
+    assert "Restored your edit" in page.locator("[data-testid=codelab-restored]").text_content()
+    page.locator("[data-testid=codelab-reset]").click()
+    assert editor_text(page).rstrip("\n") == codelab.original_source().rstrip("\n")
+
+
+FETCH = '''import js
+
+
+def lesson_backward(params, cfg, inputs, cache, dlogits):
+    js.fetch("https://example.com/")
+'''
+
+
+def test_reader_code_cannot_reach_the_network(live):
+    page = live.page
+    page.locator(LIVE).wait_for(timeout=120_000)  # the test before reloaded the page
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(FETCH)
+    until(lambda: page.evaluate(LIVE_BOX_JS) == FETCH)
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.keyboard.press("Control+Enter")
+    verdict = page.locator(f"{LIVE} [data-testid=codelab-verdict][data-line='5']")  # the reader's line
+    verdict.wait_for(timeout=120_000)
+    said = verdict.get_attribute("data-value")
+    assert "fetch is refused here" in said and not any("example.com" in u for u in requests), said

@@ -36,7 +36,8 @@ PAUSED_JS = "() => window.__wt && window.__wt.status === 'paused'"  # ?live=clic
 SETTLE_S = 150  # sections that train on load (paper, pathdrop) finish well within this on 2 busy cores
 
 # Elements showing text (a text node of their own) or a figure (canvas, svg, img) past the viewport's
-# left or right edge. In a table or pre, the nearest sideways-scrolling box must fit instead.
+# left or right edge. In a table, a pre or the code editor's text (CodeMirror's .cm-content), the nearest
+# sideways-scrolling box must fit instead.
 OVERFLOW_JS = "(vw) => {" + WALK_JS + """
   const shows = (el) => ['CANVAS', 'IMG', 'VIDEO'].includes(el.tagName) || (el.tagName === 'svg' && !el.ownerSVGElement)
     || (!el.ownerSVGElement && ![...'OPTION STYLE SCRIPT'.split(' ')].includes(el.tagName)
@@ -51,7 +52,7 @@ OVERFLOW_JS = "(vw) => {" + WALK_JS + """
     if (!shows(el) || !shown(el)) return;
     const r = el.getBoundingClientRect();
     if (fits(r)) return;
-    const boxed = el.closest('table, pre'), s = boxed && scroller(boxed);
+    const boxed = el.closest('table, pre, .cm-content'), s = boxed && scroller(boxed);
     if (s && fits(s.getBoundingClientRect())) return;
     out.push(`${label(el)} spans x ${Math.round(r.left)}..${Math.round(r.right)}`);
   });

@@ -114,7 +114,8 @@ from weighttying import state as S
 # every run section's Run in 1 part (one worker's stack) and in 3 (a pool's), each part through its JSON batches
 small = {"tasks": S.Tasks(seeds=2, steps=12), "repeat": S.Repeat(steps=30), "pathdrop": S.Pathdrop(steps=10),
          "paper": S.Paper(steps=12, seeds=2, scale=4.0),
-         "owntext": S.Owntext(sample="yours", text="the cat sat on the mat and the dog ran after it.\n" * 6, steps=12, d=8)}
+         "owntext": S.Owntext(sample="yours", text="the cat sat on the mat and the dog ran after it.\n" * 6, steps=12, d=8),
+         "codelab": S.Codelab(bug="yours", steps=20)}
 for section, st in small.items():
     merged = []
     for n in (1, 3):

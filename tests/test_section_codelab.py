@@ -75,10 +75,16 @@ def test_the_random_check_follows_k_and_the_claim_is_the_output_path_bugs():
     assert "passed" not in V.slots(dataclasses.replace(DEFAULT, bug="output_only", k=V.ENTRIES))["random"].split(":")[1]
 
 
-def test_the_code_shown_is_the_bugs_source_with_its_edit_marked():
+def test_the_code_shown_is_the_bugs_edit_and_its_whole_source_for_the_editor():
+    for bug in BUGS:
+        out = V.slots(dataclasses.replace(DEFAULT, bug=bug))["code"]
+        [source] = re.findall(r'data-codelab-source="([^"]*)"', out)
+        assert html.unescape(source) == codelab.bug_source(bug)
+        assert out.count("wt-code-changed") == len(codelab_bugs.BY_ID[bug].edits)  # one line each
     out = V.slots(dataclasses.replace(DEFAULT, bug="in_scale"))["code"]
-    assert html.escape("np.add.at(dE, inputs, dx)") in out and out.count("wt-code-changed") == 1
-    assert "wt-code-changed" not in V.slots(DEFAULT)["code"]
+    assert 'data-line="16">np.add.at(dE, inputs, dx)' in out
+    assert "(removed)" in V.slots(dataclasses.replace(DEFAULT, bug="input_only"))["code"]
+    assert "Run checks it" in V.slots(dataclasses.replace(DEFAULT, bug=V.YOURS))["code"]
 
 
 def test_off_default_steps_keep_the_checks_and_the_race_waits_for_run():
@@ -91,6 +97,56 @@ def test_the_live_run_streams_codelabs_race():
     store = Store(S.parse_query("codelab.bug=in_scale&codelab.steps=30")[0])
     root = section.build(store)
     assert "codelab-race-pending" in shown(root)
-    run_until_done(root, "Run the race")
+    run_until_done(root, "Run")
     want = codelab.race(codelab.load(codelab.bug_source("in_scale")), 30)
     assert float(hooks(shown(root))["codelab-race-final"]) == carried(want["final"]["yours"])
+
+
+def test_a_pooled_run_merges_to_the_one_worker_runs_results():
+    st = dataclasses.replace(DEFAULT, bug=V.YOURS, code=codelab.bug_source("buffered"), steps=20)
+    [part] = V.split(st, 4)
+    merged = V.merge(st, [list(V.iter_part(st, part))])
+    alone: dict = {}
+    for p in V.steps(st):
+        V.collect(alone, p)
+    assert merged == alone and merged[V.YOURS]["bug"] == "buffered"  # the reader's text is the named bug's
+    assert not V.collect(alone, {"step": 3, "loss": 1.0})  # a progress dict alone files nothing
+
+
+def test_the_readers_code_never_runs_in_the_panel_worker_and_a_failure_keeps_the_last_good_results():
+    store = Store(S.carry(S.parse_query("codelab.bug=yours&codelab.steps=20")[0],
+                          {"codelab.code": codelab.original_source()}))
+    root = section.build(store)
+    assert "codelab-not-run" in shown(root)
+    run_until_done(root, "Run")  # no pool in CPython: refused, nothing run
+    assert section.ELSEWHERE in shown(root)
+    run = section.here(store.state_of("codelab"))
+    assert [p["entry"]["message"] for p in run] == [section.ELSEWHERE]
+    good = V.outcome(codelab.original_source(), 20)  # the last good run, then a text that does not compile
+    broken = V.checked("def lesson_backward(:\n")
+    out = V.slots(dataclasses.replace(DEFAULT, bug=V.YOURS), {V.YOURS: {**good, "failed": broken}})
+    assert 'data-line="1"' in out["verdict"] and "SyntaxError" in out["verdict"] and "codelab-wrong-rows" in out["strip"]
+
+
+def test_an_edit_in_the_live_section_selects_yours():
+    store = Store(S.parse_query("codelab.bug=buffered")[0])
+    section.build(store)
+    store["codelab"].code = codelab.original_source() + "\n# mine\n"
+    assert store["codelab"].bug == V.YOURS
+
+
+def test_the_downloaded_script_and_notebook_print_the_pages_numbers(tmp_path):
+    import json
+    import subprocess
+    import sys
+    st = dataclasses.replace(DEFAULT, bug=V.YOURS, code=codelab.bug_source("in_scale"), k=50, steps=20)
+    (tmp_path / "codelab.py").write_text(V.script(st))
+    printed = subprocess.run([sys.executable, "codelab.py"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    want = codelab.lab(st.code, k=50, steps=20)
+    assert want["verdict"] in printed and f"misses it with probability {want['random']['miss_probability']}" in printed
+    assert f"yours {want['race']['final']['yours']}" in printed
+    cells = json.loads(V.notebook(st))["cells"]
+    namespace: dict = {}
+    for cell in cells[1:]:
+        exec(cell["source"], namespace)  # the notebook's cells, in order, as a kernel would
+    assert cells[1]["source"] == st.code and namespace["out"]["verdict"] == want["verdict"]

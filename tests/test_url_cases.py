@@ -68,7 +68,7 @@ def test_the_rules_are_json_and_name_every_control():
     assert rules["sections"] == list(S.SECTIONS) and rules["fills"].keys() <= set(S.SECTIONS)
     kinds = rules["kinds"]
     assert re.compile(kinds["number"]["syntax"]).fullmatch("1.5e-3") and not re.compile(kinds["whole"]["syntax"]).fullmatch("1.5")
-    assert [k for k, v in kinds.items() if v["url"] is None] == ["text", "file", "line"]
+    assert [k for k, v in kinds.items() if v["url"] is None] == ["text", "file", "line", "code"]
 
 
 def test_the_page_carries_the_rules(dist_dir):

@@ -92,9 +92,20 @@ def _line(c: S.Control, cid: str, value, values, described: str) -> str:
     return _labelled(c, cid, f'{_box(c, cid, value, described)}<p class="wt-note wt-needs-python">{NEEDS_PYTHON}</p>')
 
 
+# What the code box says before Python: the page's editor (site/codelab.js) takes it over; Run needs the live lab.
+CODE_SAYS = "Checked by the live lab's Run, in this browser, once Python has loaded; it is never sent anywhere."
+
+
+def _code(c: S.Control, cid: str, value, values, described: str) -> str:
+    """A box of code (never in a link): a plain text area that the page's code editor replaces (site/codelab.js)."""
+    return _labelled(c, cid, f'<textarea id="{cid}" class="wt-code-input" rows="20" spellcheck="false" '
+                             f'autocapitalize="off" autocomplete="off" maxlength="{c.spec.max_chars}" {described}>'
+                             f'{_attr(value)}</textarea><p class="wt-note wt-needs-python">{CODE_SAYS}</p>')
+
+
 # Each kind's input before Python, by state.Kind.input: (control, id, value, its playback grid, aria) -> HTML
 INPUTS = {"number": _number, "checkbox": _checkbox, "select": _select, "text": _text, "textarea": _textarea,
-          "file": _file, "line": _line}
+          "file": _file, "line": _line, "code": _code}
 
 
 def help_html(c: S.Control, hid: str = "") -> str:

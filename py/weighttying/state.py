@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import parse_qsl, quote
 
-from . import codelab_bugs, recipes
+from . import codelab, codelab_bugs, recipes
 from .model import Config
 
 TOY = Config()  # the page's toy model: its V, d and sigma are the defaults of the controls that set them
@@ -25,6 +25,7 @@ TOY = Config()  # the page's toy model: its V, d and sigma are the defaults of t
 MAX_VALUE_CHARS = 64  # longer values are rejected unread: nothing legitimate needs more
 MAX_HIDE_CHARS = 2048  # the hide list may name every control
 MAX_TEXT_CHARS = 2_000_000  # a pasted text or a .txt file (2 MB): never in a link, so only the widget's limit
+MAX_CODE_CHARS = 20_000  # the code lab's backward: about 30 lines; ten times more is no longer an edit of it
 SHOW_CHARS = 24  # how much of a bad value a note quotes back
 
 # The syntax of a URL value, written once: rules() hands these to the page's JS (site/state.js) as they are,
@@ -67,6 +68,7 @@ KINDS = {k.name: k for k in (
     Kind("text", str, None, "textarea", max_chars=MAX_TEXT_CHARS, own=True),
     Kind("file", str, None, "file", max_chars=MAX_TEXT_CHARS, own=True),
     Kind("line", str, None, "line"),
+    Kind("code", str, None, "code", max_chars=MAX_CODE_CHARS, own=True),
 )}
 BY_TYPE = {bool: "toggle", int: "whole", float: "number"}  # a field's kind when its spec names none
 
@@ -132,8 +134,11 @@ class Pathdrop:
 
 @dataclass(frozen=True)
 class Codelab:
-    bug: str = spec("correct", "A backward to check: the lesson's correct one, or one of its classic bugs, each a "
-                    "one- or two-line edit of it.", choices=tuple(b.id for b in codelab_bugs.BUGS))
+    bug: str = spec("correct", "A backward to check: the lesson's correct one, one of its classic bugs (each a "
+                    "one- or two-line edit of it), or yours, the code in the editor.",
+                    choices=(*(b.id for b in codelab_bugs.BUGS), "yours"), own="yours")
+    code: str = spec(codelab.original_source(), "Your backward: edit the lesson's code, then Run checks it in this "
+                     "browser. It stays here: never in the address bar or a download's settings.", kind="code")
     k: int = spec(20, "Entries a random-entry gradient check draws (more than there are checks every one).", 1, 4096)
     steps: int = spec(recipes.PATHDROP.steps, "Training steps of the race: this backward against the page's, "
                       "from one init on the same batches.", 1, 5000)

@@ -25,7 +25,8 @@ def notices(inputs: Inputs) -> bytes:
              npm_notice(inputs.pins["npm"], "Pyodide"),
              notice(f"CPython {inputs.python.version}, inside Pyodide (pyodide.asm.wasm, python_stdlib.zip)", "PSF-2.0",
                     {"CPython's LICENSE": license_text("PSF-2.0")}),
-             npm_notice(inputs.pins["npm_decoder"], "the brotli decoder of the classroom file")]
+             npm_notice(inputs.pins["npm_decoder"], "the brotli decoder of the classroom file"),
+             *(npm_notice(spec, spec["package"]) for spec in bundled())]
     sources = {s.split(":", 1)[0] for s in inputs.pins["lock_wheels"]["sources"]}
     for name, path in sorted({**inputs.pypi, **{p.name: p for p in inputs.lock_wheels.values()}}.items()):
         if name in sources:
@@ -45,6 +46,24 @@ def npm_notice(spec: dict, what: str) -> str:
     title = f"{what} {spec['version']} (npm package {spec['package']}: {', '.join(spec['files'])})"
     return notice(title, declared, texts or {f"{declared} (named in its package.json; the package ships no license "
                                              f"file)": license_text(declared)})
+
+
+BUNDLED = "@codemirror/"  # the page's own npm dependencies that esbuild bundles into wt.js: these and what they need
+
+
+def bundled() -> list[dict]:
+    """npm_notice's spec of every package esbuild bundles into wt.js: package.json's BUNDLED dependencies and,
+    through package-lock.json, everything they depend on."""
+    lock = json.loads((ROOT / "package-lock.json").read_text())["packages"]
+    todo = [n for n in json.loads((ROOT / "package.json").read_text())["dependencies"] if n.startswith(BUNDLED)]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += lock[f"node_modules/{name}"].get("dependencies", {})
+    return [{"package": n, "version": lock[f"node_modules/{n}"]["version"], "files": ["wt.js, the code lab's editor"]}
+            for n in sorted(seen)]
 
 
 def notice(what: str, declared: str, texts: dict[str, str], note: str = "") -> str:

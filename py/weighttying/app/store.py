@@ -34,7 +34,7 @@ PARAMETERS = {
     "number": _bounded(param.Number), "whole": _bounded(param.Integer), "log": _bounded(param.Number),
     "choice": lambda c: param.Selector(default=c.default, objects=list(c.choices), doc=c.help),
     "toggle": lambda c: param.Boolean(c.default, doc=c.help),
-    "hide": _string, "text": _string, "file": _string, "line": _string,
+    "hide": _string, "text": _string, "file": _string, "line": _string, "code": _string,
 }
 
 
@@ -167,6 +167,13 @@ def _text(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
                                                description=None)
 
 
+def _code(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+    """A text area of code, which the page's editor takes over (site/codelab.js: .wt-code-input)."""
+    return pn.widgets.TextAreaInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
+                                               sizing_mode="stretch_width", rows=20, description=None,
+                                               css_classes=["wt-code-input"])
+
+
 def _file(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     """A file input (click or drop) whose UTF-8 text becomes the control's value; a file that is not text, or too
     long, is refused with a line saying why and changes nothing; one read is named with its size."""
@@ -195,6 +202,7 @@ WIDGETS = {
     "toggle": lambda obj, c: pn.widgets.Checkbox.from_param(obj.param[c.name], name=c.name),
     "hide": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name),
     "text": _text,
+    "code": _code,
     "file": _file,
     "line": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
                                                            sizing_mode="stretch_width", description=None),

@@ -2,7 +2,8 @@
 check, the race against the page's backward and the verdict. No Panel.
 
 `results(st)` is every named bug's outcome (codelab_bugs.BUGS: {bug id: outcome}) with its race at st.steps, so
-choosing a bug and k answers before Python; only the race follows `steps` (the one RUN_KEY). An outcome is
+choosing a bug and k answers before Python; only the race follows `steps` (the one RUN_KEY). The reader's code
+(`st.code`, bug "yours") runs only in a Run, on a numerics worker (split, iter_part, merge): never in a redraw. An outcome is
 `outcome(text, steps)`: the text's error (codelab's error dict), or its checks, the wrong entries' flat indices
 (the random-entry check redraws them for any k) and E's entrywise errors as the page shows them (kit.shown_errors: an
 agreeing entry's error is rounding noise, shown as "≤ 0.0001", never its digits).
@@ -12,6 +13,7 @@ from __future__ import annotations
 import difflib
 import functools
 import html
+import json
 
 import numpy as np
 
@@ -31,6 +33,7 @@ DEPENDS = {"claim": ("k",), "code": ("bug",), "entries": ("bug",), "strip": ("bu
 CLAIM = "claim"
 DATA = ("entries",)  # the per-parameter table: the strip's line says its totals
 CURVES = ("the page's backward", "this backward")
+YOURS = S.BY_KEY["codelab.bug"].own  # the choice the reader's code selects (state.Codelab)
 
 
 @functools.lru_cache(maxsize=1)
@@ -70,14 +73,19 @@ def results(st: S.Codelab) -> dict:
     return {b.id: outcome(codelab.bug_source(b.id), st.steps) for b in codelab_bugs.BUGS}
 
 
-# ---- a Run: the chosen bug's race at the state's steps ----
+# ---- a Run: the chosen backward's checks and race (the reader's code only on a numerics worker) ----
+
+def source_of(st: S.Codelab) -> str:
+    """The code st checks: a named bug's source, or the reader's (st.code)."""
+    return st.code if st.bug == YOURS else codelab.bug_source(st.bug)
+
 
 def steps(st: S.Codelab):
-    """The Run: the chosen bug's checks ({"entry"}), then each point of its race (codelab.iter_race)."""
-    entry = bug_checks(st.bug)
+    """The Run: the chosen backward's checks ({"entry"}), then each point of its race (codelab.iter_race)."""
+    entry = checked(st.code) if st.bug == YOURS else bug_checks(st.bug)
     yield {"step": 0, "bug": st.bug, "entry": entry}
     if entry["kind"] == "ok":
-        for p in codelab.iter_race(codelab.load(codelab.bug_source(st.bug)), st.steps):
+        for p in codelab.iter_race(codelab.load(source_of(st)), st.steps):
             yield {**p, "bug": st.bug}
 
 
@@ -88,7 +96,9 @@ def total(st: S.Codelab) -> int:
 
 def collect(results: dict, point: dict) -> bool:
     """File a streamed point into results (in place): the entry, then its race point by point; True when shown
-    slots changed."""
+    slots changed (a pooled Run's bare progress dict, without "bug", changes nothing)."""
+    if "bug" not in point:
+        return False
     if "entry" in point:
         results[point["bug"]] = {**point["entry"], "race": {"steps": [], "correct": [], "yours": [], "error": None}}
         return True
@@ -99,6 +109,63 @@ def collect(results: dict, point: dict) -> bool:
         for key in ("step", "correct", "yours"):
             race["steps" if key == "step" else key].append(point[key])
     return True
+
+
+# ---- the Run on the pool of numerics workers (weighttying.pool), where the reader's code runs ----
+
+def split(st: S.Codelab, n: int) -> list[dict]:
+    """One part: the checks and the race of one backward are one run."""
+    return [{}]
+
+
+def iter_part(st: S.Codelab, part: dict):
+    """steps(st), each point with the part's total and a loss for the pool's progress (the reader's)."""
+    loss = 0.0
+    for p in steps(st):
+        loss = p.get("yours", loss)
+        yield {**p, "total": st.steps, "loss": loss}
+
+
+def merge(st: S.Codelab, streams: list[list[dict]]) -> dict:
+    """The results the one part has streamed so far, filed as collect files them."""
+    results: dict = {}
+    for p in (p for s in streams for p in s):
+        collect(results, p)
+    return results
+
+
+# ---- take it with you: the reader's backward and the page's check, as a script and a notebook ----
+
+CHECK = """from weighttying import codelab
+
+out = codelab.lab(CODE, k={k}, steps={steps})
+if out["kind"] != "ok":
+    print(out["message"], "(line", out["line"], ")")
+else:
+    print(out["verdict"])
+    print("wrong rows of E:", sum(out["entries"]["E"]["wrong_rows"]), "of", len(out["entries"]["E"]["wrong_rows"]))
+    print("a random check of", out["random"]["k"], "entries misses it with probability", out["random"]["miss_probability"])
+    print("after", out["race"]["steps"][-1], "steps: the page's backward", out["race"]["final"]["correct"],
+          "yours", out["race"]["final"]["yours"])
+"""
+ABOUT = ("The code lab's check of a backward, as the weight-tying page runs it: every entry against central "
+         "differences, a random check of k entries, and a race against the page's backward. It needs this page's "
+         "weighttying package (NumPy only), installed from the folder of the page's source: pip install ./py")
+
+
+def script(st: S.Codelab) -> str:
+    """A Python script that runs st's code through the page's check in CPython and prints what the page shows."""
+    return f'"""{ABOUT}"""\nCODE = {source_of(st)!r}\n\n' + CHECK.format(k=st.k, steps=st.steps)
+
+
+def notebook(st: S.Codelab) -> str:
+    """The same as a Jupyter notebook (nbformat 4): the note, the code, the check."""
+    cells = [("markdown", ABOUT), ("code", source_of(st)), ("code", f"CODE = {source_of(st)!r}"),
+             ("code", CHECK.format(k=st.k, steps=st.steps))]
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {"language_info": {"name": "python"}},
+                       "cells": [{"cell_type": kind, "metadata": {}, "source": text, "id": f"cell-{i}",
+                                  **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+                                 for i, (kind, text) in enumerate(cells)]}, indent=1)
 
 
 # ---- the slots ----
@@ -118,21 +185,35 @@ def percent(p: float) -> str:
     return f"{100 * p:.3g} %"
 
 
-def changed_lines(bug: str) -> set[int]:
-    """The 1-based lines of the bug's source that differ from the original's."""
-    diff = difflib.SequenceMatcher(None, codelab.original_source().splitlines(), codelab.bug_source(bug).splitlines())
-    return {j + 1 for tag, _, _, j1, j2 in diff.get_opcodes() if tag != "equal" for j in range(j1, j2)}
+def edits(bug: str) -> list[tuple[int, str, str]]:
+    """(line, the original's text, the bug's) of each line the bug changes, numbered as in the bug's source ("" for a
+    line it removes or adds)."""
+    old, new = codelab.original_source().splitlines(), codelab.bug_source(bug).splitlines()
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        if tag != "equal":
+            pairs = max(i2 - i1, j2 - j1)
+            out += [(j1 + n + 1, old[i1 + n] if i1 + n < i2 else "", new[j1 + n] if j1 + n < j2 else "")
+                    for n in range(pairs)]
+    return out
 
 
 def code_html(bug: str) -> str:
-    """The bug's source with its line numbers, the lines it changes marked."""
-    marked = changed_lines(bug)
-    lines = "".join(f'<span class="wt-code-line{" wt-code-changed" if n in marked else ""}">{html.escape(line)}</span>'
-                    for n, line in enumerate(codelab.bug_source(bug).splitlines(), 1))
+    """What the bug changes in the lesson's code, line by line (the whole code is the editor's), and a button that
+    puts its whole source into the editor (site/codelab.js reads it from the button)."""
+    if bug == YOURS:
+        return note("Your backward is the code in the editor: Run checks it on a worker of its own, here in your "
+                    "browser.", testid="codelab-code")
     said = codelab_bugs.BY_ID[bug]
-    return (f'<figure class="wt-code-box"><figcaption>{html.escape(said.label[:1].upper() + said.label[1:])}: '
-            f'{html.escape(said.wrong)}</figcaption><pre class="wt-code" data-testid="codelab-code" tabindex="0">'
-            f'<code>{lines}</code></pre></figure>')
+    lines = "".join(f'<span class="wt-code-line wt-code-was" data-line="{n}">{html.escape(was.strip()) or "(nothing)"}</span>'
+                    f'<span class="wt-code-line wt-code-changed" data-line="{n}">{html.escape(now.strip()) or "(removed)"}</span>'
+                    for n, was, now in edits(bug))
+    change = (f'<pre class="wt-code" data-testid="codelab-edit" tabindex="0" aria-label="What this bug changes">'
+              f'<code>{lines}</code></pre>' if lines else "")
+    return (f'<figure class="wt-code-box" data-testid="codelab-code"><figcaption>'
+            f'{html.escape(said.label[:1].upper() + said.label[1:])}: {html.escape(said.wrong)}</figcaption>{change}'
+            f'<button type="button" class="wt-code-load" data-codelab-source="{html.escape(codelab.bug_source(bug))}">'
+            f'Put this code in the editor</button></figure>')
 
 
 def error_text(x: float) -> str:
@@ -202,19 +283,33 @@ def race_html(st: S.Codelab, race: dict | None, results) -> str:
                   f'one {hook("codelab-race-final", race["yours"][-1])}.</p>' + source(results, "codelab-source"))
 
 
+def failure(e: dict) -> str:
+    """An error outcome in one sentence, the reader's line (and column) first when there is one."""
+    where = f"line {e['line']}" + (f", column {e['column']}" if e.get("column") else "") if e.get("line") else ""
+    return f"No check ran: {e['message']}" + (f" ({where})" if where else "") + "."
+
+
 def verdict_html(e: dict) -> str:
-    """The verdict in one sentence (hooked with its text), or the error the code stopped with."""
-    text = e["verdict"] if e["kind"] == "ok" else (
-        f"No check ran: {e['message']}" + (f" (line {e['line']})" if e.get("line") else "") + ".")
-    kind = "wt-good" if e["kind"] == "ok" and e["entries"]["wrong"] == 0 else "wt-bad"
-    return (f'<p class="wt-verdict {kind}" data-testid="codelab-verdict" data-value="{html.escape(text)}">'
+    """The verdict in one sentence (hooked with its text), or the error the code stopped with; a failed run of the
+    reader's code over the last one that ran (e["failed"], app/sections/codelab.py) says so, its results kept."""
+    failed = e.get("failed") or (e if e["kind"] != "ok" else None)
+    text = e["verdict"] if failed is None else failure(failed) + (
+        " The results shown are your last code that ran." if e["kind"] == "ok" else "")
+    kind = "wt-good" if failed is None and e["entries"]["wrong"] == 0 else "wt-bad"
+    # where the reader's code failed, for the editor's mark (site/codelab.js)
+    at = "".join(f' data-{key}="{failed[key]}"' for key in ("line", "column") if failed and failed.get(key) is not None)
+    return (f'<p class="wt-verdict {kind}" data-testid="codelab-verdict" data-value="{html.escape(text)}"{at}>'
             f"{html.escape(text)}</p>")
 
 
 def slots(st: S.Codelab, results: dict | None = None) -> dict[str, str]:
     """The section's output for st: the chosen bug's checks (the build's, or computed), its race from results."""
-    entry = (results or {}).get(st.bug) or bug_checks(st.bug)
+    entry = (results or {}).get(st.bug) or (None if st.bug == YOURS else bug_checks(st.bug))
     out = {"claim": claim_html(st.k), "code": code_html(st.bug)}
+    if entry is None:  # the reader's code, not run yet: only a Run runs it, never a redraw
+        said = note("Not checked yet: press Run to check your code (the live lab runs it in this browser).",
+                    testid="codelab-not-run")
+        return {**out, "strip": said, "random": "", "race": "", "verdict": "", "entries": ""}
     if entry["kind"] != "ok":
         none = note("No gradients to check: the verdict below says why.", testid="codelab-none")
         return {**out, "strip": none, "random": "", "race": "", "verdict": verdict_html(entry), "entries": ""}

@@ -1,0 +1,185 @@
+// The code lab's editor (issue 39): CodeMirror 6 from npm, bundled into wt.js, in the section's prose
+// (.wt-codelab-editor), so it is the page's own: it works before Python and stays put through the hand-over. Its
+// text is the `codelab.code` control's (a kind no link holds): each edit is written into that control's text area,
+// the prerender's before Python (player.js carries it to the live lab) and the live section's after, as typing
+// there would. The text it starts from is that control's default, the lesson's source emitted at build.
+import { EditorState } from "@codemirror/state";
+import { EditorView, drawSelection, highlightActiveLineGutter, highlightSpecialChars, keymap, lineNumbers } from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
+import { python } from "@codemirror/lang-python";
+import { lintGutter, setDiagnostics } from "@codemirror/lint";
+
+const HOST = ".wt-codelab-editor";
+const BOX = "wt-code-input"; // the code control's text area (controls.py), or the live widget's host (app/store.py)
+// Its accessible name says how a keyboard leaves it: Tab indents inside it (CodeMirror: Escape, then Tab, moves on)
+const NAME = "Your backward, Python code. Press Escape then Tab to leave the editor.";
+
+/** Every element under ROOT, through open shadow roots (Panel renders each live widget in one). */
+export function* deep(root) {
+  for (const el of root.querySelectorAll("*")) {
+    yield el;
+    if (el.shadowRoot) yield* deep(el.shadowRoot);
+  }
+}
+
+/** The code control's text area in the section: the live one once the section is live, else the prerender's. */
+export function box(doc = document) {
+  const live = doc.querySelector("#live-codelab[data-live=true]");
+  for (const el of live ? deep(live) : []) {
+    if (el.tagName === "TEXTAREA" && el.getRootNode().host?.closest?.(`.${BOX}`)) return el;
+    if (el.classList?.contains(BOX) && el.shadowRoot) {
+      const t = el.shadowRoot.querySelector("textarea");
+      if (t) return t;
+    }
+  }
+  return doc.querySelector(`#live-codelab textarea.${BOX}`);
+}
+
+function written(text, doc) {
+  // The editor's text into the control's box, with the events typing there sends (input; change, as on a blur).
+  const target = box(doc);
+  if (!target || target.value === text) return;
+  target.value = text;
+  target.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  target.dispatchEvent(new Event("change", { bubbles: true, composed: true }));
+}
+
+const KEPT = "weighttying.codelab."; // localStorage: the reader's edit, under the hash of the original it was made from
+const MARK_MS = 600; // how often the editor looks at the verdict for the reader's line
+
+/** FNV-1a of text, 8 hex digits: names the original an edit was made from (not a check of anything). */
+export function hash(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
+}
+
+/** What the browser kept: {text, note} for the edit to show (null: none), given the page's ORIGINAL. */
+export function restored(storage, original) {
+  const mine = KEPT + hash(original);
+  try {
+    const same = storage.getItem(mine);
+    if (same !== null && same !== original) return { text: same, note: "Restored your edit from your last visit." };
+    const older = Object.keys(storage).find((k) => k.startsWith(KEPT) && k !== mine);
+    if (older) {
+      return { text: storage.getItem(older), key: older, note: "Restored your edit; the page's code has changed since " +
+        "you made it: “Reset to the page's code” shows the new one (Undo brings your edit back)." };
+    }
+  } catch { /* no storage here (a private window, a policy): nothing was kept */ }
+  return null;
+}
+
+function keep(storage, original, text) {
+  // The edit under the original's hash ("" for the original itself: nothing kept), older originals' edits dropped.
+  try {
+    for (const k of Object.keys(storage)) if (k.startsWith(KEPT)) storage.removeItem(k);
+    if (text !== original) storage.setItem(KEPT + hash(original), text);
+  } catch { /* full or refused: the edit lives on in this page only */ }
+}
+
+function verdict(doc) {
+  // The section's verdict element: in the live section's shadow roots, else the prerender's.
+  const live = doc.querySelector("#live-codelab[data-live=true]");
+  for (const el of live ? deep(live) : []) if (el.dataset?.testid === "codelab-verdict") return el;
+  return doc.querySelector("#live-codelab [data-testid=codelab-verdict]");
+}
+
+function marks(view, doc) {
+  // The reader's line (and column) the verdict names, marked in the editor; cleared when it names none.
+  let said = "";
+  return () => {
+    const v = verdict(doc), line = Number(v?.dataset.line || 0), text = v ? `${line}:${v.dataset.value}` : "";
+    if (text === said) return;
+    said = text;
+    const diagnostics = [];
+    if (line >= 1 && line <= view.state.doc.lines) {
+      const at = view.state.doc.line(line), column = Number(v.dataset.column || 1);
+      diagnostics.push({ from: Math.min(at.from + column - 1, at.to), to: at.to, severity: "error", message: v.dataset.value });
+    }
+    view.dispatch(setDiagnostics(view.state, diagnostics));
+  };
+}
+
+function controlsOf(host, view, original, storage) {
+  // "Reset to the page's code" and the line saying what was restored, under the editor.
+  const bar = host.ownerDocument.createElement("div");
+  bar.className = "wt-codelab-bar";
+  const reset = host.ownerDocument.createElement("button");
+  reset.type = "button";
+  reset.textContent = "Reset to the page's code";
+  reset.dataset.testid = "codelab-reset";
+  reset.addEventListener("click", () => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: original } }));
+  const note = host.ownerDocument.createElement("p");
+  note.className = "wt-note";
+  note.setAttribute("role", "status");
+  note.dataset.testid = "codelab-restored";
+  bar.append(reset, note);
+  host.append(bar);
+  const kept = restored(storage, original);
+  if (kept) {
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: kept.text } });
+    note.textContent = kept.note;
+  }
+  return note;
+}
+
+/** The editor in HOST (null: none on this page), starting from the control's text; RUN() on Ctrl/Cmd+Enter. */
+export function mount(doc = document, run = () => {}, storage = globalThis.localStorage) {
+  const host = doc.querySelector(HOST), start = box(doc);
+  if (!host || !start || host.dataset.mounted) return null;
+  host.dataset.mounted = "true";
+  const original = start.defaultValue; // the control's default: the lesson's source, emitted at build
+  let saving = 0;
+  const view = new EditorView({
+    parent: host,
+    state: EditorState.create({
+      doc: start.value,
+      extensions: [
+        lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
+        indentOnInput(), bracketMatching(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), python(),
+        lintGutter(),
+        keymap.of([{ key: "Mod-Enter", run: () => { written(view.state.doc.toString(), doc); run(); return true; } },
+          ...defaultKeymap, ...historyKeymap, indentWithTab]),
+        // wrapped lines leave no box that scrolls (a scrolling box needs a tab stop of its own, axe's
+        // scrollable-region-focusable): on a phone a long line wraps under itself instead
+        EditorView.lineWrapping,
+        EditorView.contentAttributes.of({ "aria-label": NAME, "data-testid": "codelab-editor" }),
+        EditorView.updateListener.of((u) => {
+          if (!u.docChanged) return;
+          const text = u.state.doc.toString();
+          written(text, doc);
+          clearTimeout(saving);
+          saving = setTimeout(() => keep(storage, original, text), 300);
+        }),
+      ],
+    }),
+  });
+  host.closest("section")?.classList.add("wt-has-editor");
+  controlsOf(host, view, original, storage);
+  setInterval(marks(view, doc), MARK_MS);
+  // A named bug's "Put this code in the editor" (views.codelab.code_html, played back or live): its whole source,
+  // one edit the editor's undo takes back
+  doc.addEventListener("click", (event) => {
+    const button = event.composedPath().find((el) => el.dataset?.codelabSource !== undefined);
+    if (!button) return;
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: button.dataset.codelabSource } });
+    view.focus();
+  });
+  return view;
+}
+
+/** Press the live section's Run (its Panel button), if the section is live; true when pressed. */
+export function pressRun(doc = document) {
+  const live = doc.querySelector("#live-codelab[data-live=true]");
+  const button = [...(live ? deep(live) : [])].find((el) => el.tagName === "BUTTON" && el.textContent.trim() === "Run");
+  button?.click();
+  return !!button;
+}
+
+/** Mount the editor once the page is parsed. */
+export function installEditor(doc = document, run = () => pressRun(doc)) {
+  const go = () => mount(doc, run);
+  if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", go, { once: true });
+  else go();
+}
