@@ -1,4 +1,4 @@
-// The code lab's editor (issue 39): CodeMirror 6 from npm, bundled into wt.js, in the section's prose
+// The code lab's editor: CodeMirror 6 from npm, bundled into wt.js, in the section's prose
 // (.wt-codelab-editor), so it is the page's own: it works before Python and stays put through the hand-over. Its
 // text is the `codelab.code` control's (a kind no link holds): each edit is written into that control's text area,
 // the prerender's before Python (player.js carries it to the live lab) and the live section's after, as typing
@@ -102,20 +102,11 @@ function marks(view, doc) {
 }
 
 function controlsOf(host, view, original, storage) {
-  // "Reset to the page's code" and the line saying what was restored, under the editor.
-  const bar = host.ownerDocument.createElement("div");
-  bar.className = "wt-codelab-bar";
-  const reset = host.ownerDocument.createElement("button");
-  reset.type = "button";
-  reset.textContent = "Reset to the page's code";
-  reset.dataset.testid = "codelab-reset";
+  // The bar under the editor the build wrote (controls.editor_still): "Reset to the page's code" and the line saying
+  // what was restored
+  const reset = host.querySelector("[data-testid=codelab-reset]"), note = host.querySelector("[data-testid=codelab-restored]");
+  reset.disabled = false;
   reset.addEventListener("click", () => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: original } }));
-  const note = host.ownerDocument.createElement("p");
-  note.className = "wt-note";
-  note.setAttribute("role", "status");
-  note.dataset.testid = "codelab-restored";
-  bar.append(reset, note);
-  host.append(bar);
   const kept = restored(storage, original);
   if (kept) {
     view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: kept.text } });
@@ -131,6 +122,7 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   host.dataset.mounted = "true";
   const original = start.defaultValue; // the control's default: the lesson's source, emitted at build
   let saving = 0;
+  const still = host.querySelector(".wt-codelab-still");
   const view = new EditorView({
     parent: host,
     state: EditorState.create({
@@ -155,7 +147,8 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
       ],
     }),
   });
-  host.closest("section")?.classList.add("wt-has-editor");
+  // in the still code's place, the same size (site/style.css), above the bar
+  still.replaceWith(view.dom);
   controlsOf(host, view, original, storage);
   setInterval(marks(view, doc), MARK_MS);
   // A named bug's "Put this code in the editor" (views.codelab.code_html, played back or live): its whole source,

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+from html import unescape
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -357,6 +358,27 @@ def test_the_build_writes_each_sections_live_box_and_refuses_prose_that_types_on
         prose(S.Section("sweep", S.Sweep, "", None, str(typed)))
     with pytest.raises(BuildError, match=r'typed.html must be one <section id="tying"'):
         prose(S.Section("tying", S.Tying, "", None, str(typed)))
+
+
+def test_the_build_writes_the_code_editors_first_frame_and_refuses_a_wrong_key(dist_dir, tmp_path):
+    """<!--editor:KEY--> in a section's prose becomes code control KEY's editor host with its default as numbered lines
+    (the still frame site/codelab.js mounts over, one source for the code); a key that is not the section's code
+    control stops the build naming the file."""
+    from tools.buildsteps.base import BuildError
+    from tools.buildsteps.sections import prose
+    from weighttying import state as S
+
+    page = unescape(re.search(r'<pre class="wt-codelab-still".*?</pre>', (dist_dir / "index.html").read_text(),
+                                          re.S).group(0))
+    lines = S.BY_KEY["codelab.code"].default.split("\n")
+    assert re.findall(r'data-line="(\d+)">(.*?)</span>', page, re.S) == [(str(n), t) for n, t in enumerate(lines, 1)]
+    assert "<!--editor:" not in (dist_dir / "index.html").read_text()
+    for key, why in (("codelab.k", "is a whole control, not code"), ("sweep.code", "names no control of section"),
+                     ("codelab.nothing", "names no control of section")):
+        typed = tmp_path / "typed.html"
+        typed.write_text(f'<section id="codelab">\n  <!--editor:{key}-->\n</section>\n')
+        with pytest.raises(BuildError, match=f"typed.html.*{why}"):
+            prose(S.Section("codelab", S.Codelab, "", None, str(typed)))
 
 
 def test_the_cache_is_the_machines_and_prunes_what_no_build_used(tmp_path, monkeypatch):

@@ -103,6 +103,28 @@ def _code(c: S.Control, cid: str, value, values, described: str) -> str:
                              f'{_attr(value)}</textarea><p class="wt-note wt-needs-python">{CODE_SAYS}</p>')
 
 
+# The editor's first frame says it is loading; site/codelab.js mounts the editor over it, in a box of the same size.
+EDITOR_LOADING = "The page's backward, as the editor will show it (the editor loads with the page's script)."
+
+
+def editor_still(key: str) -> str:
+    """The code editor's host for code control KEY, as the first frame shows it: its default as numbered lines in a
+    box the editor's size (the host's --wt-editor-lines, site/style.css) and the bar the editor keeps under it, so
+    mounting the editor (site/codelab.js) moves nothing on the page."""
+    c = S.BY_KEY[key]
+    if c.spec.input != "code":
+        raise ValueError(f"{key} is a {c.kind} control, not code: only code has an editor")
+    lines = str(c.default).split("\n")
+    numbered = "".join(f'<span class="wt-code-line" data-line="{n}">{html.escape(line)}</span>'
+                       for n, line in enumerate(lines, 1))
+    return (f'<div class="wt-codelab-editor wt-keep" role="group" aria-label="Code editor" '
+            f'style="--wt-editor-lines: {len(lines)}">'
+            f'<pre class="wt-codelab-still" tabindex="0" aria-label="{_attr(EDITOR_LOADING)}">{numbered}</pre>'
+            f'<div class="wt-codelab-bar"><button type="button" data-testid="codelab-reset" disabled>'
+            f"Reset to the page's code</button>"
+            f'<p class="wt-note" role="status" data-testid="codelab-restored"></p></div></div>')
+
+
 # Each kind's input before Python, by state.Kind.input: (control, id, value, its playback grid, aria) -> HTML
 INPUTS = {"number": _number, "checkbox": _checkbox, "select": _select, "text": _text, "textarea": _textarea,
           "file": _file, "line": _line, "code": _code}

@@ -43,15 +43,29 @@ def registry():
 
 
 def prose(section) -> str:
-    """A section's prose (its declared HTML file, one <section id=ID> element) with its live box before the end."""
+    """A section's prose (its declared HTML file, one <section id=ID> element) with its live box before the end and
+    each <!--editor:KEY--> it holds replaced by that code control's editor host."""
     text = (ROOT / section.html).read_text().rstrip()
     if not re.match(rf'<section id="{re.escape(section.id)}"[ >]', text) or not text.endswith("</section>"):
         raise BuildError(f"{section.html} must be one <section id=\"{section.id}\" ...> element (section "
                          f"{section.id!r}), ending with </section>")
     if "<!--prerender:" in text or 'class="wt-live"' in text:
         raise BuildError(f"{section.html} types its own live box: the build writes it (LIVE_BOX); remove it")
+    text = re.sub(r"<!--editor:([\w.]+)-->", lambda m: editor(section, m.group(1)), text)
     end = text.rindex("</section>")
     return f"{text[:end]}  {LIVE_BOX.format(sid=section.id)}\n{text[end:]}\n"
+
+
+def editor(section, key: str) -> str:
+    """The code editor's host for the section's code control KEY, as its first frame shows it (controls.editor_still)."""
+    from weighttying import controls, state
+
+    if not key.startswith(f"{section.id}.") or key not in state.BY_KEY:
+        raise BuildError(f"{section.html}: <!--editor:{key}--> names no control of section {section.id!r}")
+    try:
+        return controls.editor_still(key)
+    except ValueError as err:
+        raise BuildError(f"{section.html}: {err}") from err
 
 
 def prerender(page_data: dict) -> str:
