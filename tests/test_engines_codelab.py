@@ -1,0 +1,148 @@
+"""The code lab in the engine matrix (tests/engines.py): Chromium, Firefox and WebKit, served and from the classroom
+file (Chromium served is test_browser_codelab.py's too; here it costs one page load). One page visit per engine and
+place, opened with ?embed=codelab&live=click so Python waits for the reader; the file's visit alone is booted:
+
+  - before Python, every named bug answers at once with CPython's hooks (the verdict, the wrong rows of E and the
+    rest: the playback tables), and nothing asks for Python;
+  - the editor is mounted, the page's own, and shows the build's code;
+  - from the file (where the classroom copy must do all of it alone), a backward pasted while Python waits is carried
+    to the live lab, runs with Run on a numerics worker, and its verdict, hooks and race are CPython's for that code;
+    nothing is requested off the file, and the code never enters the address.
+
+One engine alone: `pytest tests/test_engines_codelab.py -k webkit` (or firefox, chromium).
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import time
+
+import pytest
+
+from harness import BOOT_TIMEOUT_S
+from test_browser_codelab import HOOKS, want
+from test_browser_player import HOOK, VALUES_JS, mismatches
+from test_engines import BOOT_END_JS, FIND_JS, RESOURCES_JS, classroom, engine_fixture  # noqa: F401  (a fixture)
+from test_engines_owntext import PLAY_JS
+from weighttying import codelab, codelab_bugs, state
+from weighttying.views import codelab as codelab_view
+
+pytestmark = pytest.mark.browser
+PLACES = ("file", "served")  # the file first: its page stays open for the live test
+STEPS = 30  # the race's steps for the pasted code: a few seconds in WebKit's Pyodide
+# A reader's own backward, not any named bug's text: the input path written as a loop that assigns, so a token the
+# batch reads again overwrites its row instead of adding to it. Its gradients are the buffered bug's, and the verdict
+# says so.
+PASTED = '''def lesson_backward(params, cfg, inputs, cache, dlogits):
+    """The lesson's backward, the input path written as a loop."""
+    E, W1, W2 = params["E"], params["W1"], params["W2"]
+    x, z, h = cache["x"], cache["z"], cache["h"]
+    dh = dlogits @ E
+    da = (dh @ W2.T) * (1 - z**2)
+    dx = cfg.res * dh + da @ W1.T
+    dE = np.zeros_like(E)
+    for t, row in zip(inputs, cfg.in_scale * dx):
+        dE[t] = row
+    dE += dlogits.T @ h
+    return {"E": dE, "W1": x.T @ da, "b1": da.sum(axis=0), "W2": z.T @ dh, "b2": dh.sum(axis=0)}
+'''
+EDITOR_JS = """() => { const e = document.querySelector('[data-testid=codelab-editor]');
+  return e && {editable: e.getAttribute('contenteditable'), name: e.getAttribute('aria-label'),
+    text: [...document.querySelectorAll('.wt-codelab-editor .cm-line')].map((l) => l.textContent).join('\\n')}; }"""
+# A paste over the editor's whole text: everything selected, then the text inserted as an engine inserts a plain-text
+# paste (insertText; Firefox gives a scripted ClipboardEvent no data, so that event cannot carry it in every engine).
+PASTE_JS = """(text) => { const e = document.querySelector('[data-testid=codelab-editor]'); e.focus();
+  const all = document.createRange(); all.selectNodeContents(e);
+  getSelection().removeAllRanges(); getSelection().addRange(all);
+  return document.execCommand('insertText', false, text); }"""
+
+
+def cpython_pasted() -> dict[str, str]:
+    """{hook: data-value} the view writes for PASTED run at STEPS, computed here as a numerics worker does."""
+    yours = codelab_view.YOURS
+    st = dataclasses.replace(state.Codelab(), bug=yours, code=PASTED, steps=STEPS)
+    text = "".join(codelab_view.slots(st, {yours: codelab_view.outcome(PASTED, STEPS)}).values())
+    return {k: html.unescape(v) for k, v in HOOK.findall(text) if k in HOOKS}
+
+
+engine = engine_fixture()
+
+
+def shown(page) -> dict[str, str]:
+    return {k: v for k, v in page.js(VALUES_JS, "codelab").items() if k in HOOKS}
+
+
+@pytest.fixture(scope="module")
+def visit(engine, request, server, classroom):  # noqa: F811  (the fixture imported above)
+    """The section opened before Python: each named bug chosen in turn (what each showed, and the boot's status
+    then), and the editor as it stood first. The page stays open, Python not started, for the live test."""
+    where = server.url if request.param == "served" else classroom.as_uri()
+    t0 = time.monotonic()
+    page = engine.open(f"{where}?embed=codelab&live=click")
+    try:
+        page.wait("() => !!(window.__wt && window.__wt.player && window.__wt.player.loaded.codelab"
+                  " && document.querySelector('.wt-codelab-editor[data-mounted]'))", timeout=60)
+        editor = page.js(EDITOR_JS)
+        bugs = {}
+        for bug in (b.id for b in codelab_bugs.BUGS):
+            status = page.js(PLAY_JS, "wt-p-codelab-bug", bug)
+            verdict = want(bug)["codelab-verdict"]
+            page.wait("(v) => (document.querySelector('#live-codelab [data-testid=codelab-verdict]') || {}).dataset"
+                      "?.value === v", verdict, timeout=30)
+            bugs[bug] = {"status": status, "shown": shown(page)}
+        print(f"[{engine.name} {request.param}] before Python: {time.monotonic() - t0:.1f} s")
+        yield {"page": page, "editor": editor, "bugs": bugs, "place": request.param, "url": where}
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("visit", PLACES, indirect=True)
+def test_every_named_bug_answers_before_python(visit):
+    for bug, seen in visit["bugs"].items():
+        expected = want(bug)
+        assert seen["status"] == "paused", (bug, seen)
+        assert seen["shown"]["codelab-verdict"] == expected["codelab-verdict"], bug
+        assert seen["shown"].get("codelab-wrong-rows") == expected.get("codelab-wrong-rows"), bug
+        assert not mismatches(seen["shown"], expected), (bug, mismatches(seen["shown"], expected))
+
+
+@pytest.mark.parametrize("visit", PLACES, indirect=True)
+def test_the_editor_is_mounted_with_the_builds_code(visit):
+    editor = visit["editor"]
+    assert editor and editor["editable"] == "true", editor
+    assert "Escape then Tab" in editor["name"], editor
+    assert editor["text"].rstrip("\n") == codelab.original_source().rstrip("\n")
+
+
+@pytest.mark.parametrize("visit", PLACES[:1], indirect=True)
+def test_a_pasted_backward_runs_live_with_cpythons_verdict(engine, visit):
+    page = visit["page"]
+    assert page.js("() => window.__wt.status") == "paused", "the page was started before the paste"
+    assert page.js(PLAY_JS, "wt-p-codelab-steps", str(STEPS)) == "paused"
+    assert page.js(PASTE_JS, PASTED)
+    page.wait("() => document.getElementById('wt-p-codelab-bug').value === 'yours'", timeout=10)
+    assert page.js(EDITOR_JS)["text"].rstrip("\n") == PASTED.rstrip("\n")
+    assert page.js("() => document.getElementById('wt-p-codelab-code').value") == PASTED
+    t0 = time.monotonic()
+    page.click("() => document.getElementById('wt-go')")
+    end = page.wait(BOOT_END_JS, timeout=BOOT_TIMEOUT_S * 2, every=0.25)
+    assert end["status"] == "ready", end
+    page.wait("() => !!document.querySelector('#live-codelab[data-live=true]')", timeout=60)
+    page.wait(f"() => !!({FIND_JS})('codelab', '[data-testid=codelab-not-run]', '')", timeout=60)  # carried, not run
+    print(f"[{engine.name} file] booted in {time.monotonic() - t0:.1f} s")
+    expected = cpython_pasted()
+    checks = codelab.checks(PASTED)
+    assert expected["codelab-verdict"] == checks["verdict"] and checks["bug"] == "buffered", checks["verdict"]
+    t = time.monotonic()
+    page.click(FIND_JS, "codelab", "button", "Run")
+    page.wait(f"() => !!({FIND_JS})('codelab', '.wt-status', 'Done.')", timeout=180)
+    print(f"[{engine.name} file] the pasted backward's Run ({STEPS} steps): {time.monotonic() - t:.1f} s")
+    got = shown(page)
+    assert got["codelab-verdict"] == expected["codelab-verdict"], (got, expected)
+    assert got["codelab-wrong-rows"] == expected["codelab-wrong-rows"], (got, expected)
+    assert not mismatches(got, expected), mismatches(got, expected)
+    assert page.js("() => __wt.pool.started") >= 1  # on a numerics worker, not the Panel worker
+    assert "lesson_backward" not in page.js("() => location.href")
+    assert page.refused() == [], page.refused()
+    off = [r for r in page.js(RESOURCES_JS) if not r.startswith(("blob:", "data:", visit["url"]))]
+    assert off == [], off
