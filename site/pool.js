@@ -6,7 +6,12 @@
 // other, so this works alike in every engine (no nested workers, which WebKit's file:// pages lack).
 // A worker that dies while running a part (its Web Lock is granted) is replaced and its part run again from its
 // start; so is one that hangs (no batch for HANG.factor times its part's slowest batch so far, at least
-// HANG.floorMs: a worker answers only between batches, so silence is all there is to go on). A pool that
+// HANG.floorMs: a worker answers only between batches, so silence is all there is to go on). A Run whose parts run
+// the reader's own code (its view's QUIET_S, sent as quiet_s) is different: a part silent for that long has its
+// worker ended and fails, saying so, never run again (an endless loop would only loop again), and so does one whose
+// worker dies. A worker that ran the reader's code is "tainted" (that code could have changed its Python): it runs
+// only such parts from then on, never answers a slots ask, and is ended when a clean worker needs its place. Every
+// message a worker sends is checked by shape (SHAPES) before it is acted on. A pool that
 // cannot start says so once and the Panel worker runs that Run, and every later one, itself.
 // Before Panel has loaded, a worker also answers a section's setting off its playback grid (ask; site/early.js).
 export const IDLE_MS = 60_000;
@@ -23,16 +28,40 @@ export function poolSize({ cores, memory, saveData, click }) {
   return memory === undefined ? Math.min(2, n) : n;
 }
 
+// What a numerics worker may say and be heard, by type: each field's typeof. The reader's code can post messages to
+// this page too (through Pyodide's js module), so any other shape is dropped (and counted: pool.dropped).
+const SHAPES = {
+  "numerics-ready": {},
+  error: { fatal: "boolean", message: "string" },
+  lifeline: {},
+  points: { run: "number", batch: "string", done: "boolean" },
+  "part-error": { run: "number", message: "string" },
+  ended: { run: "number" },
+  slots: { id: "number" },
+};
+
+/** Whether MSG is a message a numerics worker sends: an object whose type is in SHAPES, with its fields' types. */
+export function shaped(msg) {
+  const shape = msg && typeof msg === "object" && Object.hasOwn(SHAPES, msg.type) ? SHAPES[msg.type] : null;
+  return !!shape && Object.entries(shape).every(([key, type]) => typeof msg[key] === type);
+}
+
 function heard(pool, worker, msg, resolve, reject, { relay, finish, died }) {
-  // What a numerics worker said, to its boot's promise (resolve, reject) or createPool's relay, finish and died.
+  // What a numerics worker said, to its boot's promise (resolve, reject) or createPool's relay, finish and died;
+  // its part's messages only while it runs that part, filed under the part it runs, whatever they name.
+  if (!shaped(msg)) {
+    if (msg?.type !== "progress" && msg?.type !== "timing") pool.dropped += 1; // its boot's words, not for the pool
+    return;
+  }
+  const mine = worker.part && worker.part.run === msg.run ? { ...msg, part: worker.part.part } : null;
   if (msg.type === "numerics-ready") resolve();
   else if (msg.type === "error" && msg.fatal) reject(new Error(msg.message));
   else if (msg.type === "lifeline") {
     navigator.locks.request(worker.lock, () => died(worker, "")).catch(() => {});
-  } else if (msg.type === "points") relay(worker, msg);
-  else if (msg.type === "part-error") finish(worker, msg, "error", msg.message);
+  } else if (msg.type === "points") mine && relay(worker, mine);
+  else if (msg.type === "part-error") mine && finish(worker, mine, "error", msg.message);
   else if (msg.type === "ended") pool.ended.push({ run: msg.run, part: msg.part, step: msg.step, at: performance.now() });
-  else if (msg.type === "slots") answered(worker, msg);
+  else if (msg.type === "slots" && !worker.tainted) answered(worker, msg);
 }
 
 function answered(worker, { id, data, error }) {
@@ -74,7 +103,7 @@ function hangWatch(pool, hang, died) {
     tickAt = now;
     for (const w of pool.workers.filter((x) => x.since)) {
       if (gap > 4 * hang.tickMs) w.since += gap - hang.tickMs;
-      const bound = Math.max(hang.floorMs, hang.factor * w.slowest), silent = now - w.since;
+      const bound = w.part.quietMs || Math.max(hang.floorMs, hang.factor * w.slowest), silent = now - w.since;
       if (silent <= bound) continue;
       const s = (ms) => (ms / 1000).toFixed(1);
       pool.hung.push({ run: w.part.run, part: w.part.part, silentMs: silent, boundMs: bound });
@@ -96,7 +125,8 @@ function askSlots(pool, msg, { start, failed, next, hold }) {
   // A section's slots for a setting ({section, query}; site/early.js), from a worker without a part (started if
   // there is none): a promise of their JSON text, rejected with why not. hold(): the pool is not idle.
   if (!pool.size) return Promise.reject(new Error(pool.failed || "no numerics workers here"));
-  let worker = pool.workers.find((w) => !w.dead && !w.part) || pool.workers.find((w) => !w.dead);
+  const clean = pool.workers.filter((w) => !w.dead && !w.tainted);
+  let worker = clean.find((w) => !w.part) || clean[0];
   try {
     worker = worker || start();
   } catch (err) {
@@ -117,6 +147,29 @@ function askSlots(pool, msg, { start, failed, next, hold }) {
   return answer;
 }
 
+/** What the section says when the worker running the reader's code died (WHY: what it said, if anything). */
+export function readerDied(why) {
+  return `the worker running your code stopped${why ? ` (${why})` : ""}: code that takes all the memory ends it. The ` +
+    "next Run starts a new one. Your code is kept in the editor, and the results shown are from the last Run that finished.";
+}
+
+/** What the section says of a part that ran its reader's code QUIET_MS without a batch (its worker was ended). */
+export function quietStop(quietMs) {
+  return `your code ran for ${quietMs / 1000} s without finishing a step (an endless loop, or far too slow), so ` +
+    "the worker running it was ended; the next Run starts a new one. Your code is kept in the editor, and the " +
+    "results shown are from the last Run that finished.";
+}
+
+function endIdleTainted(pool) {
+  // A clean worker's place: an idle worker that ran the reader's code is ended (the next such Run starts another).
+  const idle = pool.workers.find((w) => w.tainted && !w.part && !w.dead);
+  if (!idle) return;
+  idle.quit = true;
+  idle.w.terminate();
+  pool.released += 1;
+  pool.workers = pool.workers.filter((w) => w !== idle);
+}
+
 function failPool(pool, err, post, release) {
   // The pool cannot start: the Panel worker runs the waiting Runs itself (and asks no more: size 0).
   pool.failed = `The pool of numerics workers could not start (${err.message}): this run is computed by the one Python worker instead.`;
@@ -130,7 +183,7 @@ function failPool(pool, err, post, release) {
 export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = HANG }) {
   // size: workers at most; spawn(): a new Worker of worker.js; boot: the fields of its "boot" message;
   // post(msg): to the Panel worker. Returns the pool, whose state tests and bench read (the hook, site/hook.js).
-  const pool = { size, workers: [], runs: new Map(), ended: [], notes: [], hung: [], started: 0, released: 0, failed: "",
+  const pool = { size, workers: [], runs: new Map(), ended: [], notes: [], hung: [], started: 0, released: 0, failed: "", dropped: 0,
     run, cancel, release, ask: (msg) => askSlots(pool, msg, { start, failed, next, hold: () => clearTimeout(idleTimer) }) };
   let idleTimer = 0;
   const start = () => startWorker(pool, { spawn, boot }, { relay, finish, died });
@@ -167,6 +220,7 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = H
     const part = worker.part, r = part && pool.runs.get(part.run);
     if (!r) return;
     part.tries += 1;
+    if (part.quietMs) return finish(worker, part, "error", hung ? quietStop(part.quietMs) : readerDied(why));
     const stopped = hung ? `A numerics worker stopped answering (${why}) and was ended`
       : `A numerics worker stopped${why ? ` (${why})` : ""}`;
     if (part.tries > MAX_RETRIES) return finish(worker, { run: part.run, part: part.part }, "error", `${stopped} ${part.tries} times running part ${part.part + 1}.`);
@@ -182,8 +236,10 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = H
     clearTimeout(idleTimer);
     for (const r of pool.runs.values()) {
       while (r.waiting.length) {
-        let free = pool.workers.find((w) => !w.part && !w.dead);
+        const part = r.waiting[0];
+        let free = pool.workers.find((w) => !w.part && !w.dead && (part.quietMs || !w.tainted));
         try {
+          if (!free && pool.workers.length >= pool.size) endIdleTainted(pool);
           if (!free && pool.workers.length < pool.size) free = start();
         } catch (err) { // no Worker at all here (a policy, memory): the Panel worker computes instead
           return failed(err);
@@ -198,6 +254,7 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = H
   function hand(worker, part) {
     // part to worker, once it has booted; a worker that died meanwhile gave it back (died)
     worker.part = part;
+    worker.tainted ||= !!part.quietMs;
     worker.ready.then(() => {
       if (worker.part !== part || worker.dead) return;
       worker.w.postMessage({ type: "part", run: part.run, part: part.part, spec: part.spec });
@@ -206,10 +263,11 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = H
     }, (err) => { if (!worker.dead) failed(err); });
   }
 
-  function run({ sid, run: id, parts }) {
-    // A Run's parts (JSON specs, weighttying.pool.split), each to a worker of its own.
+  function run({ sid, run: id, parts, quiet_s: quietS }) {
+    // A Run's parts (JSON specs, weighttying.pool.split), each to a worker of its own; quietS: see the top.
+    const quietMs = quietS > 0 ? 1000 * quietS : 0;
     pool.runs.set(id, { sid, run: id, parts: parts.length, left: parts.length,
-      waiting: parts.map((spec, i) => ({ run: id, part: i, spec, tries: 0 })) });
+      waiting: parts.map((spec, i) => ({ run: id, part: i, spec, tries: 0, quietMs })) });
     if (!pool.size) failed(new Error(pool.failed ? "it failed before" : "no workers allowed"));
     else next();
   }

@@ -3,7 +3,7 @@
 // again, a pool that cannot start, release when idle.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createPool, poolSize } from "../../site/pool.js";
+import { createPool, poolSize, quietStop, readerDied } from "../../site/pool.js";
 
 test("size: cores - 1, within 1..4; 1 saving data, on click or under 4 GB; at most 2 where memory is unsaid", () => {
   const size = (cores, memory, more = {}) => poolSize({ cores, memory, ...more });
@@ -159,4 +159,72 @@ test("ask: a section's slots from a worker (started for it), its error named, no
   pool.release();
   const none = createPool({ size: 0, spawn, boot: {}, post: () => {} });
   await assert.rejects(none.ask({ section: "sweep", query: "" }), /no numerics workers/);
+});
+
+test("a part of the reader's code (quiet_s) silent past its limit: its worker ended, the Run failed, not run again", async () => {
+  const { made, spawn } = fakeWorkers(), posted = [];
+  const pool = createPool({ size: 1, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6,
+    hang: { floorMs: 1e6, factor: 10, tickMs: 5 } });
+  pool.run({ sid: "codelab", run: 8, parts: ["mine"], quiet_s: 0.04 });
+  await tick();
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  assert.ok(made[0].terminated, "ended at its quiet limit, though the pool's own bound is far off");
+  assert.equal(made.length, 1, "no new worker runs it again");
+  assert.deepEqual(posted.map((m) => [m.kind, m.part, m.text]), [["error", 0, quietStop(40)]]);
+  assert.match(quietStop(10_000), /^your code ran for 10 s without finishing a step/);
+  assert.equal(pool.runs.size, 0, "the Run is over");
+  pool.release();
+});
+
+test("a part of the reader's code whose worker dies is not run again: the Run fails, saying so", async () => {
+  const { made, spawn } = fakeWorkers(), posted = [];
+  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
+  pool.run({ sid: "codelab", run: 9, parts: ["mine"], quiet_s: 10 });
+  await tick();
+  made[0].onerror({ preventDefault() {}, message: "out of memory" });
+  await tick();
+  assert.equal(made.length, 1, "no second worker for it");
+  assert.deepEqual(posted.map((m) => [m.kind, m.text]), [["error", readerDied("it threw out of memory")]]);
+  pool.release();
+});
+
+test("a worker that ran the reader's code runs only such parts, answers no ask, and gives its place to a clean one", async () => {
+  const { made, spawn } = fakeWorkers(), posted = [];
+  const pool = createPool({ size: 1, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
+  pool.run({ sid: "codelab", run: 10, parts: ["mine"], quiet_s: 10 });
+  await tick();
+  made[0].batch(true);
+  pool.run({ sid: "codelab", run: 11, parts: ["again"], quiet_s: 10 });
+  await tick();
+  assert.equal(made[0].sent.at(-1).spec, "again", "the reader's next Run: the same (tainted) worker, at once");
+  made[0].batch(true);
+  pool.run({ sid: "tasks", run: 12, parts: ["ours"] });
+  await tick();
+  assert.ok(made[0].terminated && made.length === 2 && made[1].sent.at(-1).spec === "ours",
+    "a clean part ends the idle tainted worker and takes a new one");
+  made[1].batch(true);
+  const { made: more, spawn: spawnMore } = fakeWorkers();
+  const other = createPool({ size: 2, spawn: spawnMore, boot: {}, post: () => {}, idleMs: 1e6 });
+  other.run({ sid: "codelab", run: 1, parts: ["mine"], quiet_s: 10 });
+  await tick();
+  more[0].batch(true);
+  assert.equal(await other.ask({ section: "sweep", query: "q" }), '{"readout": "q"}');
+  assert.equal(more.length, 2, "the ask went to a new, clean worker");
+  assert.ok(!more[0].sent.some((m) => m.type === "slots"), "never to the tainted one");
+  pool.release();
+  other.release();
+});
+
+test("messages are heard by shape: others dropped and counted; a part's points filed under the part its worker runs", async () => {
+  const { made, posted, pool } = await running("tasks", 13);
+  const say = (data) => made[0].onmessage({ data });
+  for (const bad of [null, "points", { type: "points", run: "13", batch: "x", done: false },
+    { type: "points", run: 13, batch: 7, done: false }, { type: "evil" }, { type: "slots", id: "1" }]) say(bad);
+  assert.equal(pool.dropped, 6);
+  say({ type: "progress", step: "numpy" }); // its boot's progress: not the pool's, not counted
+  assert.equal(pool.dropped, 6);
+  say({ type: "points", run: 13, part: 1, batch: "forged", done: false }); // names worker 1's part
+  say({ type: "points", run: 99, part: 0, batch: "other run", done: false });
+  assert.deepEqual(posted.map((m) => [m.run, m.part, m.text]), [[13, 0, "forged"]], "filed under its own part only");
+  pool.release();
 });

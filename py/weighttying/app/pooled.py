@@ -23,6 +23,10 @@ SIZE = {"workers": 0}  # how many numerics workers the page may start (0: no poo
 _emit: Callable[[str, str], None] = lambda kind, data: None  # noqa: E731  (a slot that setup() fills, not a function)
 _runs: dict[int, asyncio.Queue] = {}
 _ids = itertools.count(1)
+
+
+class PartFailed(RuntimeError):
+    """A part of a pooled Run failed: its message, from the page or the part's Python, is said as it stands."""
 SHARE = 0.08  # of a pooled Run's time this worker may spend on updates; taking the batches in is ~2 % more
 
 
@@ -65,7 +69,8 @@ async def steps(section: str, st, total: int, alone: Callable[[], Iterator[dict]
     def due(progress: dict) -> bool:
         return gather.finished or not math.isfinite(progress["loss"]) or (
             time.perf_counter() - drawn[0] >= max(draw_s, cost[0] / SHARE))
-    _emit("pool-run", json.dumps({"sid": section, "run": run, "parts": [json.dumps(s) for s in specs]}))
+    _emit("pool-run", json.dumps({"sid": section, "run": run, "parts": [json.dumps(s) for s in specs],
+                                  "quiet_s": pool.view(section).QUIET_S}))
     try:
         while not gather.finished:
             kind, part, text = await queue.get()
@@ -86,7 +91,7 @@ async def steps(section: str, st, total: int, alone: Callable[[], Iterator[dict]
                     await asyncio.sleep(0)
                 return
             else:
-                raise RuntimeError(text)
+                raise PartFailed(text)
     finally:
         _runs.pop(run, None)
         if not gather.finished:

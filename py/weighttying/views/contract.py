@@ -37,7 +37,10 @@ and live in the browser's Panel section. Its members:
 - A Run that splits across the pool of numerics workers (weighttying.pool; all three or none, default None):
   `split(st, n)` at most n parts of near-equal cost, `iter_part(st, part)` a part's progress dicts, `merge(st,
   streams)` the results so far; `LATEST`, the keys of a streamed point that supersede an earlier one's (only a
-  batch's last point keeps them; default `()`).
+  batch's last point keeps them; default `()`); `QUIET_S`, for a Run whose parts run code the reader wrote, the
+  seconds a part may go without sending a batch before the page ends its worker and the Run stops, saying so, the
+  part never run again (default None: site/pool.js's HANG rule, which takes silence for a stuck worker and runs the
+  part again in a new one).
 
 Shared HTML pieces live in `views/kit/` (one module per idea, imported as `from .kit import ...`); no view imports
 another.
@@ -69,6 +72,10 @@ def _pairs(x) -> bool:
 
 def _optional_function(x) -> bool:
     return x is None or callable(x)
+
+
+def _optional_seconds(x) -> bool:
+    return x is None or (isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0)
 
 
 def _dict(x) -> bool:
@@ -109,6 +116,7 @@ class View:
     iter_part: Callable | None = member(_optional_function, "a function iter_part(st, part) -> progress dicts", None)
     merge: Callable | None = member(_optional_function, "a function merge(st, streams) -> results", None)
     LATEST: tuple = member(_names, "a tuple of progress keys", ())
+    QUIET_S: float | None = member(_optional_seconds, "a number of seconds > 0, or None", None)
 
 
 MEMBERS = tuple(f.name for f in dataclasses.fields(View) if f.name != "module")
@@ -146,6 +154,8 @@ def _inconsistency(v: View, state: type | None) -> str:
             return f"{', '.join(m for m in group if m not in given)} missing beside {', '.join(given)} (all or none)"
     if v.split is not None and v.steps is None:
         return "steps missing: a Run that splits across the pool is a Run (steps, total)"
+    if v.QUIET_S is not None and v.split is None:
+        return "QUIET_S without split: only a Run on the pool of numerics workers has a quiet limit"
     if set(v.DEPENDS) != slots:
         return f"DEPENDS names the slots {sorted(v.DEPENDS)}, SLOTS {sorted(slots)}"
     placed = {"CLAIM": {v.CLAIM} - {""}, "DATA": set(v.DATA), "PAIRS": {n for p in v.PAIRS for n in p},

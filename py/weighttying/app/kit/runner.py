@@ -10,6 +10,7 @@ from typing import Callable, Iterator
 import panel as pn
 
 from ... import render
+from .. import pooled
 from ..jobs import Job
 
 
@@ -94,7 +95,8 @@ class Runner:
             self.on_done(last)
 
         def failed(err: Exception) -> None:
-            self.stop(f"Stopped: {type(err).__name__}: {err}", "wt-bad")
+            said = str(err) if isinstance(err, pooled.PartFailed) else f"{type(err).__name__}: {err}"
+            self.stop(f"Stopped: {said}", "wt-bad")
 
         self.job.start(self.steps(), step, done, failed).add_done_callback(self.ended)
 
