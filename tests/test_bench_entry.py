@@ -139,6 +139,15 @@ out = TMP / "owntext.json"
 finish(owntext.main(["--runs", "1", "--kb", "1", "--dist", str(DIST), "--out", str(out)]), out)
 '''
 
+CODELAB = r'''
+lab = load("codelab")
+lab.visit = flaky({"fcp_ms": 1.0, "live_ms": 2.0, "first_result_ms": 3.0, "error_ms": [1.0], "pool_started": 1,
+                   "runs": [{"click_ms": 2.0, "result_ms": 1.0, "done_ms": 5.0}, {"click_ms": 9.0, "result_ms": 0.5, "done_ms": 4.0}]})
+lab.cpython = lambda presses: {"numeric_ms": 1.0, "checked_ms": [0.25] * presses, "median_checked_ms": 0.25}
+out = TMP / "codelab.json"
+finish(lab.main(["--runs", "2", "--presses", "2", "--dist", str(DIST), "--out", str(out)]), out)
+'''
+
 STEP_LEVERS = r'''
 step_levers = load("step_levers")
 
@@ -303,6 +312,18 @@ def test_owntext_keeps_the_modes_after_a_failed_one(tmp_path):
     assert set(report["summary"]) == {"pool", "pool=2"} and report["pool2_over_cpython"] == 0.5
     assert report["text_chars"] == 1000
     assert report["failed"] == [f"one page: {ERROR}"]
+
+
+def test_codelab_keeps_the_pages_after_a_failed_one(tmp_path):
+    got = child(CODELAB, tmp_path)
+    report = got["json"]
+    assert got["exit"] == 1
+    assert report["pages"][0] == {"failed": ERROR} and report["pages"][1]["first_result_ms"] == 3.0
+    summary = report["summary"]
+    assert (summary["pages"], summary["failed"], summary["warm_presses"]) == (1, 1, 1)
+    assert (summary["warm_result_ms"], summary["first_press_result_ms"]) == (0.5, 1.0)
+    assert report["warm_over_cpython"] == 2.0 and report["met"] == {"warm_result_ms": True}
+    assert report["failed"] == [f"page 1: {ERROR}"]
 
 
 def test_step_levers_keeps_cpython_when_pyodide_fails(tmp_path):
