@@ -3,7 +3,7 @@ worker is up: .venv/bin/python bench/codelab.py
 
     .venv/bin/python bench/codelab.py [--runs 3] [--presses 4] [--dist dist] [--out bench/out/codelab.json]
 
-Per run, a brand-new Chromium profile opens dist/?embed=codelab (the classroom's one-section link) and, as soon as the
+Per run, a brand-new Chromium profile opens dist/?embed=codelab (the section alone, as an iframe embeds it) and, as soon as the
 section is live, puts the lesson's correct backward in the editor as the reader's code (the build's text and a comment
 line, so the choice is "yours") and presses Run; then --presses - 1 more Runs of it. On the page clock: `result_ms`,
 from the click to the verdict shown (every entry checked, the random check, the verdict: the Run's first result), and
