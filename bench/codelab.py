@@ -3,20 +3,20 @@ worker is up: .venv/bin/python bench/codelab.py
 
     .venv/bin/python bench/codelab.py [--runs 3] [--presses 4] [--dist dist] [--out bench/out/codelab.json]
 
-Per run, a brand-new Chromium profile opens dist/?embed=codelab (the section alone, as an iframe embeds it) and, as soon as the
-section is live, puts the lesson's correct backward in the editor as the reader's code (the build's text and a comment
-line, so the choice is "yours") and presses Run; then --presses - 1 more Runs of it. On the page clock: `result_ms`,
-from the click to the verdict shown (every entry checked, the random check, the verdict: the Run's first result), and
-`done_ms`, to the race's "Done." (600 steps, two models). The first press starts the numerics worker, where the
-reader's code runs; the later ones find it up: `warm_result_ms` is their median over every run. `first_result_ms`
-is the first press's verdict from navigation (the whole cold path: readable page, Python, hand-over, worker, check),
-beside `live_ms` (the section handed over) and `fcp_ms` (the prerendered section, its verdict for the build's
-backward included, painted). Before each later press a Run of the same code with a syntax error (`error_ms`: click to
-its message) changes the verdict, so the next one is seen arriving. Baseline, same run: the check itself in this
-CPython (views.codelab.checked, warm: the central differences kept, as the worker keeps them), --presses times.
-Target (the code lab's): warm result <= 200 ms on this box; the JSON records the load average beside it. A page (or
-the CPython run) that fails is recorded as failed with its error's first line (bench/failures.py); the others are
-kept: `failed` lists each, and the exit code is then 1.
+Per run, a brand-new Chromium profile opens dist/?embed=codelab (the section alone, as an iframe embeds it) and, as
+soon as the section is live, puts the lesson's correct backward in the editor as the reader's code (the build's text
+and a comment line, so the choice is "yours") and presses Run; then --presses - 1 more Runs of it. On the page clock:
+`result_ms`, from the click to the verdict shown (every entry checked, the random check, the verdict: the Run's first
+result), and `done_ms`, to the race's "Done." (600 steps, two models). The first press starts the numerics worker,
+where the reader's code runs; the later ones find it up: `warm_result_ms` is their median over every run.
+`first_result_ms` is the first press's verdict from navigation (the whole cold path: readable page, Python,
+hand-over, worker, check), beside `live_ms` (the section handed over) and `fcp_ms` (the prerendered section, its
+verdict for the build's backward included, painted). Before each later press a Run of the same code with a syntax
+error (`error_ms`: click to its message) changes the verdict, so the next one is seen arriving. Baseline, same run:
+the check itself in this CPython (views.codelab.checked, warm: the central differences kept, as the worker keeps
+them), --presses times. Target (the code lab's): warm result <= 200 ms on this box; the JSON records the load average
+beside it. A page (or the CPython run) that fails is recorded as failed with its error's first line
+(bench/failures.py); the others are kept: `failed` lists each, and the exit code is then 1.
 """
 from __future__ import annotations
 
@@ -44,10 +44,12 @@ EDITOR = ".wt-codelab-editor .cm-content"
 ARM_JS = """([want, race]) => {
   const w = window.__lab = {};
   const root = document.getElementById('live-codelab');
-  const verdict = () => { const v = __wtTest.deep(root, '[data-testid=codelab-verdict]'); return v ? v.dataset.value : ''; };
+  const verdict = () => {
+    const v = __wtTest.deep(root, '[data-testid=codelab-verdict]');
+    return v ? v.dataset.value : ''; };
   const run = __wtTest.all(root, 'button').find((b) => b.textContent.trim() === 'Run');
-  run.addEventListener('click', () => { if (w.click === undefined) { w.click = performance.now(); w.before = verdict(); } },
-                       {capture: true});
+  run.addEventListener('click', () => {
+    if (w.click === undefined) { w.click = performance.now(); w.before = verdict(); } }, {capture: true});
   const poll = () => {
     if (w.click !== undefined) {
       const v = verdict(), done = __wtTest.all(root, '.wt-status').some((e) => e.textContent.includes('Done.'));
@@ -108,8 +110,9 @@ def visit(browser, url: str, presses: int, want: str) -> dict:
             errors.append(press(page, "SyntaxError", race=False)["result_ms"])
             put(page, correct(n))
             runs.append(press(page, want))
-        return {"fcp_ms": page.evaluate(FCP_JS), "live_ms": live_ms, "first_result_ms": first["click_ms"] + first["result_ms"],
-                "runs": runs, "error_ms": errors, "pool_started": page.evaluate("() => __wt.pool.started")}
+        return {"fcp_ms": page.evaluate(FCP_JS), "live_ms": live_ms,
+                "first_result_ms": first["click_ms"] + first["result_ms"], "runs": runs, "error_ms": errors,
+                "pool_started": page.evaluate("() => __wt.pool.started")}
     finally:
         ctx.close()
 
@@ -174,7 +177,8 @@ def main(argv=None) -> int:
            "loadavg": load, "cpus": os.cpu_count()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1))
-    print(json.dumps({k: out[k] for k in ("summary", "cpython", "warm_over_cpython", "met", "failed", "loadavg")}, indent=1))
+    shown = ("summary", "cpython", "warm_over_cpython", "met", "failed", "loadavg")
+    print(json.dumps({k: out[k] for k in shown}, indent=1))
     print(f"[codelab] wrote {args.out}", file=sys.stderr)
     return 1 if failed else 0
 
