@@ -9,6 +9,8 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirro
 import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
 import { lintGutter, setDiagnostics } from "@codemirror/lint";
+import { hash, installShare } from "./share_code.js";
+import { madeLinks } from "./links.js";
 
 const HOST = ".wt-codelab-editor";
 const BOX = "wt-code-input"; // the code control's text area (controls.py), or the live widget's host (app/store.py)
@@ -45,15 +47,9 @@ function written(text, doc) {
   target.dispatchEvent(new Event("change", { bubbles: true, composed: true }));
 }
 
-const KEPT = "weighttying.codelab."; // localStorage: the reader's edit, under the hash of the original it was made from
+// localStorage: the reader's edit, under the hash (share_code.js) of the original it was made from
+const KEPT = "weighttying.codelab.";
 const MARK_MS = 600; // how often the editor looks at the verdict for the reader's line
-
-/** FNV-1a of text, 8 hex digits: names the original an edit was made from (not a check of anything). */
-export function hash(text) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return h.toString(16).padStart(8, "0");
-}
 
 /** What the browser kept: {text, note} for the edit to show (null: none), given the page's ORIGINAL. */
 export function restored(storage, original) {
@@ -102,9 +98,10 @@ function marks(view, doc) {
 }
 
 function controlsOf(host, view, original, storage) {
-  // The bar under the editor the build wrote (controls.editor_still): "Reset to the page's code" and the line saying
-  // what was restored
-  const reset = host.querySelector("[data-testid=codelab-reset]"), note = host.querySelector("[data-testid=codelab-restored]");
+  // The bar under the editor the build wrote (controls.editor_still): "Reset to the page's code", the line saying
+  // what was restored (or came from a link, share_code.js) and its "Back to my edit", "Share this code" and its line
+  const [reset, note, back, share, said, link] = ["reset", "restored", "back", "share", "share-said", "share-link"]
+    .map((id) => host.querySelector(`[data-testid=codelab-${id}]`));
   reset.disabled = false;
   reset.addEventListener("click", () => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: original } }));
   const kept = restored(storage, original);
@@ -112,7 +109,13 @@ function controlsOf(host, view, original, storage) {
     view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: kept.text } });
     note.textContent = kept.note;
   }
-  return note;
+  return { note, back, share, said, link };
+}
+
+function pageUrl() {
+  // this page's link with the current query (links.js, which page.js made), else the address as it stands
+  const links = madeLinks();
+  return links ? links.shareUrl("") : location.href.split("#")[0];
 }
 
 /** The editor in HOST (null: none on this page), starting from the control's text; RUN() on Ctrl/Cmd+Enter. */
@@ -121,7 +124,7 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   if (!host || !start || host.dataset.mounted) return null;
   host.dataset.mounted = "true";
   const original = start.defaultValue; // the control's default: the lesson's source, emitted at build
-  let saving = 0;
+  let saving = 0, held = false; // held: a link's code is shown over the reader's own edit, which stays kept as it was
   const still = host.querySelector(".wt-codelab-still");
   const view = new EditorView({
     parent: host,
@@ -141,6 +144,7 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
           if (!u.docChanged) return;
           const text = u.state.doc.toString();
           written(text, doc);
+          if (held) return;
           clearTimeout(saving);
           saving = setTimeout(() => keep(storage, original, text), 300);
         }),
@@ -149,7 +153,10 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   });
   // in the still code's place, the same size (site/style.css), above the bar
   still.replaceWith(view.dom);
-  controlsOf(host, view, original, storage);
+  const bar = controlsOf(host, view, original, storage);
+  // the code control's max_chars (state.py), which controls.py writes as the box's maxlength
+  const maxChars = Number(start.getAttribute("maxlength"));
+  installShare(bar, view, { original, maxChars, hold: (on) => { held = on; }, pageUrl });
   setInterval(marks(view, doc), MARK_MS);
   // A named bug's "Put this code in the editor" (views.codelab.code_html, played back or live): its whole source,
   // one edit the editor's undo takes back

@@ -2,6 +2,13 @@
 // site/address.js), copied to the clipboard or shown selected; each section's anchor that copies it; and, for
 // print only, the link that reproduces each section's settings.
 
+let made = null; // the page's links (page.js makes them once), for a module main.js does not hand them to
+
+/** The page's links once page.js has made them (else null): the code lab's Share builds its link with shareUrl. */
+export function madeLinks() {
+  return made;
+}
+
 export function pageLinks(state, address) {
   // state: the page's (page.js: embed, copied); address: the address bar's one writer, whose query the links carry.
   // The link to share: this page (http or file://) with the current query (address.js keeps address.query and,
@@ -79,5 +86,6 @@ export function pageLinks(state, address) {
     }
   }
 
-  return { shareUrl, copy, reproLinks, sectionLinks };
+  made = { shareUrl, copy, reproLinks, sectionLinks };
+  return made;
 }

@@ -109,8 +109,8 @@ EDITOR_LOADING = "The page's backward, as the editor will show it (the editor lo
 
 def editor_still(key: str) -> str:
     """The code editor's host for code control KEY, as the first frame shows it: its default as numbered lines in a
-    box the editor's size (the host's --wt-editor-lines, site/style.css) and the bar the editor keeps under it, so
-    mounting the editor (site/codelab.js) moves nothing on the page."""
+    box the editor's size (the host's --wt-editor-lines, site/style.css) and the bar the editor keeps under it (reset,
+    share, and the lines that say what they did), so mounting the editor (site/codelab.js) moves nothing on the page."""
     c = S.BY_KEY[key]
     if c.spec.input != "code":
         raise ValueError(f"{key} is a {c.kind} control, not code: only code has an editor")
@@ -122,7 +122,12 @@ def editor_still(key: str) -> str:
             f'<pre class="wt-codelab-still" tabindex="0" aria-label="{_attr(EDITOR_LOADING)}">{numbered}</pre>'
             f'<div class="wt-codelab-bar"><button type="button" data-testid="codelab-reset" disabled>'
             f"Reset to the page's code</button>"
-            f'<p class="wt-note" role="status" data-testid="codelab-restored"></p></div></div>')
+            f'<button type="button" data-testid="codelab-share" disabled>Share this code</button>'
+            f'<p class="wt-note wt-codelab-from"><span role="status" data-testid="codelab-restored"></span> '
+            f'<button type="button" data-testid="codelab-back" hidden>Back to my edit</button></p>'
+            f'<p class="wt-note" role="status" data-testid="codelab-share-said"></p>'
+            f'<input type="text" class="wt-codelab-link" data-testid="codelab-share-link" readonly hidden '
+            f'aria-label="Link to this code" spellcheck="false"></div></div>')
 
 
 # Each kind's input before Python, by state.Kind.input: (control, id, value, its playback grid, aria) -> HTML
