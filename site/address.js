@@ -15,6 +15,7 @@ export function startAddress(rules, loc = location, hist = history) {
     moved: 0, // how many times the player changed a value no link holds (the query does not show those moves)
     holder: (sid) => (python.has(sid) ? "python" : "player"),
     fromPlayer, fromPython: takePython, handOver, restart, hash, reread, bootQuery, carried,
+    dropFragment: () => write(""), // a shared link's code, once the editor has read it (share_code.js)
   };
   const unlinked = (c) => !rules.kind(c).url;
   let opened = loc.search.slice(1); // the link as the reader opened it, until Python's first boot has read it

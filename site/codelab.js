@@ -10,7 +10,6 @@ import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighti
 import { python } from "@codemirror/lang-python";
 import { lintGutter, setDiagnostics } from "@codemirror/lint";
 import { hash, installShare } from "./share_code.js";
-import { madeLinks } from "./links.js";
 
 const HOST = ".wt-codelab-editor";
 const BOX = "wt-code-input"; // the code control's text area (controls.py), or the live widget's host (app/store.py)
@@ -112,14 +111,8 @@ function controlsOf(host, view, original, storage) {
   return { note, back, share, said, link };
 }
 
-function pageUrl() {
-  // this page's link with the current query (links.js, which page.js made), else the address as it stands
-  const links = madeLinks();
-  return links ? links.shareUrl("") : location.href.split("#")[0];
-}
-
 /** The editor in HOST (null: none on this page), starting from the control's text; RUN() on Ctrl/Cmd+Enter. */
-export function mount(doc = document, run = () => {}, storage = globalThis.localStorage) {
+export function mount(doc = document, run = () => {}, storage = globalThis.localStorage, { pageUrl, dropFragment } = {}) {
   const host = doc.querySelector(HOST), start = box(doc);
   if (!host || !start || host.dataset.mounted) return null;
   host.dataset.mounted = "true";
@@ -136,27 +129,30 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
         lintGutter(),
         keymap.of([{ key: "Mod-Enter", run: () => { written(view.state.doc.toString(), doc); run(); return true; } },
           ...defaultKeymap, ...historyKeymap, indentWithTab]),
-        // wrapped lines leave no box that scrolls (a scrolling box needs a tab stop of its own, axe's
-        // scrollable-region-focusable): on a phone a long line wraps under itself instead
+        // on a phone a long line wraps under itself: the box scrolls one way only
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ "aria-label": NAME, "data-testid": "codelab-editor" }),
         EditorView.updateListener.of((u) => {
           if (!u.docChanged) return;
           const text = u.state.doc.toString();
           written(text, doc);
-          if (held) return;
+          // held: not kept, and counted on the host (data-held), so a check can see an edit passed by unkept
+          if (held) return void (host.dataset.held = String(Number(host.dataset.held || 0) + 1));
           clearTimeout(saving);
           saving = setTimeout(() => keep(storage, original, text), 300);
         }),
       ],
     }),
   });
-  // in the still code's place, the same size (site/style.css), above the bar
+  // in the still code's place, the same size (site/style.css), above the bar; code longer than the box scrolls in
+  // it, and a box that scrolls is a tab stop of its own (axe's scrollable-region-focusable: a keyboard scrolls it)
   still.replaceWith(view.dom);
+  Object.assign(view.scrollDOM, { tabIndex: 0 });
+  view.scrollDOM.setAttribute("aria-label", "Your backward's code, scrolling");
   const bar = controlsOf(host, view, original, storage);
   // the code control's max_chars (state.py), which controls.py writes as the box's maxlength
   const maxChars = Number(start.getAttribute("maxlength"));
-  installShare(bar, view, { original, maxChars, hold: (on) => { held = on; }, pageUrl });
+  installShare(bar, view, { original, maxChars, hold: (on) => { held = on; }, pageUrl, dropFragment });
   setInterval(marks(view, doc), MARK_MS);
   // A named bug's "Put this code in the editor" (views.codelab.code_html, played back or live): its whole source,
   // one edit the editor's undo takes back
@@ -178,8 +174,9 @@ export function pressRun(doc = document) {
 }
 
 /** Mount the editor once the page is parsed. */
-export function installEditor(doc = document, run = () => pressRun(doc)) {
-  const go = () => mount(doc, run);
+export function installEditor(doc = document, links = {}, run = () => pressRun(doc)) {
+  // links: {pageUrl() (this page's link with its query), dropFragment() (the address bar's one writer drops the #)}
+  const go = () => mount(doc, run, globalThis.localStorage, links);
   if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", go, { once: true });
   else go();
 }

@@ -2,23 +2,18 @@
 // site/address.js), copied to the clipboard or shown selected; each section's anchor that copies it; and, for
 // print only, the link that reproduces each section's settings.
 
-let made = null; // the page's links (page.js makes them once), for a module main.js does not hand them to
-
-/** The page's links once page.js has made them (else null): the code lab's Share builds its link with shareUrl. */
-export function madeLinks() {
-  return made;
+/** The link to share: this page (http or file://) with the current query of ADDRESS, the address bar's one writer
+ * (address.js keeps address.query and, where the browser lets it, location.search current), without embed=,
+ * pointing at SECTION if given. */
+export function shareUrl(address, section = "") {
+  // The query as the writer wrote it (state.to_query's escaping): URLSearchParams would write it again, commas
+  // escaped, and the shared link would differ from the address bar.
+  const query = address.query.split("&").filter((part) => part && !part.startsWith("embed=")).join("&");
+  return `${location.href.split(/[?#]/)[0]}${query ? `?${query}` : ""}${section ? `#${section}` : ""}`;
 }
 
 export function pageLinks(state, address) {
   // state: the page's (page.js: embed, copied); address: the address bar's one writer, whose query the links carry.
-  // The link to share: this page (http or file://) with the current query (address.js keeps address.query and,
-  // where the browser lets it, location.search current), without embed=, optionally pointing at one section.
-  function shareUrl(section) {
-    // The query as the writer wrote it (state.to_query's escaping): URLSearchParams would write it again, commas
-    // escaped, and the shared link would differ from the address bar.
-    const query = address.query.split("&").filter((part) => part && !part.startsWith("embed=")).join("&");
-    return `${location.href.split(/[?#]/)[0]}${query ? `?${query}` : ""}${section ? `#${section}` : ""}`;
-  }
 
   function say(box, text) {
     box.querySelector(".wt-share-status").textContent = text;
@@ -54,7 +49,7 @@ export function pageLinks(state, address) {
       a.textContent = "#";
       if (state.embed) {
         a.textContent = "Open in the full explainer ↗";
-        a.href = shareUrl(section.id);
+        a.href = shareUrl(address, section.id);
         a.target = "_blank";
         a.rel = "noopener";
       } else {
@@ -64,7 +59,7 @@ export function pageLinks(state, address) {
         a.addEventListener("click", (event) => {
           event.preventDefault();
           address.hash(section.id);
-          copy(shareUrl(section.id), heading);
+          copy(shareUrl(address, section.id), heading);
         });
       }
       heading.append(" ", a);
@@ -82,10 +77,9 @@ export function pageLinks(state, address) {
         section.append(p);
       }
       const a = p.querySelector("a");
-      a.href = a.textContent = shareUrl(section.id);
+      a.href = a.textContent = shareUrl(address, section.id);
     }
   }
 
-  made = { shareUrl, copy, reproLinks, sectionLinks };
-  return made;
+  return { shareUrl: (section) => shareUrl(address, section), copy, reproLinks, sectionLinks };
 }

@@ -15,6 +15,7 @@ import { installFront } from "./front.js";
 import { hook } from "./hook.js";
 import { installDrop } from "./drop.js";
 import { installEditor } from "./codelab.js";
+import { shareUrl } from "./links.js";
 
 const config = JSON.parse(document.getElementById("wt-build").textContent);
 const rules = codec(config.state);
@@ -35,7 +36,8 @@ lab = startLab(config, transport, { live: page.live, address, player });
 // The one hook (hook.js): read-only, for tests and bench; nothing on the page reads it.
 window.__wt = hook({ config, transport, address, page, player, lab });
 installDrop(document); // a dropped file goes to the live section under it, never opens in this tab
-installEditor(document); // the code lab's editor, the page's own (codelab.js)
+// the code lab's editor, the page's own (codelab.js): its Share links carry the address's query, like the page's
+installEditor(document, { pageUrl: () => shareUrl(address), dropFragment: address.dropFragment });
 // The readout's tooltip and aria-live region go in <body>, and the opening figure is there: once the page is parsed.
 const parsed = () => { installReadout(); installFront(document); };
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", parsed, { once: true });

@@ -119,21 +119,10 @@ export async function decode(fragment, maxChars, env = globalThis) {
   return text;
 }
 
-function forget(fragment) {
-  // The fragment out of the address bar once read, so a reload does not put the link's code over later edits. Only
-  // the fragment: the query stays as site/address.js wrote it (its writes keep whatever fragment is there).
-  if (location.hash !== fragment) return;
-  try {
-    history.replaceState(history.state, "", `${location.pathname}${location.search}`);
-  } catch (err) { // a browser may refuse a file:// page its own address: a reload shows the link's code again
-    console.info(`weighttying: the shared code stays in the address bar here (${err.message})`);
-  }
-}
-
 /** The editor bar's Share and a shared link's opening. bar: the bar's elements (codelab.js controlsOf); view: the
  * editor; original: the page's code; maxChars: the code control's; hold(on): while on, the browser keeps the
  * reader's own edit and not the editor's text; pageUrl(): this page's link with the current query. */
-export function installShare(bar, view, { original, maxChars, hold, pageUrl }) {
+export function installShare(bar, view, { original, maxChars, hold, pageUrl, dropFragment }) {
   const text = () => view.state.doc.toString();
   const put = (code) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code } });
   let mine = null; // the reader's own edit while a link's code is shown (null: none to go back to)
@@ -181,7 +170,8 @@ export function installShare(bar, view, { original, maxChars, hold, pageUrl }) {
       tell(`The link you opened carries code this page could not read: ${why}. Nothing was changed.`, true);
       return;
     }
-    forget(fragment);
+    // out of the address bar once read (address.js, its one writer), so a reload does not put it over later edits
+    if (location.hash === fragment) dropFragment();
     if (mine === null && text() !== original) mine = text();
     hold(mine !== null);
     put(code);

@@ -22,6 +22,7 @@ from playwright.sync_api import expect
 
 from conftest import live_page
 from harness import new_context, until
+from robust import settle
 from test_browser_a11y import BLOCKING, axe_source  # noqa: F401  (axe_source: a fixture)
 from test_browser_codelab import EDITOR, LIVE, LIVE_BOX_JS, editor_text, type_at_end, want
 from weighttying import codelab
@@ -155,9 +156,10 @@ def test_a_link_never_replaces_the_readers_kept_edit(browser, server):
         assert page.input_value("#wt-p-codelab-bug") == "yours"  # as typing selects it, and nothing ran:
         page.locator("#live-codelab [data-testid=codelab-not-run]").wait_for(timeout=10_000)
         assert page.evaluate("() => !window.__wt || window.__wt.status !== 'ready'")  # no Python was asked for
+        held = page.locator(".wt-codelab-editor").get_attribute("data-held") or "0"
         type_at_end(page, "\n# trying the link's code")
-        page.wait_for_timeout(800)  # past the editor's keeping delay
-        assert page.evaluate(KEPT_JS) == [mine]
+        until(lambda: int(page.locator(".wt-codelab-editor").get_attribute("data-held") or 0) > int(held))
+        assert page.evaluate(KEPT_JS) == [mine]  # the edit passed by, held: no keeping timer was set
         page.reload(wait_until="domcontentloaded")  # the link's code is not applied again
         page.locator(EDITOR).wait_for(timeout=10_000)
         assert editor_text(page) == mine and "Restored your edit" in note(page)
@@ -170,9 +172,9 @@ def test_a_link_never_replaces_the_readers_kept_edit(browser, server):
         until(lambda: editor_text(page).rstrip("\n") == SHARED.rstrip("\n"))
 
 
-def test_the_bar_saying_all_it_can_passes_axe(browser, server, axe_source):  # noqa: F811  (the fixture imported above)
-    # the bar at its fullest, audited alone (axe-core, as test_browser_a11y runs it): a link's code over the reader's
-    # edit, then Share
+def test_the_editor_and_its_bar_saying_all_they_can_pass_axe(browser, server, axe_source):  # noqa: F811  (the fixture imported above)
+    # the editor and its bar at their fullest, audited alone (axe-core, as test_browser_a11y runs it): a link's code,
+    # longer than the editor's box (so it scrolls), over the reader's edit, then Share
     plain = f"{server.url}?embed=codelab&live=click"
     with fresh_page(browser, plain, init_js=(NO_CLIPBOARD,)) as page:
         type_at_end(page, "\n# my own edit")
@@ -181,7 +183,9 @@ def test_the_bar_saying_all_it_can_passes_axe(browser, server, axe_source):  # n
         page.locator("[data-testid=codelab-share]").click()
         page.locator("[data-testid=codelab-share-link]").wait_for(timeout=10_000)
         page.evaluate(axe_source)
-        found = page.evaluate("""async () => (await axe.run('.wt-codelab-bar', {resultTypes: ['violations']})).violations
+        assert page.evaluate("() => { const s = document.querySelector('.wt-codelab-editor .cm-scroller');"
+                             " return s.scrollHeight > s.clientHeight; }"), "the code scrolls in its box"
+        found = page.evaluate("""async () => (await axe.run('.wt-codelab-editor', {resultTypes: ['violations']})).violations
           .map((v) => ({id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
         assert not [v for v in found if v["impact"] in BLOCKING], found
 
@@ -196,7 +200,7 @@ def test_a_link_opened_live_runs_nothing_until_run(live):
     assert "#" not in page.url
     until(lambda: page.evaluate(LIVE_BOX_JS) == SHARED)  # the live section has the link's code
     page.locator(f"{LIVE} [data-testid=codelab-not-run]").wait_for(timeout=30_000)
-    page.wait_for_timeout(2000)
+    settle(page)  # Python idle, nothing queued: a Run the hand-over started would be under way by now
     assert page.evaluate("() => __wt.pool.runs.size === 0 && !__wt.pool.workers.some((w) => w.tainted)")
     page.locator(f"{LIVE} button", has_text="Run").click()  # only now does it run: the link's code, checked
     rows = page.locator(f"{LIVE} [data-testid=codelab-wrong-rows]")
