@@ -35,29 +35,29 @@ def rules() -> str:
 
 def playback() -> str:
     from weighttying import playback as P
-    from weighttying import state as S
+    from weighttying import state
     from weighttying.prerender import view
     from weighttying.views import kit
     grids = {sid: {"keys": list(view(sid).PLAYBACK), "values": [list(g) for g in view(sid).PLAYBACK.values()]}
-             for sid in S.SECTIONS}
+             for sid in state.SECTIONS}
     tables, prerendered = {}, {}
     for sid in FULL:
         t = P.table(sid)
         tables[sid] = {**t, "fragments": [digest(f) for f in t["fragments"]]}
-        v, st = view(sid), getattr(S.State(), sid)
+        v, st = view(sid), getattr(state.State(), sid)
         prerendered[sid] = {name: digest(html) for name, html in v.slots(st, kit.with_results(v, st)).items()}
     return json.dumps({"grids": grids, "tables": tables, "prerendered": prerendered}, separators=(",", ":"))
 
 
 def classroom() -> bytes:
     sys.path.insert(0, str(ROOT))
-    from tools import single_file as F
+    from tools import single_file
     files = {"style.css": "".join(f".wt-{i} {{ margin: {i}px; content: \"é{i}\"; }}\n" for i in range(60)).encode(),
              "worker.js": "".join(f"self.part{i} = {i * i};\n" for i in range(200)).encode()}
-    payload, manifest = F.members(files, "pyodide/", lambda datas: {})
-    config = {"classroom": {"members": manifest, "bytes": len(payload), "escape": F.ESC}}
+    payload, manifest = single_file.members(files, "pyodide/", lambda datas: {})
+    config = {"classroom": {"members": manifest, "bytes": len(payload), "escape": single_file.ESC}}
     head = f'<script id="wt-build" type="application/json">{json.dumps(config)}</script>\n'.encode("ascii")
-    return head + F.blocks(payload, CHUNK) + b"\n"
+    return head + single_file.blocks(payload, CHUNK) + b"\n"
 
 
 def readout() -> str:
@@ -77,10 +77,10 @@ FILES = [("empty", "", 1, 2_000_000), ("ASCII", "6162", 1, 2_000_000), ("two-byt
 
 
 def files() -> str:
-    from weighttying import state as S
+    from weighttying import state
     out = []
     for why, hexed, times, limit in FILES:
-        text, problem = S.decoded(bytes.fromhex(hexed) * times, limit)
+        text, problem = state.decoded(bytes.fromhex(hexed) * times, limit)
         out.append({"why": why, "hex": hexed, "times": times, "limit": limit, "chars": None if text is None else len(text),
                     "problem": problem})
     return json.dumps(out, indent=1) + "\n"

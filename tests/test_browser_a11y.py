@@ -18,7 +18,7 @@ import pytest
 
 from harness import ROOT, Recorder, new_context, recorded, resize, wait_booted
 from robust import settle
-from weighttying import state as S
+from weighttying import state
 from weighttying.state import SECTIONS
 
 pytestmark = pytest.mark.browser
@@ -186,7 +186,7 @@ def gradcheck(audited):
 
 def expected_name(ctl: str, what: str) -> str:
     """The name boot.js gives a Bokeh part of control CTL (wt-ctl-<section>-<key>): its widget's title."""
-    c = next(c for c in S.CONTROLS if f"wt-ctl-{c.section}-{c.name}" == ctl)
+    c = next(c for c in state.CONTROLS if f"wt-ctl-{c.section}-{c.name}" == ctl)
     title = f"{c.name} (log scale)" if c.log and what == "handle" else c.name
     return {"up": f"increase {title}", "down": f"decrease {title}"}.get(what, title)
 

@@ -19,7 +19,7 @@ import pytest
 from harness import (BOOT_TIMEOUT_S, ROOT, Recorder, move_and_wait_repaint, recorded, sweep_readout,
                      until, wait_boot_end)
 from weighttying import prebuilt
-from weighttying import state as S
+from weighttying import state
 from weighttying import sweep
 import carried_numbers
 
@@ -120,7 +120,7 @@ def test_slider_answers_with_cpython_values_and_the_link_points_at_the_file(live
     page.wait_for_function("(q) => location.search.slice(1) !== q", arg=q_before, timeout=10_000)
     assert page.url.startswith(classroom.as_uri() + "?"), page.url
     query = urlsplit(page.url).query
-    st, notes = S.parse_query(query)
+    st, notes = state.parse_query(query)
     assert not notes, (query, notes)
     want = sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
     def close(g):
@@ -321,7 +321,7 @@ def test_a_browser_that_refuses_locks_and_the_address_change_degrades_quietly(br
         assert page.url == classroom.as_uri(), "the address changed although the browser refused it"
         page.locator("#wt-copy").click()
         assert page.evaluate("() => window.__wt.page.copied") == f"{classroom.as_uri()}?{query}"
-        assert S.parse_query(query)[0].sweep.in_scale != S.parse_query("")[0].sweep.in_scale
+        assert state.parse_query(query)[0].sweep.in_scale != state.parse_query("")[0].sweep.in_scale
         assert not rec.page_errors and not rec.console_errors, (rec.page_errors, rec.console_errors)
     finally:
         ctx.close()

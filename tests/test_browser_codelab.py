@@ -21,8 +21,8 @@ from playwright.sync_api import expect
 from conftest import live_page
 from harness import new_context, until, wait_booted
 from weighttying import codelab, codelab_bugs
-from weighttying import state as S
-from weighttying.views import codelab as V
+from weighttying import state
+from weighttying.views import codelab as codelab_view
 from weighttying.views import contract, kit
 
 pytestmark = pytest.mark.browser
@@ -31,10 +31,10 @@ LIVE = "#live-codelab[data-live=true]"
 HOOKS = ("codelab-wrong-rows", "codelab-max-rel-err", "codelab-random-miss", "codelab-race-final", "codelab-verdict")
 
 
-def want(bug: str, k: int = S.Codelab().k, steps: int = S.Codelab().steps) -> dict[str, str]:
+def want(bug: str, k: int = state.Codelab().k, steps: int = state.Codelab().steps) -> dict[str, str]:
     """{hook: data-value} the view writes for bug at k with the build's results (what CPython computed)."""
-    st = dataclasses.replace(S.Codelab(), bug=bug, k=k, steps=steps)
-    text = "".join(V.slots(st, kit.with_results(contract.view("codelab"), st)).values())
+    st = dataclasses.replace(state.Codelab(), bug=bug, k=k, steps=steps)
+    text = "".join(codelab_view.slots(st, kit.with_results(contract.view("codelab"), st)).values())
     return {k: html.unescape(v) for k, v in re.findall(r'data-testid="([\w-]+)" data-value="([^"]*)"', text) if k in HOOKS}
 
 

@@ -21,7 +21,7 @@ import pytest
 from conftest import live_page
 from harness import (BOOT_TIMEOUT_S, Recorder, assert_same_origin, boot_info, move_and_wait_repaint, recorded, serve,
                      sweep_readout, until, wait_boot_end)
-from weighttying import state as S
+from weighttying import state
 from weighttying import sweep
 import carried_numbers
 
@@ -30,8 +30,8 @@ pytestmark = pytest.mark.browser
 REL_TOL = carried_numbers.REL  # a number the page carries (weighttying.precision) beside the exact one here
 
 
-def expected_scales(query: str) -> tuple[S.State, dict]:
-    st, notes = S.parse_query(query)
+def expected_scales(query: str) -> tuple[state.State, dict]:
+    st, notes = state.parse_query(query)
     assert not notes, f"the page wrote a URL its own parser rejects: {query!r}: {notes}"
     s = sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
     return st, {"resid": float(s["resid"]), "logit": float(s["logit"])}

@@ -14,16 +14,15 @@ import pytest
 from conftest import live_page
 from harness import run_over
 from robust import settle
-from weighttying import state as S
-from weighttying.views import gradcheck as V
-
+from weighttying import state
+from weighttying.views import gradcheck
 pytestmark = pytest.mark.browser
 LIVE = "#live-gradcheck[data-live=true]"
 REL = 1e-3
 
 
 def expected(**kw) -> dict:
-    return V.summary(V.check(dataclasses.replace(S.State().gradcheck, **kw)))
+    return gradcheck.summary(gradcheck.check(dataclasses.replace(state.State().gradcheck, **kw)))
 
 
 def badge_when_done(page, timeout_ms=90_000):
@@ -49,7 +48,7 @@ def test_ticking_tied_rechecks(live):
     badge = live.locator(f"{LIVE} [data-testid=gradcheck-badge][data-entries='{exp['entries']}']")
     badge.wait_for(timeout=90_000)
     assert int(badge.get_attribute("data-value")) == exp["disagree"] == 0
-    assert badge.text_content() == f"gradient check: all {exp['entries']} entries agree to {V.TOL:g}"
+    assert badge.text_content() == f"gradient check: all {exp['entries']} entries agree to {gradcheck.TOL:g}"
     worst = float(live.locator(f"{LIVE} [data-testid=gradcheck-worst]").get_attribute("data-value"))
     assert abs(worst - exp["worst"]) <= REL * exp["worst"], (worst, exp["worst"])
     # the badge is fixed to the viewport: still on screen after scrolling to the bottom of the page

@@ -11,8 +11,7 @@ import pytest
 
 from harness import BOOT_TIMEOUT_S, focus_slider
 from robust import session, wait_status
-from weighttying import state as S
-
+from weighttying import state
 pytestmark = pytest.mark.browser
 
 TIMINGS_JS = "() => window.__wt.timings"
@@ -30,17 +29,17 @@ def test_the_section_in_view_goes_live_first(browser, server):
         page.goto(server.url + "#savings")  # far down the page: the top sections are out of view
         wait_status(page, "ready")
         live = page.evaluate(TIMINGS_JS)["live"]
-        assert set(live) == set(S.SECTIONS), live
+        assert set(live) == set(state.SECTIONS), live
         order = sorted(live, key=live.get)
         print(f"[lazy] order live with #savings in view: {order}")
         assert order[0] == "savings", f"the section in view was not the first live: {order}"
-        assert page.locator("[data-live=true]").count() == len(S.SECTIONS)
+        assert page.locator("[data-live=true]").count() == len(state.SECTIONS)
 
 
 def test_of_two_sections_in_view_the_one_filling_more_of_it_goes_live_first(browser, server):
     with session(browser) as s:
         page = s.page
-        before = S.SECTIONS[S.SECTIONS.index("sweep") - 1]  # the section the page shows above the sweep
+        before = state.SECTIONS[state.SECTIONS.index("sweep") - 1]  # the section the page shows above the sweep
         page.goto(server.url + "#sweep")
         # The last 100 px of the block above at the top, sweep's heading, prose and block below it.
         page.evaluate(f"() => window.scrollBy(0, document.getElementById('live-{before}').getBoundingClientRect().bottom - 100)")
@@ -69,15 +68,15 @@ def test_sections_wait_while_the_reader_works(browser, server):
         keys = page.evaluate("() => window.__wtKeys")
         near = set(page.evaluate("() => [...window.__wt.near]"))
         timings = page.evaluate(TIMINGS_JS)
-        asked = {sid: timings.get(f"asked:{sid}") for sid in S.SECTIONS}
+        asked = {sid: timings.get(f"asked:{sid}") for sid in state.SECTIONS}
         quiet = {sid: t - max(k for k in keys if k <= t) for sid, t in asked.items() if t is not None and t > keys[0]}
         during = {sid: round(q) for sid, q in quiet.items() if q < WORKING_MS}
         gaps = [b - a for a, b in zip(keys, keys[1:])]
         print(f"[lazy] near #sweep: {sorted(near)}; asked while the reader worked (ms after a key): {during}; "
               f"key gaps {min(gaps):.0f}-{max(gaps):.0f} ms")
         assert len(keys) == 16 and sum(g < WORKING_MS for g in gaps) >= len(gaps) // 2, f"the reader hardly worked: {gaps}"
-        assert near and near < set(S.SECTIONS), f"near the viewport: {near}"
+        assert near and near < set(state.SECTIONS), f"near the viewport: {near}"
         assert not during, f"sections built while the reader was working: {during}"
-        assert set(S.SECTIONS) - set(timings["live"]), "every section was live already: nothing was tested"
+        assert set(state.SECTIONS) - set(timings["live"]), "every section was live already: nothing was tested"
         wait_status(page, "ready")  # idle now: the rest follow
-        assert set(page.evaluate(TIMINGS_JS)["live"]) == set(S.SECTIONS)
+        assert set(page.evaluate(TIMINGS_JS)["live"]) == set(state.SECTIONS)

@@ -24,8 +24,8 @@ import pytest
 from conftest import Live, live_page
 from harness import HELPERS_JS, STATUS_FIRST_JS, Recorder, assert_same_origin, new_context, until, wait_booted
 from test_browser_repeat import press_slider, status, value
-from weighttying import owntext as O
-from weighttying import state as S
+from weighttying import owntext
+from weighttying import state
 from weighttying.views import kit
 from weighttying.views import owntext as V
 from carried_numbers import near
@@ -49,7 +49,7 @@ def text_of(seed: int, n: int = 3000) -> str:
 
 def cpython(text: str, steps: int = STEPS) -> dict:
     """{hook: value} CPython shows for text at the module's settings (at STEPS steps a model)."""
-    r = O.run(text, s=O.Setup(steps=steps))
+    r = owntext.run(text, s=owntext.Setup(steps=steps))
     m = r["models"]
     return {"owntext-heldout-tied": m["tied"]["curve"][-1]["heldout"], "owntext-heldout-untied": m["untied"]["curve"][-1]["heldout"],
             "owntext-unigram": r["unigram"], "owntext-bigram": r["bigram"], "owntext-repeat-rate": r["repeat_rate"],
@@ -75,10 +75,10 @@ def test_each_sample_answers_before_python(browser, server):
         for key, tag in (("text", "textarea"), ("file", "input[type=file]"), ("prompt", "input[type=text]")):
             box = page.locator(f"#live-owntext .wt-player .wt-ctl-owntext-{key}")
             assert box.locator(tag).count() == 1 and "once Python has loaded" in box.locator(".wt-needs-python").inner_text()
-        built = kit.as_built(V.results(S.Owntext()))
+        built = kit.as_built(V.results(state.Owntext()))
         for name in ("code", "song", "prose"):
             page.select_option("#wt-p-owntext-sample", name)
-            want = V.slots(S.Owntext(sample=name), built)["table"]
+            want = V.slots(state.Owntext(sample=name), built)["table"]
             bigram = want.split('data-testid="owntext-bigram" data-value="')[1].split('"')[0]
             page.locator(f"#live-owntext [data-testid=owntext-bigram][data-value='{bigram}']").wait_for(timeout=5_000)
             assert "owntext-heldout-tied" in want and page.locator("#live-owntext [data-testid=owntext-heldout-tied]").count() == 1
@@ -105,7 +105,7 @@ def files_before_python(page) -> None:
     for name, run, times, _ in BAD_FILES:
         data = run * times
         box.locator("input[type=file]").set_input_files({"name": name, "mimeType": "text/plain", "buffer": data})
-        want = S.decoded(data, S.MAX_TEXT_CHARS)[1]
+        want = state.decoded(data, state.MAX_TEXT_CHARS)[1]
         said.filter(has_text=want).wait_for(timeout=5_000)
         assert "wt-bad" in said.get_attribute("class") and page.evaluate(CARRIED_JS) == {}
         assert page.input_value(SAMPLE) == "prose" and "owntext.sample" not in page.url
@@ -115,7 +115,7 @@ def files_before_python(page) -> None:
     page.select_option(SAMPLE, "prose")
     text = text_of(5) + "é ✓ 𝄞\n"  # Python counts code points: the clef is one character, two UTF-16 units
     box.locator("input[type=file]").set_input_files({"name": "mine.txt", "mimeType": "text/plain", "buffer": text.encode()})
-    said.filter(has_text=S.FILE_SAYS["read"].format(name="mine.txt", chars=f"{len(text):,}")).wait_for(timeout=5_000)
+    said.filter(has_text=state.FILE_SAYS["read"].format(name="mine.txt", chars=f"{len(text):,}")).wait_for(timeout=5_000)
     assert until(lambda: page.evaluate(CARRIED_JS) == {"owntext.file": text}), page.evaluate(CARRIED_JS)
     assert page.input_value(SAMPLE) == V.YOURS and f"owntext.sample={V.YOURS}" in page.url, page.url
     page.locator("#live-owntext [data-testid=owntext-now]", has_text="never leaves your browser").wait_for(timeout=5_000)

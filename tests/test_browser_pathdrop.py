@@ -13,10 +13,9 @@ from conftest import live_page
 from harness import run_over
 from robust import settle
 from weighttying import measure, pathdrop
-from weighttying import state as S
+from weighttying import state
 from carried_numbers import near
-from weighttying.views import pathdrop as V
-
+from weighttying.views import pathdrop as pathdrop_view
 pytestmark = pytest.mark.browser
 LIVE = "#live-pathdrop[data-live=true]"
 QUERY = "pathdrop.k=50&pathdrop.steps=1500"
@@ -35,7 +34,7 @@ def wrong_rows(page, expect: int) -> None:
 
 def test_url_setting_and_k_check(live):
     wrong_rows(live, 0)
-    st = S.parse_query(QUERY)[0].pathdrop
+    st = state.parse_query(QUERY)[0].pathdrop
     r = pathdrop.wrong_rows_table()[1]  # both paths kept: the k-check is about the page's bug
     miss = float(live.locator(f"{LIVE} [data-testid=pathdrop-miss]").get_attribute("data-value"))
     assert st.k == 50 and near(miss, pathdrop.miss_probability(50, r["wrong_entries"], r["entries"]))
@@ -61,9 +60,9 @@ def test_training_ends_at_cpythons_losses(live):
     live.locator(f"{LIVE} button", has_text="Train both").click()
     live.locator(f"{LIVE} [data-testid=pathdrop-loss-broken]").wait_for(state="attached", timeout=120_000)  # in the closed "Data and downloads"
     assert live.locator(f"{LIVE} [data-testid=pathdrop-source]").get_attribute("data-source") == "live"
-    st = S.parse_query(QUERY)[0].pathdrop
-    ref = pathdrop.training_curves(V.config(st), measure.race_task(V.RECIPE), steps=st.steps, lr=st.lr, seed=st.seed,
-                                   batch=V.RECIPE.batch)
+    st = state.parse_query(QUERY)[0].pathdrop
+    ref = pathdrop.training_curves(pathdrop_view.config(st), measure.race_task(pathdrop_view.RECIPE), steps=st.steps, lr=st.lr, seed=st.seed,
+                                   batch=pathdrop_view.RECIPE.batch)
     for key, name in (("correct", "both paths"), ("broken", "output path only")):
         ours = float(live.locator(f"{LIVE} [data-testid=pathdrop-loss-{key}]").get_attribute("data-value"))
         assert near(ours, ref[name][-1]["eval"]), (key, ours)

@@ -20,7 +20,7 @@ import pytest
 
 import robust
 from harness import WALK_JS, Recorder, figure_text_problems, new_context, resize, until, wait_booted
-from weighttying import state as S
+from weighttying import state
 from weighttying import sweep
 from weighttying.app.sections import SECTIONS
 from carried_numbers import near
@@ -196,7 +196,7 @@ def test_the_full_page_fits_a_phone(full):
 # narrower body: html.wt-embed pads less) inside its shell, which is there before Python. So every embed is
 # checked before Python and live only owntext's (the most controls: text, file and Run) and a test-only section's
 # (tests/test_browser_probe.py runs this file for it alone, without the full page): eight boots less.
-LIVE_EMBEDS = {"owntext", *(s.id for s in S.extra_sections())}
+LIVE_EMBEDS = {"owntext", *(s.id for s in state.extra_sections())}
 
 
 @pytest.mark.parametrize("sid", SECTIONS)
@@ -245,8 +245,8 @@ def test_a_touch_drag_on_sigma_moves_the_readout(full):
     until(lambda: resid(full) != before, 20, every_s=0.1)
     got = resid(full)
     assert got != before, "a touch drag on the sigma handle did not change the readout"
-    st = S.parse_query(urlsplit(full.url).query)[0].sweep
-    assert st.sigma > S.State().sweep.sigma  # dragged right: a larger sigma, written to the URL
+    st = state.parse_query(urlsplit(full.url).query)[0].sweep
+    assert st.sigma > state.State().sweep.sigma  # dragged right: a larger sigma, written to the URL
     assert near(got, sweep.init_scales(st.sigma, st.in_scale)["resid"])
 
 
@@ -280,7 +280,7 @@ def test_touch_targets(full):
 def check_help(page) -> None:
     """Each control's help is folded behind a "?" at 360 px, opens in full within the screen on a tap, and stays
     folded behind its "?" on a desktop too (issue 18: help paragraphs under every control filled a screen)."""
-    helps = {f"wt-ctl-{c.section}-{c.name}": c.help for c in S.CONTROLS}
+    helps = {f"wt-ctl-{c.section}-{c.name}": c.help for c in state.CONTROLS}
     at_width(page, WIDTHS[0])
     folded = page.evaluate(HELP_JS, WIDTHS[0])
     assert folded and all(text is not None for _, text, _, _ in folded), folded

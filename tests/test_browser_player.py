@@ -21,14 +21,14 @@ import pytest
 
 from harness import BOOT_TIMEOUT_S, HELPERS_JS, STATUS_FIRST_JS, type_played, until
 from robust import session, settle
-from weighttying import state as S
+from weighttying import state
 from weighttying.prerender import view
 from weighttying.views import kit
 import carried_numbers
 
 pytestmark = pytest.mark.browser
 
-PLAYABLE = [sid for sid in S.SECTIONS if view(sid) is not None]
+PLAYABLE = [sid for sid in state.SECTIONS if view(sid) is not None]
 SAMPLES = 3  # random grid points per section, besides the default
 # Both sides are carried numbers (weighttying.precision): the browser's and CPython's differ at most in the last
 # carried digit, where their last bits put them on two sides of a rounding edge.
@@ -53,7 +53,7 @@ new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__wtShif
 def cpython_values(sid: str, query: str) -> dict[str, str]:
     """{testid: data-value} of a section at the state of a URL query, computed here in CPython as the build
     does (views.<sid>.slots with the run results that state shows)."""
-    st = getattr(S.parse_query(query)[0], sid)
+    st = getattr(state.parse_query(query)[0], sid)
     v = view(sid)
     return {k: html.unescape(x) for frag in v.slots(st, kit.with_results(v, st)).values() for k, x in HOOK.findall(frag)}
 
@@ -94,7 +94,7 @@ def sample_queries(table: dict, n: int, seed: int) -> list[str]:
     pinned = PINNED.get(sid, {})
     out = [""]
     for _ in range(n):
-        parts = [f"{sid}.{k}={pinned.get(k, S.fmt(values[rng.integers(len(values))]))}"
+        parts = [f"{sid}.{k}={pinned.get(k, state.fmt(values[rng.integers(len(values))]))}"
                  for k, values in zip(table["keys"], table["values"])]
         out.append("&".join(parts))
     return out

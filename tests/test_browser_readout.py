@@ -9,7 +9,7 @@ import functools
 import pytest
 
 from weighttying import render as R
-from weighttying import state as S
+from weighttying import state
 from weighttying.views import kit, repeat, savings, sweep
 
 from conftest import live_page
@@ -43,16 +43,16 @@ TIP_JS = """() => { const t = document.querySelector('[data-testid=readout]'), r
 @functools.lru_cache(maxsize=1)
 def expected() -> dict[str, dict]:
     """What each figure shows at the items the tests point at, computed by the views in CPython."""
-    g = sweep.scales(S.Sweep().grid)
+    g = sweep.scales(state.Sweep().grid)
     z = g["resid"].T
     ny, nx = z.shape
 
     def cell(i, j):
         return [f"σ = {R.shown(g['sigmas'][j])}", f"inScale = {R.shown(g['in_scales'][i])}", f"scale {R.shown(z[i, j])}"]
 
-    values = savings.settled(S.Savings())
+    values = savings.settled(state.Savings())
     share = savings.series(values)["share of parameters saved"]
-    st = S.Repeat()
+    st = state.Repeat()
     points = kit.with_results(repeat, st)["points"]
     h = {"at init": repeat.histogram(repeat.init_ranks_now(st)),
          f"after {points[-1]['step']} steps": repeat.histogram(points[-1]["ranks"]["tied" if st.tied else "untied"])}

@@ -17,8 +17,7 @@ from harness import run_over
 from robust import settle
 from carried_numbers import carried, near
 from weighttying import measure, model, repeat
-from weighttying.views import repeat as V
-
+from weighttying.views import repeat as repeat_view
 pytestmark = pytest.mark.browser
 LIVE = "#live-repeat[data-live=true]"
 QUERY = "repeat.sigma=0.5&repeat.seed=3&repeat.steps=2000"
@@ -102,8 +101,8 @@ def test_full_run_ends_at_cpython_ranks(live):
     status(live, LIVE, "Done.")
     steps = trained_step(live)
     assert 0 < steps < 2000
-    want = repeat.trained_table(sigma=0.5, steps=steps, seeds=[3], lr=V.RECIPE.lr, task=measure.race_task(V.RECIPE),
-                                batch=V.RECIPE.batch)
+    want = repeat.trained_table(sigma=0.5, steps=steps, seeds=[3], lr=repeat_view.RECIPE.lr, task=measure.race_task(repeat_view.RECIPE),
+                                batch=repeat_view.RECIPE.batch)
     assert near(value(live, LIVE, "repeat-trained-tied"), want[0]["mean_rank"])
     assert near(value(live, LIVE, "repeat-trained-untied"), want[1]["mean_rank"])
     assert f"after {steps} of {steps} steps" in live.locator(f"{LIVE} [data-testid=repeat-trained-table]").text_content()

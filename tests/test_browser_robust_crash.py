@@ -23,7 +23,7 @@ import pytest
 
 from robust import booted, error_box, live_sections, newest_worker, poll, runner_sections, session, settle, wait_status
 from harness import focus_slider, sweep_readout, until
-from weighttying import state as S
+from weighttying import state
 from weighttying import sweep
 from carried_numbers import near
 
@@ -36,7 +36,7 @@ SWEEP_ONLY = "embed=sweep"
 
 def sweep_is_urls(page) -> bool:
     """The sweep readout is CPython's for the state in the address (the state came back from the URL)."""
-    st, notes = S.parse_query(page.evaluate("() => location.search.slice(1)"))
+    st, notes = state.parse_query(page.evaluate("() => location.search.slice(1)"))
     assert not notes
     got, want = sweep_readout(page), sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
     return got["resid"] is not None and near(got["resid"], want["resid"])

@@ -22,8 +22,8 @@ import pytest
 
 from harness import focus_slider, sweep_readout
 from robust import booted, error_box, live_sections, poll, runner_sections, section_text, session, settle, wait_status
-from weighttying import render as R
-from weighttying import state as S
+from weighttying import render
+from weighttying import state
 from weighttying import sweep
 from carried_numbers import near
 
@@ -40,11 +40,11 @@ def boot_with(page, query: str) -> None:
 
 
 def check_sweep(page, where: str) -> None:
-    st, _ = S.parse_query(page.evaluate("() => location.search.slice(1)"))
+    st, _ = state.parse_query(page.evaluate("() => location.search.slice(1)"))
     want = sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
     text = page.locator("#live-sweep [data-testid=sweep-readout]").inner_text()
     for k in ("resid", "logit"):
-        assert R.num(float(want[k])) in text, f"{where}: {k} should read {R.num(float(want[k]))}: {text!r}"
+        assert render.num(float(want[k])) in text, f"{where}: {k} should read {render.num(float(want[k]))}: {text!r}"
 
 
 def page_sections(page) -> list[str]:
@@ -57,7 +57,7 @@ def test_extremes_and_divergence(browser, server):
         page = s.page
         page.goto(server.url)
         sections = page_sections(page)
-        log_controls = [c for c in S.CONTROLS if c.log and c.section in sections]
+        log_controls = [c for c in state.CONTROLS if c.log and c.section in sections]
         assert any(c.key == "sweep.sigma" for c in log_controls), log_controls
         # Sections without a log-scale control have nothing to push to an extreme here: not built.
         hide = ",".join(sid for sid in sections if sid not in {c.section for c in log_controls})
@@ -70,7 +70,7 @@ def test_extremes_and_divergence(browser, server):
                     ("embed=sweep", {sweep_keys[0]: "hi", sweep_keys[1]: "lo"})]
         tried, diverged = [], []
         for scope, ends in settings:
-            query = "&".join([scope] * bool(scope) + [f"{c.key}={S.fmt(getattr(c, end))}" for c, end in ends.items()])
+            query = "&".join([scope] * bool(scope) + [f"{c.key}={state.fmt(getattr(c, end))}" for c, end in ends.items()])
             boot_with(page, query)
             assert not error_box(page)["shown"], (query, error_box(page))
             live = live_sections(page)
@@ -91,9 +91,9 @@ def test_extremes_and_divergence(browser, server):
 def run_all_diverging(page) -> list[str]:
     """Every live section with a Runner and an lr control (at lr's upper bound) is run, one after the other:
     each must say "Diverged", and no other section's text may change meanwhile."""
-    lrs = [S.BY_KEY[f"{sid}.lr"] for sid in runner_sections(page) if f"{sid}.lr" in S.BY_KEY]
-    st, _ = S.parse_query(page.evaluate("() => location.search.slice(1)"))
-    assert all(S.values(st)[c.key] == c.hi for c in lrs), [(c.key, S.values(st)[c.key]) for c in lrs]
+    lrs = [state.BY_KEY[f"{sid}.lr"] for sid in runner_sections(page) if f"{sid}.lr" in state.BY_KEY]
+    st, _ = state.parse_query(page.evaluate("() => location.search.slice(1)"))
+    assert all(state.values(st)[c.key] == c.hi for c in lrs), [(c.key, state.values(st)[c.key]) for c in lrs]
     before = {sid: section_text(page, sid) for sid in live_sections(page)}
     for c in lrs:
         status = run_to_end(page, c.section, c.key)
@@ -142,13 +142,13 @@ def test_sliders_faster_than_the_worker(browser, server):
               const t = m.title;
               if (typeof t === 'string' && t.endsWith(' (log scale)') && typeof m.value === 'number') out[t.split(' ')[0]] = m.value;
             } return out; }""")
-        st, notes = S.parse_query(page.evaluate("() => location.search.slice(1)"))
+        st, notes = state.parse_query(page.evaluate("() => location.search.slice(1)"))
         assert not notes
         for name in ("sigma", "in_scale"):
             assert math.isclose(math.log10(getattr(st.sweep, name)), pos[name], abs_tol=0.003), \
                 f"the URL's {name}={getattr(st.sweep, name)} is not the slider's last position 10**{pos[name]}"
         # No press was lost: a late echo of an older value must not pull the handle back mid-burst.
-        d = S.State().sweep
+        d = state.State().sweep
         for name, start, steps in (("sigma", d.sigma, PRESSES), ("in_scale", d.in_scale, -(PRESSES // 2))):
             want_log = math.log10(start) + 0.01 * steps
             assert abs(math.log10(getattr(st.sweep, name)) - want_log) < 0.03, \

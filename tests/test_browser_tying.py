@@ -15,7 +15,7 @@ from conftest import live_page
 from harness import assert_same_origin, run_over, until
 from robust import settle
 from weighttying import paper, savings
-from weighttying import state as S
+from weighttying import state
 from weighttying.views import tying as tying_view
 import carried_numbers
 
@@ -43,10 +43,10 @@ def wait_value(page, section: str, testid: str, want: float, timeout: float = 60
     return shown()
 
 
-def page_state(page) -> S.State:
+def page_state(page) -> state.State:
     # location.href, not page.url: Playwright updates page.url from events only while a call of its runs,
     # so a poll that sleeps between looks (harness.until) would read the same URL each time
-    st, notes = S.parse_query(urlsplit(page.evaluate("location.href")).query)
+    st, notes = state.parse_query(urlsplit(page.evaluate("location.href")).query)
     assert not notes, notes
     return st
 

@@ -346,18 +346,17 @@ def test_the_build_writes_each_sections_live_box_and_refuses_prose_that_types_on
     section's prose."""
     from tools.buildsteps.base import BuildError
     from tools.buildsteps.sections import LIVE_BOX, prose
-    from weighttying import state as S
-
+    from weighttying import state
     html = (dist_dir / "index.html").read_text()
-    assert re.findall(r'<div id="live-([\w-]+)" class="wt-live" data-section="\1">', html) == list(S.SECTIONS)
-    for sid in S.SECTIONS:
-        assert "wt-live" not in (ROOT / S.SECTION[sid].html).read_text(), sid
+    assert re.findall(r'<div id="live-([\w-]+)" class="wt-live" data-section="\1">', html) == list(state.SECTIONS)
+    for sid in state.SECTIONS:
+        assert "wt-live" not in (ROOT / state.SECTION[sid].html).read_text(), sid
     typed = tmp_path / "typed.html"
     typed.write_text('<section id="sweep">\n' + LIVE_BOX.format(sid="sweep") + "\n</section>\n")
     with pytest.raises(BuildError, match="types its own live box"):
-        prose(S.Section("sweep", S.Sweep, "", None, str(typed)))
+        prose(state.Section("sweep", state.Sweep, "", None, str(typed)))
     with pytest.raises(BuildError, match=r'typed.html must be one <section id="tying"'):
-        prose(S.Section("tying", S.Tying, "", None, str(typed)))
+        prose(state.Section("tying", state.Tying, "", None, str(typed)))
 
 
 def test_the_build_writes_the_code_editors_first_frame_and_refuses_a_wrong_key(dist_dir, tmp_path):
@@ -366,11 +365,10 @@ def test_the_build_writes_the_code_editors_first_frame_and_refuses_a_wrong_key(d
     control stops the build naming the file."""
     from tools.buildsteps.base import BuildError
     from tools.buildsteps.sections import prose
-    from weighttying import state as S
-
+    from weighttying import state
     page = unescape(re.search(r'<pre class="wt-codelab-still".*?</pre>', (dist_dir / "index.html").read_text(),
                                           re.S).group(0))
-    lines = S.BY_KEY["codelab.code"].default.split("\n")
+    lines = state.BY_KEY["codelab.code"].default.split("\n")
     assert re.findall(r'data-line="(\d+)">(.*?)</span>', page, re.S) == [(str(n), t) for n, t in enumerate(lines, 1)]
     assert "<!--editor:" not in (dist_dir / "index.html").read_text()
     for key, why in (("codelab.k", "is a whole control, not code"), ("sweep.code", "names no control of section"),
@@ -378,7 +376,7 @@ def test_the_build_writes_the_code_editors_first_frame_and_refuses_a_wrong_key(d
         typed = tmp_path / "typed.html"
         typed.write_text(f'<section id="codelab">\n  <!--editor:{key}-->\n</section>\n')
         with pytest.raises(BuildError, match=f"typed.html.*{why}"):
-            prose(S.Section("codelab", S.Codelab, "", None, str(typed)))
+            prose(state.Section("codelab", state.Codelab, "", None, str(typed)))
 
 
 def test_the_cache_is_the_machines_and_prunes_what_no_build_used(tmp_path, monkeypatch):

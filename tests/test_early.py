@@ -5,7 +5,7 @@ import json
 import pytest
 
 from weighttying import early
-from weighttying import state as S
+from weighttying import state
 from weighttying.app import kit, sections
 from weighttying.app.store import Store
 from weighttying.views.kit import slot
@@ -15,8 +15,8 @@ OFF_GRID = {"tying": "tying.V=77&tying.d=5", "sweep": "sweep.sigma=0.0123&sweep.
 
 
 def test_only_sections_whose_results_follow_every_control_answer():
-    follow = {s for s in S.SECTIONS if not early.view(s).RUN_KEYS}
-    assert {s for s in S.SECTIONS if early.answers(s)} == follow and set(OFF_GRID) <= follow, follow
+    follow = {s for s in state.SECTIONS if not early.view(s).RUN_KEYS}
+    assert {s for s in state.SECTIONS if early.answers(s)} == follow and set(OFF_GRID) <= follow, follow
     assert not early.answers("nonsense")
     with pytest.raises(ValueError, match="no live answer without its Run"):
         early.slots("tasks", "")
@@ -25,7 +25,7 @@ def test_only_sections_whose_results_follow_every_control_answer():
 @pytest.mark.parametrize("sid", sorted(OFF_GRID))
 def test_the_answer_is_what_the_live_section_draws(sid):
     got = json.loads(early.slots(sid, OFF_GRID[sid]))
-    store = Store(S.parse_query(OFF_GRID[sid])[0])
+    store = Store(state.parse_query(OFF_GRID[sid])[0])
     sections.build(store, sid)
     panes = kit.SECTION_SLOTS[store][sid].panes
     assert list(got) == list(panes)

@@ -24,7 +24,7 @@ from conftest import in_ci
 from harness import BOOT_TIMEOUT_S, FOCUS_SLIDER_JS, MOVE_JS, sweep_readout
 from test_browser_classroom import flip_byte_of, manifest
 from test_browser_player import SLOTS_JS, VALUES_JS, cpython_values, mismatches
-from weighttying import state as S
+from weighttying import state
 from weighttying import sweep, tasks
 import carried_numbers
 from tools import single_file
@@ -136,7 +136,7 @@ def test_hostile_links_read_safely(booted):
     page = booted["page"]
     # Each note is one CPython's parser gives for the link or for the query the playback press wrote from it
     # (which drops what it plays: the savings preset); the theme, which nothing plays, is always named.
-    want = set(S.parse_query(booted["url"].split("?", 1)[1])[1]) | set(S.parse_query(booted["played"]["query"])[1])
+    want = set(state.parse_query(booted["url"].split("?", 1)[1])[1]) | set(state.parse_query(booted["played"]["query"])[1])
     shown = page.js("() => [...document.querySelectorAll('#wt-notes-list li')].map((li) => li.textContent)")
     assert shown and set(shown) <= want, (shown, want)
     assert any(n.startswith("theme=") for n in shown), shown
@@ -152,7 +152,7 @@ def test_live_slider_equals_cpython(booted):
     page.press("ArrowRight")
     page.js("() => window.__wtMove")
     page.wait("(q) => window.__wt.query !== q && window.__wt.query", booted["played"]["query"], timeout=30)
-    st = S.parse_query(page.js("() => window.__wt.query"))[0]
+    st = state.parse_query(page.js("() => window.__wt.query"))[0]
     want = sweep.init_scales(st.sweep.sigma, st.sweep.in_scale)
     got = sweep_readout(page)
     assert got["resid"] != before["resid"], (before, got)

@@ -25,8 +25,7 @@ from test_browser_owntext import BAD_FILES, BAD_PASTES, FILE_JS, HOOKS, close, c
 from test_browser_player import VALUES_JS, cpython_values, mismatches
 from test_browser_repeat import FOCUS_JS
 from test_engines import BOOT_END_JS, FIND_JS, RESOURCES_JS, engine_fixture
-from weighttying import state as S
-
+from weighttying import state
 pytestmark = pytest.mark.browser
 engine = engine_fixture([e for e in engines.ENGINES if e != "chromium"])
 # Off the playback grid (its nearest is shown, marked): WebKit's Pyodide takes ~50 ms a step on this box, so a
@@ -100,7 +99,7 @@ def test_samples_before_python_then_a_paste_trains_here(engine, server):
         assert page.js(PLAY_JS, "wt-p-owntext-steps-box", str(STEPS)) == "paused"
         chosen = text_of(6) + "é ✓ 𝄞\n"  # read here by Python's rule: characters are code points
         assert page.js(FILE_JS, ["chosen.txt", list(chosen.encode()), 1, "choose"])
-        page.wait(CHOSEN_JS, S.FILE_SAYS["read"].format(name="chosen.txt", chars=f"{len(chosen):,}"), timeout=30)
+        page.wait(CHOSEN_JS, state.FILE_SAYS["read"].format(name="chosen.txt", chars=f"{len(chosen):,}"), timeout=30)
         page.click("() => document.getElementById('wt-go')")
         end = page.wait(BOOT_END_JS, timeout=BOOT_TIMEOUT_S * 2, every=0.25)
         assert end["status"] == "ready", end

@@ -70,13 +70,13 @@ def test_calibration_measures_are_the_experiments_numbers():
 
 def test_the_pages_races_run_their_recipe():
     """The sections' default race is seed 0 of the build's spread: the views train with recipes' task and batch."""
-    from weighttying import state as S
+    from weighttying import state
     from weighttying.views import pathdrop as VP, repeat as VR
-    end = VP.results(S.Pathdrop())["points"][-1]["points"]
+    end = VP.results(state.Pathdrop())["points"][-1]["points"]
     spread = measure.spread("pathdrop")
     assert end["both paths"]["eval"] == spread["pathdrop.loss.correct"][0]
     assert end["output path only"]["eval"] == spread["pathdrop.loss.output_only"][0]
-    last = VR.results(S.Repeat())["points"][-1]
+    last = VR.results(state.Repeat())["points"][-1]
     assert last["tied"] == measure.spread("repeat")["repeat.trained.tied"][0]
 
 
@@ -195,8 +195,8 @@ def test_recipe_constants_are_the_defaults_everywhere():
 
 
 def test_the_pages_sections_default_to_their_calibrated_recipe():
-    from weighttying import state as S
-    st = S.State()
+    from weighttying import state
+    st = state.State()
     for section, r in (("pathdrop", recipes.PATHDROP), ("repeat", recipes.REPEAT), ("tasks", recipes.TASKS)):
         assert (getattr(st, section).lr, getattr(st, section).steps) == (r.lr, r.steps), section
     assert recipes.PATHDROP.steps == recipes.REPEAT.steps == 600  # the page's races: "after 600 steps"

@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 
 from weighttying import deep, gradcheck, model, pathdrop
-from weighttying import state as S
-from weighttying.views import gradcheck as G
-
-
+from weighttying import state
+from weighttying.views import gradcheck as gradcheck_view
 def assert_same_differences(params, cfg, inputs, targets):
     """Fast == brute force up to the brute force's own rounding: a few ulp of the loss over 2 eps."""
     fast = gradcheck.numerical_grads(params, cfg, inputs, targets)
@@ -24,7 +22,7 @@ def assert_same_differences(params, cfg, inputs, targets):
 
 
 def gradcheck_state(**kw):
-    return dataclasses.replace(S.State().gradcheck, **kw)
+    return dataclasses.replace(state.State().gradcheck, **kw)
 
 
 SECTION_STATES = [gradcheck_state(), gradcheck_state(tied=False), gradcheck_state(res=0.0),
@@ -35,8 +33,8 @@ SECTION_STATES = [gradcheck_state(), gradcheck_state(tied=False), gradcheck_stat
 
 @pytest.mark.parametrize("st", SECTION_STATES, ids=lambda st: f"tied={st.tied},res={st.res},B={st.batch},rep={st.repeats},s={st.seed}")
 def test_fast_equals_brute_force_on_the_gradcheck_sections_states(st):
-    cfg = G.config(st)
-    assert_same_differences(model.init_params(cfg), cfg, *G.batch(st))
+    cfg = gradcheck_view.config(st)
+    assert_same_differences(model.init_params(cfg), cfg, *gradcheck_view.batch(st))
 
 
 @pytest.mark.parametrize("tied", [True, False])

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from weighttying import controls, playback
-from weighttying import state as S
+from weighttying import state
 from weighttying.prerender import view
 from weighttying.views import kit
 
-PLAYABLE = [sid for sid in S.SECTIONS if view(sid) is not None]
+PLAYABLE = [sid for sid in state.SECTIONS if view(sid) is not None]
 WIRE_BUDGET = 1_000_000  # bytes of every table together, as served (brotli, else gzip, else raw)
 SAMPLES = 4  # random grid points per section checked against CPython, besides the default
 
@@ -28,7 +28,7 @@ def built(dist_dir, sid: str) -> dict:
 
 
 def test_every_section_is_playable():
-    assert PLAYABLE == list(S.SECTIONS)
+    assert PLAYABLE == list(state.SECTIONS)
 
 
 def test_groups_follow_depends_in_display_and_grid_order():
@@ -50,7 +50,7 @@ def fragment(t: dict, point: dict, name: str) -> str:
 @pytest.mark.parametrize("sid", PLAYABLE)
 def test_built_table_holds_the_views_slots_at_sampled_points(dist_dir, sid):
     t, v = built(dist_dir, sid), view(sid)
-    default = getattr(S.State(), sid)
+    default = getattr(state.State(), sid)
     assert t["slots"] == list(v.SLOTS) and t["keys"] == list(v.PLAYBACK)
     assert len(set(t["fragments"])) == len(t["fragments"]), "fragments are not deduplicated"
     assert t["values"] == [list(v.PLAYBACK[key]) for key in t["keys"]]  # their URL forms: test_views_contract
@@ -67,14 +67,14 @@ def test_built_table_holds_the_views_slots_at_sampled_points(dist_dir, sid):
 def test_controls_carry_the_spec_and_the_grid(sid):
     grid = view(sid).PLAYBACK
     out = controls.html_of(sid, grid)
-    for c in (c for c in S.CONTROLS if c.section == sid):
+    for c in (c for c in state.CONTROLS if c.section == sid):
         assert f'data-key="{c.name}"' in out and c.help.replace("'", "&#x27;") in out, c.key
         if c.name in grid and c.type in (int, float) and len(grid[c.name]) > 1:
             m = re.search(rf'<input type="range" id="wt-p-{sid}-{c.name}" min="0" max="(\d+)" step="1" value="(\d+)" '
                           r'data-grid="([^"]*)"', out)
             assert m, c.key
             urls = json.loads(m.group(3).replace("&quot;", '"'))
-            assert int(m.group(1)) == len(urls) - 1 and urls[int(m.group(2))] == S.fmt(c.default)
+            assert int(m.group(1)) == len(urls) - 1 and urls[int(m.group(2))] == state.fmt(c.default)
 
 
 def test_built_tables_fit_the_wire_and_match_the_config(dist_dir):

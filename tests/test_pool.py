@@ -7,7 +7,7 @@ import pytest
 
 from weighttying import owntext as O
 from weighttying import paper, pool
-from weighttying import state as S
+from weighttying import state
 from weighttying.views import owntext, pathdrop, repeat, tasks
 
 
@@ -18,8 +18,8 @@ def no_pool_after():
     from weighttying.app import pooled
     pooled.setup(0, lambda kind, data: None)
 
-SMALL = {"tasks": S.Tasks(seeds=3, steps=20), "repeat": S.Repeat(steps=30), "pathdrop": S.Pathdrop(steps=20),
-         "paper": S.Paper(steps=20, seeds=2, scale=4.0), "owntext": S.Owntext(sample="song", steps=30, d=8, cap=24)}
+SMALL = {"tasks": state.Tasks(seeds=3, steps=20), "repeat": state.Repeat(steps=30), "pathdrop": state.Pathdrop(steps=20),
+         "paper": state.Paper(steps=20, seeds=2, scale=4.0), "owntext": state.Owntext(sample="song", steps=30, d=8, cap=24)}
 PASTED = "the cat sat on the mat; the dog ran after the cat and the cat ran up a tree.\n" * 6  # a reader's own text
 
 
@@ -76,7 +76,7 @@ def test_parts_merge_into_the_one_worker_result(section, n):
 
 @pytest.mark.parametrize("field", ["text", "file"])
 def test_a_pasted_text_reaches_the_parts_and_trains_tied_and_untied_apart(field):
-    st = S.Owntext(sample="yours", steps=20, **{field: PASTED})
+    st = state.Owntext(sample="yours", steps=20, **{field: PASTED})
     specs = pool.split("owntext", st, 4)
     assert [s["part"] for s in specs] == [{"models": ["tied"]}, {"models": ["untied"]}]
     assert all(s["state"][field] == PASTED for s in specs)  # the text travels in each part's spec, nowhere else
@@ -88,7 +88,7 @@ def test_a_pasted_text_reaches_the_parts_and_trains_tied_and_untied_apart(field)
 
 def test_a_part_whose_first_batch_is_only_the_tokenised_text_gives_progress():
     """A long text's tokenising can fill a part's first batch alone: that point counts as step 0 of the part."""
-    st = S.Owntext(sample="yours", text=PASTED, steps=20)
+    st = state.Owntext(sample="yours", text=PASTED, steps=20)
     gather = pool.Gather("owntext", st, 2, 40)
     first = next(pool.Part(pool.encode(pool.split("owntext", st, 2)[0])).points)
     assert "entry" in first and gather.add(0, pool.encode({"points": [first], "done": False, "step": 0}))["step"] == 0
@@ -96,24 +96,24 @@ def test_a_part_whose_first_batch_is_only_the_tokenised_text_gives_progress():
 
 
 def test_an_own_text_part_names_a_bad_text_and_merges_nothing_before_it_is_read():
-    st = S.Owntext(sample="yours", text="too short")
+    st = state.Owntext(sample="yours", text="too short")
     assert owntext.merge(st, [[], []]) == {}
     with pytest.raises(O.TextError, match="at least 200"):
         next(pool.Part(pool.encode(pool.split("owntext", st, 2)[0])).points)
 
 
 def test_parts_are_balanced_and_cover_every_model_once():
-    specs = pool.split("tasks", S.Tasks(seeds=5), 2)
+    specs = pool.split("tasks", state.Tasks(seeds=5), 2)
     pairs = [tuple(p) for s in specs for p in s["part"]["pairs"]]
     assert [len(s["part"]["pairs"]) for s in specs] == [5, 5] and sorted(pairs) == sorted(set(pairs)) and len(pairs) == 10
-    costs = [sum(paper_cost(k) for k in s["part"]["keys"]) for s in pool.split("paper", S.Paper(), 2)]
+    costs = [sum(paper_cost(k) for k in s["part"]["keys"]) for s in pool.split("paper", state.Paper(), 2)]
     assert max(costs) - min(costs) <= 1
-    assert len(pool.split("repeat", S.Repeat(), 4)) == 2 and len(pool.split("repeat", S.Repeat(), 1)) == 1
+    assert len(pool.split("repeat", state.Repeat(), 4)) == 2 and len(pool.split("repeat", state.Repeat(), 1)) == 1
 
 
 def paper_cost(key) -> float:
-    from weighttying.views import paper as V
-    return V.COST.get(key[0], 1.0)
+    from weighttying.views import paper as paper_view
+    return paper_view.COST.get(key[0], 1.0)
 
 
 def test_a_partial_merge_shows_only_what_every_part_reached():
@@ -133,7 +133,7 @@ def test_encode_keeps_every_bit_nan_and_dtype():
 
 def test_a_section_that_does_not_split_is_refused():
     with pytest.raises(ValueError, match="does not split"):
-        pool.split("sweep", S.Sweep(), 2)
+        pool.split("sweep", state.Sweep(), 2)
 
 
 def drive(gen, stop_after: int | None = None) -> list[dict]:

@@ -15,7 +15,7 @@ from panel.io.state import set_curdoc
 
 from harness import until_async
 from weighttying import prebuilt, prerender
-from weighttying import state as S
+from weighttying import state
 from weighttying.app import jobs, main
 from weighttying.app.store import Store
 from weighttying.precision import carry
@@ -49,13 +49,13 @@ def test_the_file_holds_every_run_section_and_reads_back_exactly():
     data = built()
     assert set(data) == set(RUN_SECTIONS) and all(r["origin"] == kit.BUILT for r in data.values())
     for sid in RUN_SECTIONS:  # the file is exactly what the prerender drew from
-        assert data[sid] == kit.with_results(view(sid), getattr(S.State(), sid))
+        assert data[sid] == kit.with_results(view(sid), getattr(state.State(), sid))
     assert len(shipped()) < 400_000, len(shipped())  # it travels with the live lab: keep it small
 
 
 @pytest.mark.parametrize("sid", RUN_SECTIONS)
 def test_shipped_results_show_the_same_numbers_as_the_run_and_say_where_they_come_from(sid):
-    st = getattr(S.State(), sid)
+    st = getattr(state.State(), sid)
     # a live run draws from its results carried as the build carries them (precision.carry), as app.kit.Slots does
     live, shipped_ = view(sid).slots(st, carry(view(sid).results(st))), view(sid).slots(st, built()[sid])
     assert HOOK.findall("".join(live.values())) == HOOK.findall("".join(shipped_.values()))
@@ -87,12 +87,12 @@ def boot(built_results, query=""):
         return start(self, steps, *args, **kw)
 
     async def run():
-        doc, store = Document(), Store(S.parse_query(query)[0], base_url="http://x/", built=built_results)
+        doc, store = Document(), Store(state.parse_query(query)[0], base_url="http://x/", built=built_results)
         jobs.Job.start = record
         try:
             with set_curdoc(doc):
                 roots = {sid: importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
-                         for sid in S.SECTIONS}
+                         for sid in state.SECTIONS}
                 for root in roots.values():
                     root.server_doc(doc, location=False)
                 doc.callbacks.trigger_event(DocumentReady())
@@ -116,7 +116,7 @@ def test_at_start_the_live_sections_show_the_builds_results_and_start_nothing():
         want = view(sid).slots(store.state_of(sid), kit.with_results(view(sid), store.state_of(sid)))
         assert slot_panes(roots[sid]) == {n: kit.slot(n, h) for n, h in want.items()}, sid
         assert 'data-source="build"' in "".join(slot_panes(roots[sid]).values()), sid
-    assert 'data-source="build"' in prerender.section("tasks", S.Tasks())
+    assert 'data-source="build"' in prerender.section("tasks", state.Tasks())
 
 
 def test_without_the_file_the_sections_compute_their_default_results_live():
@@ -136,7 +136,7 @@ def test_settings_the_build_did_not_run_show_pending_not_the_builds_numbers():
 
 def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
     async def run():
-        store = Store(S.State(), base_url="http://x/", built=built())
+        store = Store(state.State(), base_url="http://x/", built=built())
         root = importlib.import_module("weighttying.app.sections.repeat").build(store)
         [train] = [b for b in root.select(pn.widgets.Button) if b.name.startswith("Train")]
         before = slot_panes(root)
@@ -164,7 +164,7 @@ def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
 def changed(sid: str, st):
     """st with the section's first RUN_KEYS field moved off the default, within its bounds."""
     key = view(sid).RUN_KEYS[0]
-    c, v = S.BY_KEY[f"{sid}.{key}"], getattr(st, key)
+    c, v = state.BY_KEY[f"{sid}.{key}"], getattr(st, key)
     new = (not v) if c.type is bool else c.type(v + 1) if c.type is int and v < c.hi else c.type(v / 2)
     return dataclasses.replace(st, **{key: new})
 
@@ -174,7 +174,7 @@ def test_the_run_keys_policy_a_change_stops_the_run_and_waits_for_run(sid):
     """The one policy (app.kit.RunSection, docs/DESIGN.md): a RUN_KEYS change stops a run in flight and shows
     the pending state, starting nothing; back at the defaults the build's results show again."""
     async def run():
-        store = Store(S.State(), base_url="http://x/", built=built())
+        store = Store(state.State(), base_url="http://x/", built=built())
         root = importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
         go = [b for b in root.select(pn.widgets.Button) if b.name.startswith(("Train", "Run"))][-1]
         cancel = [b for b in root.select(pn.widgets.Button) if b.name == "Cancel"][-1]
@@ -192,7 +192,7 @@ def test_the_run_keys_policy_a_change_stops_the_run_and_waits_for_run(sid):
         want = view(sid).slots(st, kit.with_results(view(sid), st))
         assert slot_panes(root) == {n: kit.slot(n, h) for n, h in want.items()}, sid  # pending, as played back
         store.reset(sid)
-        default = S.State()
+        default = state.State()
         want = view(sid).slots(getattr(default, sid), kit.with_results(view(sid), getattr(default, sid)))
         assert slot_panes(root) == {n: kit.slot(n, h) for n, h in want.items()}, sid  # the build's results again
         assert 'data-source="build"' in "".join(slot_panes(root).values()) and cancel.disabled

@@ -25,8 +25,7 @@ from pathlib import Path
 import pytest
 
 from weighttying import codelab, pool
-from weighttying import state as S
-
+from weighttying import state
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "tests" / "node" / "run_pyodide.mjs"
 PYODIDE = ROOT / "node_modules" / "pyodide"
@@ -251,7 +250,7 @@ def test_weighttying_under_pyodide_matches_cpython(dist_dir, tmp_path):
     assert {m: len(r["samples"]) for m, r in own["models"].items()} == {"tied": 24, "untied": 24}
     # A Run split across a pool merges into the one-worker stack's results, under Pyodide as under CPython.
     split = {k.removeprefix("pool ") for k in got if k.startswith("pool ")}
-    assert split == {s for s in S.SECTIONS if pool.parted(s)}, split  # every section whose Run splits, no other
+    assert split == {s for s in state.SECTIONS if pool.parted(s)}, split  # every section whose Run splits, no other
     for section in split:
         pooled = got[f"pool {section}"]
         assert pooled["one"] and not compare(pooled["three"], pooled["one"]), section

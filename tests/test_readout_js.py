@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from weighttying import render as R
-from weighttying import state as S
+from weighttying import state
 from weighttying.views import repeat, savings, sweep
 
 from harness import ROOT
@@ -34,8 +34,8 @@ def attrs(tag: str) -> dict[str, float]:
 
 
 def heatmap_case() -> dict:
-    kind, key = S.Sweep().grid, "resid"
-    svg, z = sweep.heatmap(kind, S.Sweep().band, key), sweep.scales(kind)[key].T
+    kind, key = state.Sweep().grid, "resid"
+    svg, z = sweep.heatmap(kind, state.Sweep().band, key), sweep.scales(kind)[key].T
     g = sweep.scales(kind)
     cells = [attrs(t) for t in re.findall(r"<rect [^>]*/>", svg)]
     ny, nx = z.shape
@@ -47,7 +47,7 @@ def heatmap_case() -> dict:
 
 
 def curve_case() -> dict:
-    values = savings.settled(S.Savings())
+    values = savings.settled(state.Savings())
     svg, ys = savings.figure(values), savings.series(values)
     first = re.search(r'<polyline [^>]*points="([^"]+)"', svg)[1].split()
     points = [{"at": [float(p.split(",")[0]), float(p.split(",")[1])], "cur": {"i": k, "j": 0},
@@ -57,7 +57,7 @@ def curve_case() -> dict:
 
 
 def bars_case() -> dict:
-    st = S.Repeat()
+    st = state.Repeat()
     ranks = repeat.init_ranks_now(st)
     h = repeat.histogram(ranks)
     svg = repeat.hist_html(st, ranks, [])

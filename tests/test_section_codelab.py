@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 from weighttying import codelab, codelab_bugs
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.sections import codelab as section
 from weighttying.app.store import Store
 from weighttying.precision import carried
-from weighttying.views import codelab as V
+from weighttying.views import codelab as codelab_view
 from weighttying.views import contract, kit
 from test_section_repeat import run_until_done, shown
 
-DEFAULT = S.State().codelab
+DEFAULT = state.State().codelab
 BUGS = [b.id for b in codelab_bugs.BUGS]
 
 
@@ -26,9 +26,9 @@ def hooks(text: str) -> dict[str, str]:
     return {k: html.unescape(v) for k, v in re.findall(r'data-testid="([\w-]+)" data-value="([^"]*)"', text)}
 
 
-def shown_slots(st: S.Codelab) -> str:
+def shown_slots(st: state.Codelab) -> str:
     """Every slot of st as the build shows it (its results through JSON)."""
-    return "".join(V.slots(st, kit.with_results(contract.view("codelab"), st)).values())
+    return "".join(codelab_view.slots(st, kit.with_results(contract.view("codelab"), st)).values())
 
 
 @pytest.mark.parametrize("bug", BUGS)
@@ -58,7 +58,7 @@ def test_an_agreeing_error_is_shown_as_at_most_tol_never_its_digits():
 
 def test_the_strip_marks_the_wrong_rows_and_the_batchs_tokens():
     st = dataclasses.replace(DEFAULT, bug="buffered")
-    strip = V.slots(st)["strip"]
+    strip = codelab_view.slots(st)["strip"]
     inputs = codelab.batch()[0]
     repeated = np.flatnonzero(np.bincount(inputs, minlength=codelab.CONFIG.V) > 1)
     assert f"Wrong rows of dE: {len(repeated)} of 64 ({', '.join(map(str, repeated))})" in strip
@@ -66,35 +66,35 @@ def test_the_strip_marks_the_wrong_rows_and_the_batchs_tokens():
 
 
 def test_the_random_check_follows_k_and_the_claim_is_the_output_path_bugs():
-    for k in (1, 20, V.ENTRIES):
+    for k in (1, 20, codelab_view.ENTRIES):
         st = dataclasses.replace(DEFAULT, bug="output_only", k=k)
-        out = V.slots(st)
-        want = codelab.random_check(codelab.gradients(codelab.load(codelab.bug_source("output_only"))), V.numeric(), k)
+        out = codelab_view.slots(st)
+        want = codelab.random_check(codelab.gradients(codelab.load(codelab.bug_source("output_only"))), codelab_view.numeric(), k)
         assert float(hooks(out["random"])["codelab-random-miss"]) == carried(want["miss_probability"])
         assert float(hooks(out["claim"])["codelab-claim-miss"]) == carried(want["miss_probability"])
-    assert "passed" not in V.slots(dataclasses.replace(DEFAULT, bug="output_only", k=V.ENTRIES))["random"].split(":")[1]
+    assert "passed" not in codelab_view.slots(dataclasses.replace(DEFAULT, bug="output_only", k=codelab_view.ENTRIES))["random"].split(":")[1]
 
 
 def test_the_code_shown_is_the_bugs_edit_and_its_whole_source_for_the_editor():
     for bug in BUGS:
-        out = V.slots(dataclasses.replace(DEFAULT, bug=bug))["code"]
+        out = codelab_view.slots(dataclasses.replace(DEFAULT, bug=bug))["code"]
         [source] = re.findall(r'data-codelab-source="([^"]*)"', out)
         assert html.unescape(source) == codelab.bug_source(bug)
         assert out.count("wt-code-changed") == len(codelab_bugs.BY_ID[bug].edits)  # one line each
-    out = V.slots(dataclasses.replace(DEFAULT, bug="in_scale"))["code"]
+    out = codelab_view.slots(dataclasses.replace(DEFAULT, bug="in_scale"))["code"]
     assert 'data-line="16">np.add.at(dE, inputs, dx)' in out
-    assert "(removed)" in V.slots(dataclasses.replace(DEFAULT, bug="input_only"))["code"]
-    assert "Run checks it" in V.slots(dataclasses.replace(DEFAULT, bug=V.YOURS))["code"]
+    assert "(removed)" in codelab_view.slots(dataclasses.replace(DEFAULT, bug="input_only"))["code"]
+    assert "Run checks it" in codelab_view.slots(dataclasses.replace(DEFAULT, bug=codelab_view.YOURS))["code"]
 
 
 def test_off_default_steps_keep_the_checks_and_the_race_waits_for_run():
     st = dataclasses.replace(DEFAULT, bug="output_only", steps=30)
-    out = V.slots(st, kit.with_results(contract.view("codelab"), st))
+    out = codelab_view.slots(st, kit.with_results(contract.view("codelab"), st))
     assert "codelab-race-pending" in out["race"] and "codelab-wrong-rows" in out["strip"]
 
 
 def test_the_live_run_streams_codelabs_race():
-    store = Store(S.parse_query("codelab.bug=in_scale&codelab.steps=30")[0])
+    store = Store(state.parse_query("codelab.bug=in_scale&codelab.steps=30")[0])
     root = section.build(store)
     assert "codelab-race-pending" in shown(root)
     run_until_done(root, "Run")
@@ -103,18 +103,18 @@ def test_the_live_run_streams_codelabs_race():
 
 
 def test_a_pooled_run_merges_to_the_one_worker_runs_results():
-    st = dataclasses.replace(DEFAULT, bug=V.YOURS, code=codelab.bug_source("buffered"), steps=20)
-    [part] = V.split(st, 4)
-    merged = V.merge(st, [list(V.iter_part(st, part))])
+    st = dataclasses.replace(DEFAULT, bug=codelab_view.YOURS, code=codelab.bug_source("buffered"), steps=20)
+    [part] = codelab_view.split(st, 4)
+    merged = codelab_view.merge(st, [list(codelab_view.iter_part(st, part))])
     alone: dict = {}
-    for p in V.steps(st):
-        V.collect(alone, p)
-    assert merged == alone and merged[V.YOURS]["bug"] == "buffered"  # the reader's text is the named bug's
-    assert not V.collect(alone, {"step": 3, "loss": 1.0})  # a progress dict alone files nothing
+    for p in codelab_view.steps(st):
+        codelab_view.collect(alone, p)
+    assert merged == alone and merged[codelab_view.YOURS]["bug"] == "buffered"  # the reader's text is the named bug's
+    assert not codelab_view.collect(alone, {"step": 3, "loss": 1.0})  # a progress dict alone files nothing
 
 
 def test_the_readers_code_never_runs_in_the_panel_worker_and_a_failure_keeps_the_last_good_results():
-    store = Store(S.carry(S.parse_query("codelab.bug=yours&codelab.steps=20")[0],
+    store = Store(state.carry(state.parse_query("codelab.bug=yours&codelab.steps=20")[0],
                           {"codelab.code": codelab.original_source()}))
     root = section.build(store)
     assert "codelab-not-run" in shown(root)
@@ -122,30 +122,30 @@ def test_the_readers_code_never_runs_in_the_panel_worker_and_a_failure_keeps_the
     assert section.ELSEWHERE in shown(root)
     run = section.here(store.state_of("codelab"))
     assert [p["entry"]["message"] for p in run] == [section.ELSEWHERE]
-    good = V.outcome(codelab.original_source(), 20)  # the last good run, then a text that does not compile
-    broken = V.checked("def lesson_backward(:\n")
-    out = V.slots(dataclasses.replace(DEFAULT, bug=V.YOURS), {V.YOURS: {**good, "failed": broken}})
+    good = codelab_view.outcome(codelab.original_source(), 20)  # the last good run, then a text that does not compile
+    broken = codelab_view.checked("def lesson_backward(:\n")
+    out = codelab_view.slots(dataclasses.replace(DEFAULT, bug=codelab_view.YOURS), {codelab_view.YOURS: {**good, "failed": broken}})
     assert 'data-line="1"' in out["verdict"] and "SyntaxError" in out["verdict"] and "codelab-wrong-rows" in out["strip"]
 
 
 def test_an_edit_in_the_live_section_selects_yours():
-    store = Store(S.parse_query("codelab.bug=buffered")[0])
+    store = Store(state.parse_query("codelab.bug=buffered")[0])
     section.build(store)
     store["codelab"].code = codelab.original_source() + "\n# mine\n"
-    assert store["codelab"].bug == V.YOURS
+    assert store["codelab"].bug == codelab_view.YOURS
 
 
 def test_the_downloaded_script_and_notebook_print_the_pages_numbers(tmp_path):
     import json
     import subprocess
     import sys
-    st = dataclasses.replace(DEFAULT, bug=V.YOURS, code=codelab.bug_source("in_scale"), k=50, steps=20)
-    (tmp_path / "codelab.py").write_text(V.script(st))
+    st = dataclasses.replace(DEFAULT, bug=codelab_view.YOURS, code=codelab.bug_source("in_scale"), k=50, steps=20)
+    (tmp_path / "codelab.py").write_text(codelab_view.script(st))
     printed = subprocess.run([sys.executable, "codelab.py"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     want = codelab.lab(st.code, k=50, steps=20)
     assert want["verdict"] in printed and f"misses it with probability {want['random']['miss_probability']}" in printed
     assert f"yours {want['race']['final']['yours']}" in printed
-    cells = json.loads(V.notebook(st))["cells"]
+    cells = json.loads(codelab_view.notebook(st))["cells"]
     namespace: dict = {}
     for cell in cells[1:]:
         exec(cell["source"], namespace)  # the notebook's cells, in order, as a kernel would

@@ -9,25 +9,24 @@ import panel as pn
 import pytest
 
 from weighttying import gradcheck, model, pathdrop, prerender
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.sections import gradcheck as section
 from weighttying.app.store import Store
-from weighttying.views import gradcheck as V
+from weighttying.views import gradcheck as gradcheck_view
+DEFAULT = state.State().gradcheck
 
-DEFAULT = S.State().gradcheck
 
-
-def with_(**kw) -> S.Gradcheck:
+def with_(**kw) -> state.Gradcheck:
     return dataclasses.replace(DEFAULT, **kw)
 
 
 def test_stepped_check_is_check():
     st = with_(res=0.5, seed=3)
-    cfg = V.config(st)
-    inputs, targets = V.batch(st)
+    cfg = gradcheck_view.config(st)
+    inputs, targets = gradcheck_view.batch(st)
     direct = gradcheck.check(model.init_params(cfg), cfg, inputs, targets)
-    points = list(V.iter_check(st))
-    assert [p["step"] for p in points] == sorted(p["step"] for p in points) and points[-1]["step"] == V.entries(st)
+    points = list(gradcheck_view.iter_check(st))
+    assert [p["step"] for p in points] == sorted(p["step"] for p in points) and points[-1]["step"] == gradcheck_view.entries(st)
     stepped = points[-1]["result"]
     for name in direct["numeric"]:
         np.testing.assert_array_equal(stepped["numeric"][name], direct["numeric"][name])
@@ -35,30 +34,30 @@ def test_stepped_check_is_check():
 
 
 def test_default_agrees_everywhere_and_badge_says_so():
-    s = V.summary(V.check(DEFAULT))
-    cfg = V.config(DEFAULT)
+    s = gradcheck_view.summary(gradcheck_view.check(DEFAULT))
+    cfg = gradcheck_view.config(DEFAULT)
     ref = gradcheck.check(model.init_params(cfg), cfg, *pathdrop.batch(seed=0))  # the page's batch
-    assert 0 < max(ref["max"].values()) <= V.TOL and s["entries"] == 3152 and s["disagree"] == 0
+    assert 0 < max(ref["max"].values()) <= gradcheck_view.TOL and s["entries"] == 3152 and s["disagree"] == 0
     # every entry agrees, so no error is shown: its digits are rounding noise (kit.shown_errors)
     assert s["worst"] == 0 and all(r[2] == 0 for r in s["rows"]) and not np.asarray(s["E_err"]).any()
-    assert "all 3152 entries agree to 0.0001" in V.badge(s)
-    assert V.error_text(0.0) == "≤ 0.0001" and V.error_text(0.25) == "0.25"
+    assert "all 3152 entries agree to 0.0001" in gradcheck_view.badge(s)
+    assert gradcheck_view.error_text(0.0) == "≤ 0.0001" and gradcheck_view.error_text(0.25) == "0.25"
 
 
 def test_untied_seed_0_agrees_too():
     """Untied, seed 0: every entry agrees too (tanh is smooth: no kink for a bump to straddle)."""
-    s = V.summary(V.check(with_(tied=False)))
-    assert s["disagree"] == 0 and s["entries"] == 4176 and "wt-good" in V.badge(s)
+    s = gradcheck_view.summary(gradcheck_view.check(with_(tied=False)))
+    assert s["disagree"] == 0 and s["entries"] == 4176 and "wt-good" in gradcheck_view.badge(s)
 
 
 def test_batches():
-    inputs, _ = V.batch(with_(batch=32, repeats=True))
+    inputs, _ = gradcheck_view.batch(with_(batch=32, repeats=True))
     assert len(inputs) == 32 and len(np.unique(inputs)) == 8
-    inputs, _ = V.batch(with_(batch=20, repeats=False))
+    inputs, _ = gradcheck_view.batch(with_(batch=20, repeats=False))
     assert len(inputs) == len(np.unique(inputs)) == 20
-    inputs, _ = V.batch(with_(batch=200, repeats=False))
+    inputs, _ = gradcheck_view.batch(with_(batch=200, repeats=False))
     assert len(inputs) == len(np.unique(inputs)) == 64  # capped at V: distinct tokens cannot exceed it
-    assert len(V.batch(with_(batch=1))[0]) == 1
+    assert len(gradcheck_view.batch(with_(batch=1))[0]) == 1
 
 
 def test_prerender_has_the_live_hooks():
@@ -80,7 +79,7 @@ def pane_with(root, testid: str) -> pn.pane.HTML:
 
 
 def test_section_rechecks_on_a_control_change():
-    store = Store(S.State(), base_url="http://x/")
+    store = Store(state.State(), base_url="http://x/")
     root = section.build(store)
     badge = pane_with(root, "gradcheck-badge")
     assert "running" in badge.object  # nothing computed before the page is ready
@@ -95,7 +94,7 @@ def test_section_rechecks_on_a_control_change():
 
     asyncio.run(main())
     readout = pane_with(root, "gradcheck-readout")
-    expected = V.summary(V.check(with_(res=0.0)))
+    expected = gradcheck_view.summary(gradcheck_view.check(with_(res=0.0)))
     assert float(value_of(badge.object, "gradcheck-badge")) == expected["disagree"]
     assert float(value_of(readout.object, "gradcheck-worst")) == expected["worst"]
     assert "res = 0" in readout.object

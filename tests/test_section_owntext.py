@@ -6,10 +6,10 @@ import numpy as np
 import panel as pn
 
 from weighttying import owntext as O
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.sections import owntext as section
 from weighttying.app.store import Store
-from weighttying.views import owntext as V
+from weighttying.views import owntext as owntext_view
 from carried_numbers import carried
 from test_section_repeat import run_until_done, shown, values
 
@@ -19,7 +19,7 @@ TEXT = "".join(" ".join(np.random.default_rng(4).choice("a cat sat on the mat an
 
 def live(query: str = "owntext.steps=20"):
     writes = []
-    store = Store(S.parse_query(query)[0], on_change=writes.append)
+    store = Store(state.parse_query(query)[0], on_change=writes.append)
     return store, section.build(store), writes
 
 
@@ -38,7 +38,7 @@ def test_a_paste_is_yours_trains_to_cpython_and_never_enters_the_url():
 
 def test_a_text_typed_before_python_is_taken_as_a_paste_when_the_section_is_built():
     # the page carries a text typed into the playback's box into the State before the section is built
-    store = Store(S.parse_query("owntext.steps=20")[0])
+    store = Store(state.parse_query("owntext.steps=20")[0])
     store["owntext"].text = TEXT
     root = section.build(store)
     assert store["owntext"].sample == "yours" and "Ready: your pasted text" in shown(root)
@@ -46,7 +46,7 @@ def test_a_text_typed_before_python_is_taken_as_a_paste_when_the_section_is_buil
 
 def test_a_file_chosen_before_python_is_taken_as_chosen_when_the_section_is_built():
     # the page reads a file chosen in the playback's box and carries its text (state.carry) into the State
-    store = Store(S.carry(S.parse_query("owntext.steps=20")[0], {"owntext.file": TEXT}))
+    store = Store(state.carry(state.parse_query("owntext.steps=20")[0], {"owntext.file": TEXT}))
     root = section.build(store)
     assert store["owntext"].sample == "yours" and f"Ready: the file you chose ({len(TEXT):,} characters)" in shown(root)
     run_until_done(root, "Run")
@@ -57,9 +57,9 @@ def test_a_file_after_a_paste_wins_and_a_paste_after_it_wins_back():
     store, root, _ = live()
     store["owntext"].text = "a first paste of mine. " * 10
     store["owntext"].file = TEXT
-    assert V.yours(store.state_of("owntext")) == TEXT and "Ready: the file you chose" in shown(root)
+    assert owntext_view.yours(store.state_of("owntext")) == TEXT and "Ready: the file you chose" in shown(root)
     store["owntext"].text = "the second paste. " * 12
-    assert store["owntext"].file == "" and V.yours(store.state_of("owntext")).startswith("the second")
+    assert store["owntext"].file == "" and owntext_view.yours(store.state_of("owntext")).startswith("the second")
 
 
 def test_a_bad_paste_is_named_and_the_shown_results_stay():
@@ -78,7 +78,7 @@ def test_the_prompt_picks_the_writing_shown_without_a_run():
     run_until_done(root, "Run")
     assert "<mark>On the </mark>" in shown(root)  # the sample's own prompt
     store["owntext"].prompt = "xyz Q"
-    want = V.slots(store.state_of("owntext"), V.results(S.Owntext(steps=20)))["sample_tied"]
+    want = owntext_view.slots(store.state_of("owntext"), owntext_view.results(state.Owntext(steps=20)))["sample_tied"]
     assert "<mark>xyz Q</mark>" in want and want in shown(root) and "<mark>On the </mark>" not in shown(root)
     assert [b.name for b in root.select(pn.widgets.Button) if b.disabled] == ["Cancel"]  # nothing runs
 
@@ -88,4 +88,4 @@ def test_a_preset_keeps_the_readers_text_and_prompt():
     store["owntext"].param.update(text=TEXT, prompt="Th")
     store.apply_preset("owntext", "Python source")
     assert (store["owntext"].sample, store["owntext"].text, store["owntext"].prompt) == ("code", TEXT, "Th")
-    assert S.matching_preset("owntext", vars(store.state_of("owntext"))) == "Python source"
+    assert state.matching_preset("owntext", vars(store.state_of("owntext"))) == "Python source"

@@ -7,8 +7,8 @@ import numpy as np
 import panel as pn
 
 from harness import run_is_over, until_async
-from weighttying import paper
-from weighttying import state as S
+from weighttying import paper, render
+from weighttying import state
 from weighttying.app.sections import paper as live
 from weighttying.app.store import Store
 from weighttying.views import paper as view
@@ -45,7 +45,7 @@ def test_what_the_prose_says_holds_at_the_defaults():
     claims = view.claim_rows(r)[1]
     assert "mildly" in claims[0][3] and claims[1][3].startswith("agrees")
     assert claims[3][3].startswith("not resolved")  # the lens: within 2 paired SE, the report's rule
-    assert claims[3][3] == view.paired(r, "loss_drop")[2] + f", paired SE {view.R.num(view.paired(r, 'loss_drop')[1], 3)} over 3 seeds"
+    assert claims[3][3] == view.paired(r, "loss_drop")[2] + f", paired SE {render.num(view.paired(r, 'loss_drop')[1], 3)} over 3 seeds"
     assert claims[4][3].startswith("differs")  # the norm measure points the other way
     four = paper.study(scale=4.0)
     assert four["align"]["cka_with_U"] < four["align"]["cka_with_E"]  # scaling by 4 reverses the bias
@@ -67,7 +67,7 @@ def drive(query: str, act, said: str):
     """Run the study at QUERY, act(store, root) while it runs, then wait until the Runner confirms the run over with
     SAID on its status line (its task has ended: nothing can be drawn after)."""
     async def main():
-        store = Store(S.parse_query(query)[0])
+        store = Store(state.parse_query(query)[0])
         root = live.build(store)
         assert "not computed for these settings yet" in slot(root, "align")  # settings the build did not run wait
         button(root, "Run again").clicks += 1

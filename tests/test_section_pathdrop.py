@@ -11,20 +11,20 @@ import pytest
 
 from harness import run_is_over, until_async
 from weighttying import measure, pathdrop
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.sections import pathdrop as section
 from weighttying.app.store import Store
 from weighttying.views import gradcheck as gradcheck_view
 from weighttying.views import kit
 from weighttying.views.kit import last
-from weighttying.views import pathdrop as V
+from weighttying.views import pathdrop as pathdrop_view
 from carried_numbers import carried
 
-DEFAULT = S.State().pathdrop
+DEFAULT = state.State().pathdrop
 
 
 def test_rows_are_the_pages_table():
-    rs = V.rows(DEFAULT, V.numeric(DEFAULT))
+    rs = pathdrop_view.rows(DEFAULT, pathdrop_view.numeric(DEFAULT))
     ref = {r["setting"]: r for r in pathdrop.wrong_rows_table()}
     assert [rs[n]["wrong_rows"] for n in ("both paths", "output path only", "input path only")] == [0, 8, 64]
     for name, r in ref.items():
@@ -32,7 +32,7 @@ def test_rows_are_the_pages_table():
     assert rs[pathdrop.NEITHER]["wrong_rows"] == 64
     # the heatmap's rows over TOL are exactly the wrong rows, and those are the batch's tokens
     bad = (rs["output path only"]["E_err"].max(1) > kit.TOL).nonzero()[0]
-    assert sorted(bad) == sorted(set(V.batch(DEFAULT)[0]))
+    assert sorted(bad) == sorted(set(pathdrop_view.batch(DEFAULT)[0]))
 
 
 @pytest.mark.parametrize("toggles,setting,wrong", [((True, True), "both paths", 0),
@@ -40,36 +40,36 @@ def test_rows_are_the_pages_table():
                                                    ((True, False), "input path only", 64)])
 def test_readout_follows_toggles(toggles, setting, wrong):
     st = dataclasses.replace(DEFAULT, input=toggles[0], output=toggles[1])
-    rs = V.rows(st, V.numeric(st))
-    html = V.readout(st, rs)
-    assert V.current(st) == setting and f'data-testid="pathdrop-wrong" data-value="{wrong}"' in html
-    assert "◀ now" in dict((r[0], r[-1]) for r in V.table_rows(st, rs))[setting]
+    rs = pathdrop_view.rows(st, pathdrop_view.numeric(st))
+    html = pathdrop_view.readout(st, rs)
+    assert pathdrop_view.current(st) == setting and f'data-testid="pathdrop-wrong" data-value="{wrong}"' in html
+    assert "◀ now" in dict((r[0], r[-1]) for r in pathdrop_view.table_rows(st, rs))[setting]
 
 
 def test_kcheck_is_the_exact_hypergeometric_miss():
     st = dataclasses.replace(DEFAULT, k=20)
-    rs = V.rows(st, V.numeric(st))
-    c = V.kcheck(st, rs)  # both paths on: the k-check is about the page's bug, output path only
+    rs = pathdrop_view.rows(st, pathdrop_view.numeric(st))
+    c = pathdrop_view.kcheck(st, rs)  # both paths on: the k-check is about the page's bug, output path only
     r = rs["output path only"]
     assert c["setting"] == "output path only" and c["wrong"] == r["wrong_entries"] == 128
     assert c["exact"] == pathdrop.miss_probability(20, 128, r["entries"])
-    assert abs(c["simulated"] - c["exact"]) < 5 * (c["exact"] * (1 - c["exact"]) / V.TRIALS) ** 0.5
+    assert abs(c["simulated"] - c["exact"]) < 5 * (c["exact"] * (1 - c["exact"]) / pathdrop_view.TRIALS) ** 0.5
 
 
 def test_trap_and_curves():
-    t = V.trap(DEFAULT)
+    t = pathdrop_view.trap(DEFAULT)
     assert t == pathdrop.fancy_index_trap() and t["wrong_rows"] == 8
     st = dataclasses.replace(DEFAULT, steps=100)
-    *_, last = V.iter_curves(st)
-    ref = pathdrop.training_curves(V.config(st), measure.race_task(V.RECIPE), steps=100, lr=st.lr, seed=st.seed,
-                                   batch=V.RECIPE.batch)
-    for name in V.CURVES:
+    *_, last = pathdrop_view.iter_curves(st)
+    ref = pathdrop.training_curves(pathdrop_view.config(st), measure.race_task(pathdrop_view.RECIPE), steps=100, lr=st.lr, seed=st.seed,
+                                   batch=pathdrop_view.RECIPE.batch)
+    for name in pathdrop_view.CURVES:
         assert last["points"][name]["eval"] == ref[name][-1]["eval"]
-    rows = V.curve_rows(st, {n: ref[n][-1]["eval"] for n in V.CURVES})
-    assert rows[0][2] == V.PAGE["final_loss"]["both paths"] and rows[1][2] == V.PAGE["final_loss"]["output path only"]
+    rows = pathdrop_view.curve_rows(st, {n: ref[n][-1]["eval"] for n in pathdrop_view.CURVES})
+    assert rows[0][2] == pathdrop_view.PAGE["final_loss"]["both paths"] and rows[1][2] == pathdrop_view.PAGE["final_loss"]["output path only"]
     assert rows[0][3].startswith("n/a (judged at the calibrated race only")  # 100 steps: not the page's run
-    finals = {n: ref[n][-1]["eval"] for n in V.CURVES}
-    assert V.curve_rows(DEFAULT, finals)[0][3].text.startswith("n/a (one run")  # no build spread at hand: no band
+    finals = {n: ref[n][-1]["eval"] for n in pathdrop_view.CURVES}
+    assert pathdrop_view.curve_rows(DEFAULT, finals)[0][3].text.startswith("n/a (one run")  # no build spread at hand: no band
 
 
 def value_of(html: str, testid: str) -> float:
@@ -87,7 +87,7 @@ def button(root, name: str) -> pn.widgets.Button:
 
 
 def test_section_toggles_train_and_cancel():
-    store = Store(S.parse_query("pathdrop.steps=40")[0], base_url="http://x/")
+    store = Store(state.parse_query("pathdrop.steps=40")[0], base_url="http://x/")
     root = section.build(store)
     p = store["pathdrop"]
 
@@ -108,8 +108,8 @@ def test_section_toggles_train_and_cancel():
         button(root, "Train both").clicks += 1
         await until_async(lambda: any('pathdrop-loss-correct' in (x.object or "") for x in root.select(pn.pane.HTML)),
                           30, "the training runs")
-        ref = pathdrop.training_curves(V.config(p), measure.race_task(V.RECIPE), steps=40, lr=p.lr, seed=p.seed,
-                                       batch=V.RECIPE.batch)
+        ref = pathdrop.training_curves(pathdrop_view.config(p), measure.race_task(pathdrop_view.RECIPE), steps=40, lr=p.lr, seed=p.seed,
+                                       batch=pathdrop_view.RECIPE.batch)
         finals = pane_with(root, "pathdrop-loss-correct").object
         assert value_of(finals, "pathdrop-loss-correct") == carried(ref["both paths"][-1]["eval"])
         assert value_of(finals, "pathdrop-loss-broken") == carried(ref["output path only"][-1]["eval"])
@@ -118,7 +118,7 @@ def test_section_toggles_train_and_cancel():
 
 
 def test_cancel_stops_training():
-    store = Store(S.parse_query("pathdrop.steps=5000")[0], base_url="http://x/")
+    store = Store(state.parse_query("pathdrop.steps=5000")[0], base_url="http://x/")
     root = section.build(store)
     train_cancel = [b for b in root.select(pn.widgets.Button) if b.name == "Cancel"][-1]  # the second Runner's
     [pane] = [x for x in root.select(pn.pane.HTML) if x.object and 'data-slot="curves"' in x.object]
@@ -148,10 +148,10 @@ def last_step(curves_html: str) -> int:
 def test_default_central_differences_are_computed_once():
     """At page load both sections check the default model on the same batch through the store's memo: the
     second reads it; without a memo passed in, nothing is kept between calls."""
-    memo = Store(S.State()).differences
-    checked = last(gradcheck_view.iter_check(S.State().gradcheck, memo))["result"]["numeric"]
-    points = list(V.iter_numeric(DEFAULT, memo))
-    assert len(points) == 1 and points[0]["step"] == points[0]["total"] == V.entries(DEFAULT)
+    memo = Store(state.State()).differences
+    checked = last(gradcheck_view.iter_check(state.State().gradcheck, memo))["result"]["numeric"]
+    points = list(pathdrop_view.iter_numeric(DEFAULT, memo))
+    assert len(points) == 1 and points[0]["step"] == points[0]["total"] == pathdrop_view.entries(DEFAULT)
     for name, grad in points[0]["numeric"].items():
         assert grad is checked[name] and not grad.flags.writeable
-    assert V.known_numeric(DEFAULT, kit.Differences()) is None and len(list(V.iter_numeric(DEFAULT, kit.Differences()))) > 1
+    assert pathdrop_view.known_numeric(DEFAULT, kit.Differences()) is None and len(list(pathdrop_view.iter_numeric(DEFAULT, kit.Differences()))) > 1

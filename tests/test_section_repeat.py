@@ -7,14 +7,14 @@ import numpy as np
 import panel as pn
 
 from weighttying import measure, model, prerender, quoted, repeat, report
-from weighttying import state as S
+from weighttying import state
 from weighttying.app import kit
 from weighttying.app.sections import repeat as section
 from weighttying.app.store import Store
-from weighttying.views import repeat as V
+from weighttying.views import repeat as repeat_view
 from weighttying.precision import carried
 
-RACE = {"lr": V.RECIPE.lr, "task": measure.race_task(V.RECIPE), "batch": V.RECIPE.batch}  # the section's race
+RACE = {"lr": repeat_view.RECIPE.lr, "task": measure.race_task(repeat_view.RECIPE), "batch": repeat_view.RECIPE.batch}  # the section's race
 
 
 def values(text: str) -> dict[str, float]:
@@ -33,34 +33,34 @@ def button(root, name: str) -> pn.widgets.Button:
 
 
 def test_init_rows_are_repeat_init_table_beside_the_page():
-    rows = V.init_rows(0.5, 3)
+    rows = repeat_view.init_rows(0.5, 3)
     want = repeat.init_table(sigma=0.5, seeds=range(3, 8))
     assert [r[0] for r in rows] == [w["model"] for w in want]
     for r, w in zip(rows, want):
         assert r[1].x == w["mean_rank"] and (r[2][0].x, r[2][1].x) == (w["min"], w["max"])
         assert r[3] == report.PAGE["rank_init"][w["model"]]
-        qid = f"repeat.init.{V.SLUG[w['model']].replace('-', '_')}"
+        qid = f"repeat.init.{repeat_view.SLUG[w['model']].replace('-', '_')}"
         j = quoted.judge(qid, w["per_seed"], measure.spread("repeat.init").get(qid))  # the rule's sd: ten seeds
         assert (r[4].text, r[4].tol) == (quoted.explained(j), j["tol"])
-    got = values(V.init_table(rows, 0.5, 3))
+    got = values(repeat_view.init_table(rows, 0.5, 3))
     assert got["repeat-rank-untied"] == want[1]["mean_rank"] and got["repeat-rank-chance"] == 32.5
 
 
 def test_readout_and_histogram_of_the_current_setting():
-    st = S.Repeat(tied=True, res=0.0, sigma=0.3, seed=2)
+    st = state.Repeat(tied=True, res=0.0, sigma=0.3, seed=2)
     cfg = model.Config(tied=True, res=0.0, sigma=0.3, seed=2)
     ranks = repeat.self_ranks(model.init_params(cfg), cfg)
-    got = values(V.readout(st, ranks))
+    got = values(repeat_view.readout(st, ranks))
     assert got["repeat-current"] == carried(ranks.mean()) and got["repeat-top1"] == (ranks == 1).sum()
-    h = V.histogram(ranks)
-    assert h["counts"].sum() == 64 and len(h["counts"]) == V.BINS
-    assert "tokens per rank bin" in V.hist_text("At init", h)
+    h = repeat_view.histogram(ranks)
+    assert h["counts"].sum() == 64 and len(h["counts"]) == repeat_view.BINS
+    assert "tokens per rank bin" in repeat_view.hist_text("At init", h)
 
 
 def test_prerender_default_has_every_hook_and_the_trained_numbers():
-    text = prerender.section("repeat", S.State().repeat)
+    text = prerender.section("repeat", state.State().repeat)
     got = values(text)
-    for slug in V.SLUG.values():
+    for slug in repeat_view.SLUG.values():
         assert f"repeat-rank-{slug}" in got
     ours = repeat.trained_table(seeds=[0], **RACE)
     assert got["repeat-trained-tied"] == ours[0]["mean_rank"] and got["repeat-trained-untied"] == ours[1]["mean_rank"]
@@ -77,7 +77,7 @@ def test_race_matches_one_models_ranks_and_chunking_changes_nothing():
 
 
 def test_live_section_follows_controls():
-    store = Store(S.parse_query("repeat.sigma=0.5")[0], base_url="http://x/")
+    store = Store(state.parse_query("repeat.sigma=0.5")[0], base_url="http://x/")
     root = section.build(store)
     got = values(shown(root))
     assert got["repeat-rank-tied-res0"] == carried(repeat.init_table(sigma=0.5)[3]["mean_rank"])
@@ -103,7 +103,7 @@ def run_until_done(root, name: str, cancel_after: int | None = None) -> None:
 
 
 def test_training_run_streams_to_the_numbers_of_a_plain_run():
-    store = Store(S.parse_query("repeat.steps=50&repeat.seed=2")[0])
+    store = Store(state.parse_query("repeat.steps=50&repeat.seed=2")[0])
     root = section.build(store)
     assert "not trained yet" in shown(root)
     run_until_done(root, "Train tied + untied")
@@ -117,7 +117,7 @@ def test_training_run_streams_to_the_numbers_of_a_plain_run():
 
 
 def test_cancel_stops_the_run():
-    store = Store(S.parse_query("repeat.steps=2000")[0])
+    store = Store(state.parse_query("repeat.steps=2000")[0])
     root = section.build(store)
     run_until_done(root, "Train tied + untied", cancel_after=3)
     assert "Cancelled." in shown(root)
@@ -126,7 +126,7 @@ def test_cancel_stops_the_run():
 
 
 def test_divergence_is_reported_not_drawn():
-    store = Store(S.parse_query("repeat.lr=1000&repeat.steps=100")[0])
+    store = Store(state.parse_query("repeat.lr=1000&repeat.steps=100")[0])
     root = section.build(store)
     run_until_done(root, "Train tied + untied")
     assert "Diverged at step" in shown(root)

@@ -6,7 +6,7 @@ import numpy as np
 import panel as pn
 
 from weighttying import quoted, report, savings
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.sections import savings as live
 from weighttying.app.store import Store
 from weighttying.views import savings as view
@@ -18,7 +18,7 @@ def hooks(html: str) -> dict:
 
 
 def test_presets_reproduce_the_page_and_defaults_are_gpt2_small():
-    assert view.preset_fields("gpt2-small") == {f: getattr(S.Savings(), f) for f in view.FIELDS}
+    assert view.preset_fields("gpt2-small") == {f: getattr(state.Savings(), f) for f in view.FIELDS}
     columns, rows = view.preset_rows()
     for r in rows:
         assert r[9] == report.PAGE["share"][r[0]] and r[10].text.startswith("agrees")
@@ -27,13 +27,13 @@ def test_presets_reproduce_the_page_and_defaults_are_gpt2_small():
 
 
 def test_share_never_reaches_half():
-    c = view.curve(vars(S.Savings()))
+    c = view.curve(vars(state.Savings()))
     assert np.all(np.diff(c["share"]) > 0) and c["share"].max() < 0.5
     assert savings.share_curve([50257], 768, 12, 3072, 1024)[0] == savings.tying_saving(**savings.PRESETS["gpt2-small"])["share"]
 
 
 def test_reconcile_rules():
-    base = vars(S.Savings())
+    base = vars(state.Savings())
     assert view.reconcile(base) == {}
     assert view.reconcile({**base, "preset": "char-model"}) == view.preset_fields("char-model")  # link with preset only
     assert view.reconcile({**base, "preset": "char-model", "V": 99}) == {"preset": "custom"}  # link that contradicts it
@@ -43,7 +43,7 @@ def test_reconcile_rules():
 
 
 def test_live_preset_fills_fields_and_editing_switches_to_custom():
-    store = Store(S.parse_query("savings.preset=large-vocab-toy")[0])
+    store = Store(state.parse_query("savings.preset=large-vocab-toy")[0])
     root = live.build(store)
     p = store["savings"]
     [text] = [x for x in root.select(pn.pane.HTML) if 'data-testid="savings-readout"' in (x.object or "")]
@@ -56,13 +56,13 @@ def test_live_preset_fills_fields_and_editing_switches_to_custom():
     assert p.preset == "custom" and p.V == 65
     want = savings.tying_saving(V=65, d=512, n_layers=4, d_ff=1024, context=256)
     assert hooks(text.object)["savings-untied"] == str(want["untied"])
-    assert S.parse_query(S.to_query(store.state))[0].savings == store.state.savings  # the URL round-trips
+    assert state.parse_query(state.to_query(store.state))[0].savings == store.state.savings  # the URL round-trips
 
 
 def test_fills_are_what_reconcile_does():
     """views.savings.FILLS is the player's copy of reconcile: each preset fills in exactly its fields, and a
     field edited away from them makes the preset FILLS' "else"."""
-    base = {"preset": "gpt2-small", **{f: getattr(S.Savings(), f) for f in view.FIELDS}}
+    base = {"preset": "gpt2-small", **{f: getattr(state.Savings(), f) for f in view.FIELDS}}
     [(key, fills)] = view.FILLS.items()
     assert key == "preset" and set(fills["by"]) | {fills["else"]} == set(view.PLAYBACK["preset"])
     for name, fields in fills["by"].items():

@@ -15,7 +15,7 @@ from weighttying import sweep
 from weighttying.app.sections import sweep as section
 from weighttying.app.store import Store
 from weighttying.views import kit
-from weighttying.views import sweep as V
+from weighttying.views import sweep as sweep_view
 from weighttying.precision import carried
 
 
@@ -30,19 +30,19 @@ def slot_panes(root) -> dict[str, pn.pane.HTML]:
 
 def test_readout_is_init_scales_and_says_when_both_are_near_one():
     for sigma, in_scale in ((0.25, 1.0), (0.227, 4.5), (1e-8, 1e8)):
-        got = values(V.readout(sigma, in_scale, 0.1))
+        got = values(sweep_view.readout(sigma, in_scale, 0.1))
         want = sweep.init_scales(sigma, in_scale)
         assert float(got["sweep-resid"]) == carried(want["resid"]) and float(got["sweep-logit"]) == carried(want["logit"])
-    assert 'data-testid="sweep-both">yes' in V.readout(0.227, 4.5, 0.1)  # the "both near 1" preset
-    assert 'data-testid="sweep-both">no' in V.readout(0.25, 1.0, 0.1)
+    assert 'data-testid="sweep-both">yes' in sweep_view.readout(0.227, 4.5, 0.1)  # the "both near 1" preset
+    assert 'data-testid="sweep-both">no' in sweep_view.readout(0.25, 1.0, 0.1)
 
 
 def test_hits_follow_the_band_and_match_sweep_grid():
     for kind in ("coarse", "fine"):
         for band in (0.05, 0.1, 0.5):
             want = sweep.sweep_grid(kind, band)["hits"]
-            assert values(V.hits(kind, band))["sweep-hits"] == str(want)
-    assert values(V.hits("fine", 0.1))["sweep-hits"] != values(V.hits("fine", 0.5))["sweep-hits"]
+            assert values(sweep_view.hits(kind, band))["sweep-hits"] == str(want)
+    assert values(sweep_view.hits("fine", 0.1))["sweep-hits"] != values(sweep_view.hits("fine", 0.5))["sweep-hits"]
 
 
 def test_live_section_shows_the_prerendered_html_and_follows_every_control():
@@ -52,10 +52,10 @@ def test_live_section_shows_the_prerendered_html_and_follows_every_control():
     for change in ({}, {"sigma": 0.227, "in_scale": 4.5}, {"grid": "fine"}, {"band": 0.5}, {"in_scale": 1e-8}):
         p.param.update(**change)
         st = store.state_of("sweep")
-        want = V.slots(st)
+        want = sweep_view.slots(st)
         panes = slot_panes(root)
-        assert list(panes) == list(V.SLOTS)
-        for name in V.SLOTS:  # byte-identical to what the build prerenders and plays back for this state
+        assert list(panes) == list(sweep_view.SLOTS)
+        for name in sweep_view.SLOTS:  # byte-identical to what the build prerenders and plays back for this state
             assert panes[name].object == kit.slot(name, want[name]), (change, name)
     assert values(panes["readout"].object)["sweep-resid"] == repr(carried(sweep.init_scales(0.227, 1e-8)["resid"]))
     assert S.to_query(store.state) == "sweep.sigma=0.227&sweep.in_scale=1e-08&sweep.grid=fine&sweep.band=0.5"
@@ -92,7 +92,7 @@ def test_export_holds_the_current_setting_and_every_cell():
 @pytest.mark.parametrize("kind", ["coarse", "fine"])
 def test_heatmap_marks_the_hit_cells(kind):
     st = dataclasses.replace(S.Sweep(), grid=kind)
-    svg = V.slots(st)["resid"]
-    assert svg.count('stroke="#e69f00"') == int(np.sum(V.hit_mask(kind, st.band)))
+    svg = sweep_view.slots(st)["resid"]
+    assert svg.count('stroke="#e69f00"') == int(np.sum(sweep_view.hit_mask(kind, st.band)))
     g = sweep.GRIDS[kind]
     assert f"{len(g['in_scale'])} by {len(g['sigma'])} grid" in svg and f"{sweep.sweep_grid(kind)['hits']} cells marked" in svg

@@ -4,18 +4,18 @@ with report.py's verdicts, rows stream in pair by pair once the stacked models a
 import panel as pn
 
 from weighttying import quoted, report, tasks
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.sections import tasks as section
 from weighttying.app.store import Store
-from weighttying.views import tasks as V
+from weighttying.views import tasks as tasks_view
 from carried_numbers import carried, near
 from test_section_repeat import run_until_done, shown, values
 
 
-def runs_of(seeds, steps, chunk=V.CHUNK):
-    runs = V.empty()
-    for p in tasks.iter_runs(seeds, steps, S.Tasks().lr, chunk=chunk):
-        V.collect(runs, p)
+def runs_of(seeds, steps, chunk=tasks_view.CHUNK):
+    runs = tasks_view.empty()
+    for p in tasks.iter_runs(seeds, steps, state.Tasks().lr, chunk=chunk):
+        tasks_view.collect(runs, p)
     return runs
 
 
@@ -31,7 +31,7 @@ def test_streamed_runs_give_tasks_table_exactly():
         s = tasks.summary(w["task"], runs[w["task"]])
         assert {k: s[k] for k in ("tied", "untied", "ratio", "ratio_min", "ratio_max")} == \
                {k: w[k] for k in ("tied", "untied", "ratio", "ratio_min", "ratio_max")}
-    got = values(V.summary_table(V.summary_rows(runs, 2), S.Tasks(seeds=2, steps=40)))
+    got = values(tasks_view.summary_table(tasks_view.summary_rows(runs, 2), state.Tasks(seeds=2, steps=40)))
     assert near(got["tasks-aligned-ratio"], mean_ratio(want[0]))  # a mean of carried ratios
     assert got["tasks-misaligned-rmax"] == carried(want[1]["ratio_max"])
 
@@ -46,11 +46,11 @@ def test_chunks_are_short_and_progress_counts_every_step():
 
 def test_table_rows_page_numbers_verdicts_and_both_savings():
     runs = runs_of(range(1), 30)
-    rows = {r[0].split(" (")[0].split(",")[0]: r for r in V.summary_rows(runs, 1)}
+    rows = {r[0].split(" (")[0].split(",")[0]: r for r in tasks_view.summary_rows(runs, 1)}
     ratio = rows["MISALIGNED: ratio tied/untied"]
     assert ratio[2] == report.PAGE["ratio"]["MISALIGNED"] and ratio[1].x == runs["MISALIGNED"][0]["ratio"]
     assert ratio[3].text.startswith("n/a (one run")  # one seed, no spread of its own: not judged with a band
-    two = {r[0].split(" (")[0].split(",")[0]: r for r in V.summary_rows(runs_of(range(2), 30), 2)}
+    two = {r[0].split(" (")[0].split(",")[0]: r for r in tasks_view.summary_rows(runs_of(range(2), 30), 2)}
     per_seed = [r["ratio"] for r in runs_of(range(2), 30)["MISALIGNED"]]
     j = quoted.judge("tasks.misaligned.ratio", per_seed)
     assert (two["MISALIGNED: ratio tied/untied"][3].text, two["MISALIGNED: ratio tied/untied"][3].tol) == \
@@ -63,27 +63,27 @@ def test_table_rows_page_numbers_verdicts_and_both_savings():
     saving, of_tied = rows["V·d / untied total"], rows["V·d / tied total"]
     assert abs(saving[1].x - 1024 / 4176) < 1e-15 and saving[3].text.startswith("differs")
     assert abs(of_tied[1].x - 1024 / 3152) < 1e-15 and of_tied[3].text.startswith("agrees")
-    pending = V.summary_rows(V.empty(), 5)
+    pending = tasks_view.summary_rows(tasks_view.empty(), 5)
     assert pending[0][1] == "not run yet" and pending[0][2] == report.PAGE["excess"]["ALIGNED"][0]
 
 
 def test_live_run_fills_the_table_seed_by_seed_and_drops_it_on_change():
-    store = Store(S.parse_query("tasks.seeds=2&tasks.steps=20")[0], base_url="http://x/")
+    store = Store(state.parse_query("tasks.seeds=2&tasks.steps=20")[0], base_url="http://x/")
     root = section.build(store)
     assert "not run yet" in shown(root) and "tasks-aligned-tied" not in values(shown(root))
     seen = []
-    orig = V.collect
+    orig = tasks_view.collect
 
     def spy(runs, point):
         got = orig(runs, point)
         if got:
             seen.append(sum(len(r) for r in runs.values()))
         return got
-    V.collect = spy
+    tasks_view.collect = spy
     try:
         run_until_done(root, "Run the seeds")
     finally:
-        V.collect = orig
+        tasks_view.collect = orig
     assert seen == [1, 2, 3, 4]  # rows arrive one (seed, task) pair at a time, once the stack is trained
     got = values(shown(root))
     want = tasks.table(seeds=range(2), steps=20)
@@ -96,7 +96,7 @@ def test_live_run_fills_the_table_seed_by_seed_and_drops_it_on_change():
 
 
 def test_cancel_stops_the_seeds():
-    store = Store(S.parse_query("tasks.seeds=10&tasks.steps=2000")[0])
+    store = Store(state.parse_query("tasks.seeds=10&tasks.steps=2000")[0])
     root = section.build(store)
     run_until_done(root, "Run the seeds", cancel_after=5)
     assert "Cancelled." in shown(root) and "tasks-aligned-tied" not in values(shown(root))

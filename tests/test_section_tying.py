@@ -4,7 +4,7 @@ import re
 import panel as pn
 
 from weighttying import model, prerender, report, savings, tasks
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.sections import tying as live
 from weighttying.app.store import Store
 from weighttying.views import tying as view
@@ -24,7 +24,7 @@ def test_count_matches_the_allocated_parameters():
 
 
 def test_prerender_shows_the_default_numbers_and_the_page_beside_them():
-    h = prerender.section("tying", S.Tying())
+    h = prerender.section("tying", state.Tying())
     got = hooks(h)
     assert got["tying-saved"] == "1024" and got["tying-tied"] == "3152" and got["tying-untied"] == "4176"
     assert float(got["tying-share"]) == carried(1024 / 4176) and float(got["tying-more"]) == carried(4176 / 3152 - 1)
@@ -36,7 +36,7 @@ def test_prerender_shows_the_default_numbers_and_the_page_beside_them():
 
 
 def test_live_pane_follows_V_and_d():
-    store = Store(S.parse_query("tying.V=100")[0])
+    store = Store(state.parse_query("tying.V=100")[0])
     root = live.build(store)
     [pane] = [x for x in root.select(pn.pane.HTML) if 'data-testid="tying-readout"' in (x.object or "")]
     assert hooks(pane.object)["tying-saved"] == "1600"
@@ -44,4 +44,4 @@ def test_live_pane_follows_V_and_d():
     store["tying"].d = 3
     assert hooks(pane.object)["tying-saved"] == "300"
     assert hooks(pane.object)["tying-tied"] == str(view.count(100, 3)["tied"])
-    assert S.to_query(store.state) == "tying.V=100&tying.d=3"
+    assert state.to_query(store.state) == "tying.V=100&tying.d=3"

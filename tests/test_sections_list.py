@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 from weighttying import prebuilt, prerender
-from weighttying import state as S
+from weighttying import state
 from weighttying.app import sections
 from weighttying.views import kit
 
@@ -22,13 +22,13 @@ def hand_lists(tree: ast.AST) -> list[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             texts = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-            ids = [t for t in texts if t in S.SECTIONS]
-            if len(ids) >= 2 and all(t in S.SECTIONS or t == "" for t in texts):
+            ids = [t for t in texts if t in state.SECTIONS]
+            if len(ids) >= 2 and all(t in state.SECTIONS or t == "" for t in texts):
                 out.append(node.lineno)
         elif isinstance(node, ast.Dict):
             pairs = [(k.value, v.id) for k, v in zip(node.keys, node.values)
                      if isinstance(k, ast.Constant) and isinstance(v, ast.Name)]
-            if len(pairs) >= 2 and len(pairs) == len(node.keys) and all(k == v in S.SECTIONS for k, v in pairs):
+            if len(pairs) >= 2 and len(pairs) == len(node.keys) and all(k == v in state.SECTIONS for k, v in pairs):
                 out.append(node.lineno)
     return out
 
@@ -46,20 +46,20 @@ def test_the_scan_finds_what_it_should():
 
 
 def test_every_list_of_sections_is_the_registrys_in_its_order():
-    assert S.SECTIONS == tuple(s.id for s in S.REGISTRY) == tuple(f.name for f in dataclasses.fields(S.State) if f.name != "page")
-    assert all(dataclasses.fields(S.State)[i].type is s.state for i, s in enumerate(S.REGISTRY))
-    assert S.BY_KEY["embed"].choices == ("", *S.SECTIONS)
-    assert sections.SECTIONS == S.SECTIONS
-    assert all(prerender.view(sid).module == S.SECTION[sid].view for sid in S.SECTIONS)
-    assert prebuilt.RUN_SECTIONS == tuple(s for s in S.SECTIONS if prerender.view(s).results is not kit.no_results)
+    assert state.SECTIONS == tuple(s.id for s in state.REGISTRY) == tuple(f.name for f in dataclasses.fields(state.State) if f.name != "page")
+    assert all(dataclasses.fields(state.State)[i].type is s.state for i, s in enumerate(state.REGISTRY))
+    assert state.BY_KEY["embed"].choices == ("", *state.SECTIONS)
+    assert sections.SECTIONS == state.SECTIONS
+    assert all(prerender.view(sid).module == state.SECTION[sid].view for sid in state.SECTIONS)
+    assert prebuilt.RUN_SECTIONS == tuple(s for s in state.SECTIONS if prerender.view(s).results is not kit.no_results)
     assert "gradcheck" in prebuilt.RUN_SECTIONS and "sweep" not in prebuilt.RUN_SECTIONS
 
 
 def test_every_declared_part_exists_and_a_missing_one_is_named(monkeypatch):
-    assert S.missing_parts(ROOT) == []
-    wrong = S.Section("tying", S.Tying, "weighttying.views.tyingg", "weighttying.app.sections.nothere", "site/sections/x.html")
-    monkeypatch.setattr(S, "REGISTRY", (*S.REGISTRY, wrong))
-    assert S.missing_parts(ROOT) == [
+    assert state.missing_parts(ROOT) == []
+    wrong = state.Section("tying", state.Tying, "weighttying.views.tyingg", "weighttying.app.sections.nothere", "site/sections/x.html")
+    monkeypatch.setattr(state, "REGISTRY", (*state.REGISTRY, wrong))
+    assert state.missing_parts(ROOT) == [
         "section 'tying': its view module weighttying.views.tyingg is missing (weighttying/views/tyingg.py, looked up on sys.path)",
         "section 'tying': its app module weighttying.app.sections.nothere is missing "
         "(weighttying/app/sections/nothere.py, looked up on sys.path)",

@@ -10,42 +10,41 @@ from pathlib import Path
 import pytest
 
 from weighttying import prerender
-from weighttying import state as S
-
+from weighttying import state
 CASES = json.loads((Path(__file__).with_name("url_cases.json")).read_text())
 
 
-def non_default(st: S.State) -> dict:
-    defaults = S.values(S.State())
-    return {k: v for k, v in S.values(st).items() if repr(v) != repr(defaults[k])}  # repr: -0.0 is not 0.0
+def non_default(st: state.State) -> dict:
+    defaults = state.values(state.State())
+    return {k: v for k, v in state.values(st).items() if repr(v) != repr(defaults[k])}  # repr: -0.0 is not 0.0
 
 
 @pytest.mark.parametrize("case", CASES["queries"], ids=lambda c: c["why"])
 def test_query(case):
-    st, notes = S.parse_query(case["query"])
+    st, notes = state.parse_query(case["query"])
     assert {k: repr(v) for k, v in non_default(st).items()} == {k: repr(v) for k, v in case["values"].items()}
-    assert S.to_query(st) == case["to_query"]
+    assert state.to_query(st) == case["to_query"]
     assert len(notes) == case["notes"], notes
-    again, notes = S.parse_query(S.to_query(st))
+    again, notes = state.parse_query(state.to_query(st))
     assert again == st and not notes  # what is written reads back the same
 
 
 @pytest.mark.parametrize("case", CASES["fills"], ids=lambda c: c["why"])
 def test_fill(case):
     view = prerender.view(case["section"])
-    defaults = vars(getattr(S.State(), case["section"]))
-    assert S.fill(view.FILLS, case["values"], defaults, case["changed"]) == case["updates"]
+    defaults = vars(getattr(state.State(), case["section"]))
+    assert state.fill(view.FILLS, case["values"], defaults, case["changed"]) == case["updates"]
 
 
-def control(c: dict) -> S.Control:
+def control(c: dict) -> state.Control:
     """A value case's control (as rules() writes one) as state's Control."""
-    return S.Control(c["section"], c["name"], c["kind"], c["default"], "", c["lo"], c["hi"],
+    return state.Control(c["section"], c["name"], c["kind"], c["default"], "", c["lo"], c["hi"],
                      tuple(c["choices"]) if c["choices"] else None)
 
 
 @pytest.mark.parametrize("case", CASES["values"], ids=lambda c: c["why"])
 def test_value(case):
-    value, note = S.parse_value(control(case["control"]), case["raw"])
+    value, note = state.parse_value(control(case["control"]), case["raw"])
     assert (repr(value), note) == (repr(case["value"]), case["note"])
 
 
@@ -53,9 +52,9 @@ def test_the_cases_cover_every_kind_of_control_and_note():
     """The file exercises each kind of value the rules know (KINDS: the page's controls, and each kind in a value
     case), and each way a value is refused or changed."""
     keys = {k for c in CASES["queries"] for k, _ in re.findall(r"(?:^|&)([^=&]+)=?([^&]*)", c["query"].lstrip("?"))}
-    assert {S.BY_KEY[k].kind for k in keys if k in S.BY_KEY} == {c.kind for c in S.CONTROLS}
-    assert {c["control"]["kind"] for c in CASES["values"]} == set(S.KINDS)
-    notes = [n for c in CASES["queries"] for n in S.parse_query(c["query"])[1]]
+    assert {state.BY_KEY[k].kind for k in keys if k in state.BY_KEY} == {c.kind for c in state.CONTROLS}
+    assert {c["control"]["kind"] for c in CASES["values"]} == set(state.KINDS)
+    notes = [n for c in CASES["queries"] for n in state.parse_query(c["query"])[1]]
     notes += [c["note"] for c in CASES["values"] if c["note"]]
     for why in ("is not a number", "is not a whole number", "is not finite", "clamped", "is not on/off",
                 "is not one of", "hide: ignored", "unknown setting", "was given", "too long", "never read from a link"):
@@ -64,8 +63,8 @@ def test_the_cases_cover_every_kind_of_control_and_note():
 
 def test_the_rules_are_json_and_name_every_control():
     rules = json.loads(json.dumps(prerender.rules()))
-    assert [c["key"] for c in rules["controls"]] == [c.key for c in S.CONTROLS]
-    assert rules["sections"] == list(S.SECTIONS) and rules["fills"].keys() <= set(S.SECTIONS)
+    assert [c["key"] for c in rules["controls"]] == [c.key for c in state.CONTROLS]
+    assert rules["sections"] == list(state.SECTIONS) and rules["fills"].keys() <= set(state.SECTIONS)
     kinds = rules["kinds"]
     assert re.compile(kinds["number"]["syntax"]).fullmatch("1.5e-3") and not re.compile(kinds["whole"]["syntax"]).fullmatch("1.5")
     assert [k for k, v in kinds.items() if v["url"] is None] == ["text", "file", "line", "code"]
@@ -81,7 +80,7 @@ def test_the_page_carries_the_rules(dist_dir):
 def test_no_state_rule_is_typed_in_the_site_js():
     """site/state.js applies the rules it is given: no page script spells out an on/off word or a digit pattern
     of its own ("true"/"false" are also the page's data attribute values, e.g. data-live="true")."""
-    words = [w for w in (*S.TRUE_WORDS, *S.FALSE_WORDS) if not w.isdigit() and w not in ("true", "false")]
+    words = [w for w in (*state.TRUE_WORDS, *state.FALSE_WORDS) if not w.isdigit() and w not in ("true", "false")]
     for js in sorted((Path(__file__).resolve().parent.parent / "site").glob("*.js")):
         text = js.read_text()
         assert not [w for w in words if re.search(rf"[\"'`]{w}[\"'`]", text)], f"{js.name} types an on/off word"

@@ -15,7 +15,7 @@ import pytest
 
 from harness import probe_env
 from weighttying import pool, prerender
-from weighttying import state as S
+from weighttying import state
 from weighttying.views import contract, kit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ view = prerender.view
 @functools.lru_cache(maxsize=None)
 def default_results(sid):
     v = view(sid)
-    return v.results(getattr(S.State(), sid))
+    return v.results(getattr(state.State(), sid))
 
 
 def shown_results(sid, st):
@@ -38,8 +38,8 @@ def shown_results(sid, st):
 
 
 def test_every_section_has_a_view():
-    assert {p.stem for p in VIEWS.glob("*.py")} - {"__init__", "contract"} == set(S.SECTIONS)
-    assert all(isinstance(view(sid), contract.View) for sid in S.SECTIONS)
+    assert {p.stem for p in VIEWS.glob("*.py")} - {"__init__", "contract"} == set(state.SECTIONS)
+    assert all(isinstance(view(sid), contract.View) for sid in state.SECTIONS)
 
 
 GOOD = {"SLOTS": ("a", "b"), "slots": lambda st, results=None: {"a": "", "b": ""}, "PLAYBACK": {"sigma": (0.25,)},
@@ -54,7 +54,7 @@ def fake_view(monkeypatch, **members) -> str:
     module = types.ModuleType(f"wt_test_view_{next(FAKES)}")
     module.__dict__.update({k: v for k, v in {**GOOD, **members}.items() if v is not None})
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    monkeypatch.setitem(S.SECTION, "fake", S.Section("fake", S.Sweep, module.__name__, None, ""))
+    monkeypatch.setitem(state.SECTION, "fake", state.Section("fake", state.Sweep, module.__name__, None, ""))
     return "fake"
 
 
@@ -84,7 +84,7 @@ def test_a_view_breaking_the_contract_fails_at_load_naming_itself_and_the_member
     sid = fake_view(monkeypatch, **members)
     with pytest.raises(contract.ViewError) as err:
         view(sid)
-    assert str(err.value).startswith(f"view {S.SECTION[sid].view}") and says in str(err.value), err.value
+    assert str(err.value).startswith(f"view {state.SECTION[sid].view}") and says in str(err.value), err.value
 
 
 def test_the_build_stops_on_a_view_that_breaks_the_contract(monkeypatch):
@@ -92,8 +92,8 @@ def test_the_build_stops_on_a_view_that_breaks_the_contract(monkeypatch):
     from tools.buildsteps import base, sections
 
     fake_view(monkeypatch, SLOTS=None)
-    monkeypatch.setattr(S, "REGISTRY", (*S.REGISTRY, S.SECTION["fake"]))
-    monkeypatch.setattr(S, "missing_parts", lambda root: [])
+    monkeypatch.setattr(state, "REGISTRY", (*state.REGISTRY, state.SECTION["fake"]))
+    monkeypatch.setattr(state, "missing_parts", lambda root: [])
     with pytest.raises(base.BuildError, match=r"section 'fake' breaks the view contract: view wt_test_view_\d+ lacks SLOTS"):
         sections.registry()
 
@@ -113,9 +113,9 @@ def test_the_contracts_members_are_what_design_names():
     assert set(contract.MEMBERS) <= set(re.findall(r"`([A-Za-z_]+)", section)), "DESIGN leaves a member out"
 
 
-@pytest.mark.parametrize("sid", S.SECTIONS)
+@pytest.mark.parametrize("sid", state.SECTIONS)
 def test_declarations_name_real_fields_and_values_in_bounds(sid):
-    v, fields = view(sid), {f.name for f in dataclasses.fields(getattr(S.State(), sid))}
+    v, fields = view(sid), {f.name for f in dataclasses.fields(getattr(state.State(), sid))}
     assert set(v.RUN_KEYS) <= fields and set(v.PLAYBACK) <= fields and v.PLAYBACK
     assert set(v.DEPENDS) == set(v.SLOTS) and all(set(d) <= fields for d in v.DEPENDS.values())
     for key, fill in v.FILLS.items():  # a choice filling fields: its choices and the fields are real
@@ -125,29 +125,29 @@ def test_declarations_name_real_fields_and_values_in_bounds(sid):
         c = kit.control(sid, key)
         assert c.default in values and len(set(values)) == len(values)
         for x in values:
-            ok, note = S.parse_value(c, S.fmt(x))
+            ok, note = state.parse_value(c, state.fmt(x))
             assert note is None and ok == x, (key, x, note)  # every grid value is a valid, unclamped URL value
 
 
-@pytest.mark.parametrize("sid", S.SECTIONS)
+@pytest.mark.parametrize("sid", state.SECTIONS)
 def test_slots_are_the_declared_ones_in_order_with_and_without_results(sid):
-    v, st = view(sid), getattr(S.State(), sid)
+    v, st = view(sid), getattr(state.State(), sid)
     assert tuple(v.slots(st, shown_results(sid, st))) == v.SLOTS
     assert tuple(v.slots(st)) == v.SLOTS
 
 
 def changed_states(sid):
     """One state per PLAYBACK field and non-default value (up to 3 each): the rest at defaults."""
-    v, st = view(sid), getattr(S.State(), sid)
+    v, st = view(sid), getattr(state.State(), sid)
     for key, values in v.PLAYBACK.items():
         others = [x for x in values if x != getattr(st, key)]
         for x in others[:1] + others[len(others) // 2:][:1] + others[-1:]:
             yield key, dataclasses.replace(st, **{key: x})
 
 
-@pytest.mark.parametrize("sid", S.SECTIONS)
+@pytest.mark.parametrize("sid", state.SECTIONS)
 def test_a_slot_changes_only_with_the_fields_it_declares(sid):
-    v, st = view(sid), getattr(S.State(), sid)
+    v, st = view(sid), getattr(state.State(), sid)
     base = v.slots(st, shown_results(sid, st))
     moved = set()
     for key, changed in changed_states(sid):
@@ -160,7 +160,7 @@ def test_a_slot_changes_only_with_the_fields_it_declares(sid):
 
 
 def test_no_view_imports_another():
-    sections = set(S.SECTIONS)
+    sections = set(state.SECTIONS)
     for path in VIEWS.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level == 1:
@@ -172,16 +172,16 @@ def test_no_view_imports_another():
 
 def test_prerender_composes_the_slots_in_order():
     out = prerender.sections()
-    assert set(out) == set(S.SECTIONS)
+    assert set(out) == set(state.SECTIONS)
     for sid, html in out.items():
         assert re.findall(r'<div class="wt-slot" data-slot="([\w-]+)">', html) == list(view(sid).SLOTS)
 
 
 def test_with_results_runs_only_at_the_run_keys_defaults():
-    st = S.Tasks(steps=20, seeds=1)
+    st = state.Tasks(steps=20, seeds=1)
     assert kit.with_results(view("tasks"), st) is None
-    assert kit.with_results(view("sweep"), S.Sweep()) is None  # a section without a run
-    tying = view("tying").slots(S.Tying())
+    assert kit.with_results(view("sweep"), state.Sweep()) is None  # a section without a run
+    tying = view("tying").slots(state.Tying())
     assert "tying-saved" in tying["readout"] and "Not run" not in "".join(tying.values())
 
 
@@ -193,9 +193,9 @@ def test_grids():
     assert kit.grid("sweep", "sigma", (1e-9, 1.0)) == (0.227, 0.25, 1.0)
 
 
-@pytest.mark.parametrize("sid", S.SECTIONS)
+@pytest.mark.parametrize("sid", state.SECTIONS)
 def test_overlays_follow_their_slot_share_its_viewbox_and_are_stacked(sid):
-    v, st = view(sid), getattr(S.State(), sid)
+    v, st = view(sid), getattr(state.State(), sid)
     out = v.slots(st, shown_results(sid, st))
     box = re.compile(r'<svg class="wt-fig[^"]*" viewBox="([\d ]+)"')
     for over, base in v.OVERLAYS.items():
@@ -215,14 +215,14 @@ def test_sweep_ring_sits_on_the_current_cell_and_is_dashed_off_the_grid():
 
     g = sweep.scales("coarse")
     i, j = 2, len(g["sigmas"]) - 2
-    st = S.Sweep(sigma=float(g["sigmas"][j]), in_scale=float(g["in_scales"][i]))
+    st = state.Sweep(sigma=float(g["sigmas"][j]), in_scale=float(g["in_scales"][i]))
     out = sweep.slots(st)
     cells = re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', out["resid"])
     x, y, w, h = map(float, cells[i * len(g["sigmas"]) + j])  # row i (inScale), column j (sigma)
     cx, cy, inside = ring(out["resid_at"])
     assert inside and abs(cx - (x + w / 2)) < 0.2 and abs(cy - (y + h / 2)) < 0.2
     assert out["logit_at"] == out["resid_at"]
-    far = sweep.slots(S.Sweep(sigma=1e6, in_scale=float(g["in_scales"][i])))
+    far = sweep.slots(state.Sweep(sigma=1e6, in_scale=float(g["in_scales"][i])))
     fx, fy, inside = ring(far["resid_at"])
     assert not inside and fy == cy and fx > cx  # at the right-hand edge, same row
     assert far["resid"] == out["resid"]  # the heatmap itself does not follow sigma
@@ -232,11 +232,11 @@ def test_savings_point_sits_on_the_curve_at_the_current_v():
     from weighttying.views import savings
 
     for V in (int(savings.CURVE_V[10]), int(savings.CURVE_V[-5])):
-        out = savings.slots(S.Savings(preset="custom", V=V))
+        out = savings.slots(state.Savings(preset="custom", V=V))
         line = re.search(r'<polyline class="wt-s0" fill="none" points="([^"]+)"', out["curve"]).group(1)
         points = [tuple(map(float, p.split(","))) for p in line.split()]
         k = list(savings.CURVE_V).index(V)
         cx, cy, inside = ring(out["curve_at"])
         assert inside and abs(cx - points[k][0]) < 0.11 and abs(cy - points[k][1]) < 0.11
-    off = ring(savings.slots(S.Savings(preset="custom", V=10 ** 8))["curve_at"])
+    off = ring(savings.slots(state.Savings(preset="custom", V=10 ** 8))["curve_at"])
     assert not off[2]

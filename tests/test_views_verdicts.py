@@ -7,11 +7,11 @@ import re
 import pytest
 
 from weighttying import lens, measure, prerender, quoted, report
-from weighttying import state as S
+from weighttying import state
 from weighttying.views import kit, paper, pathdrop
 from weighttying.precision import carried, carry
 
-VIEWS = {sid: prerender.view(sid) for sid in S.SECTIONS}
+VIEWS = {sid: prerender.view(sid) for sid in state.SECTIONS}
 HOOK = re.compile(r'data-testid="verdict-([\w.]+)(?:-seeds)?" data-value="([^"]*)" data-verdict="([^"]*)">([^<]*)<'
                   r'(?:/span></summary><span class="wt-rule">([^<]*)<)?')
 
@@ -34,7 +34,7 @@ def default_html() -> dict[str, str]:
     """Each section's slots at its default state with the results the build ships for it."""
     out = {}
     for sid, v in VIEWS.items():
-        st = getattr(S.State(), sid)
+        st = getattr(state.State(), sid)
         out[sid] = "".join(v.slots(st, kit.with_results(v, st)).values())
     return out
 
@@ -88,7 +88,7 @@ def test_a_single_run_takes_its_spread_from_the_builds_seeds(default_html):
         assert tol == carried(quoted.tolerance(sd, 1, decimals, runs))
         assert f"build's {len(measure.SEEDS)} seeds" in text and len(measure.SEEDS) >= 10
     # the same run without the build's spread is not judged with any band
-    st = S.Pathdrop()
+    st = state.Pathdrop()
     res = pathdrop.results(st)
     bare = pathdrop.slots(st, {"points": res["points"]})["finals"]
     assert [text[:4] for _, _, text in shown_verdicts(bare)] == ["n/a "] * 3
@@ -111,5 +111,5 @@ def test_paper_shows_the_builds_tuned_lens_with_the_reports_verdicts(default_htm
     assert "Computed at build by this page" in html
     # as measured, and as the prose says: not resolved at toy scale on any measure
     assert all(t["verdict"][k].startswith("not resolved") for k in lens.MEASURES)
-    pending = paper.slots(S.Paper(seeds=1), None)["tuned"]
+    pending = paper.slots(state.Paper(seeds=1), None)["tuned"]
     assert 'data-testid="paper-tuned"' in pending and "computed at build" in pending and "verdict-" not in pending

@@ -18,8 +18,8 @@ import json
 import numpy as np
 
 from .. import codelab, codelab_bugs, gradcheck, model
-from .. import render as R
-from .. import state as S
+from .. import render
+from .. import state
 from .kit import TOL, grid, hook, note, pending, shown_errors, source, table
 
 SLOTS = ("claim", "code", "strip", "random", "race", "verdict", "entries")
@@ -33,7 +33,7 @@ DEPENDS = {"claim": ("k",), "code": ("bug",), "entries": ("bug",), "strip": ("bu
 CLAIM = "claim"
 DATA = ("entries",)  # the per-parameter table: the strip's line says its totals
 CURVES = ("the page's backward", "this backward")
-YOURS = S.BY_KEY["codelab.bug"].own  # the choice the reader's code selects (state.Codelab)
+YOURS = state.BY_KEY["codelab.bug"].own  # the choice the reader's code selects (state.Codelab)
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,19 +68,19 @@ def bug_checks(bug: str) -> dict:
     return checked(codelab.bug_source(bug))
 
 
-def results(st: S.Codelab) -> dict:
+def results(st: state.Codelab) -> dict:
     """Every named bug's outcome at st.steps: {bug id: outcome}."""
     return {b.id: outcome(codelab.bug_source(b.id), st.steps) for b in codelab_bugs.BUGS}
 
 
 # ---- a Run: the chosen backward's checks and race (the reader's code only on a numerics worker) ----
 
-def source_of(st: S.Codelab) -> str:
+def source_of(st: state.Codelab) -> str:
     """The code st checks: a named bug's source, or the reader's (st.code)."""
     return st.code if st.bug == YOURS else codelab.bug_source(st.bug)
 
 
-def steps(st: S.Codelab):
+def steps(st: state.Codelab):
     """The Run: the chosen backward's checks ({"entry"}), then each point of its race (codelab.iter_race)."""
     entry = checked(st.code) if st.bug == YOURS else bug_checks(st.bug)
     yield {"step": 0, "bug": st.bug, "entry": entry}
@@ -89,7 +89,7 @@ def steps(st: S.Codelab):
             yield {**p, "bug": st.bug}
 
 
-def total(st: S.Codelab) -> int:
+def total(st: state.Codelab) -> int:
     """The Run's steps: the race's."""
     return st.steps
 
@@ -113,7 +113,7 @@ def collect(results: dict, point: dict) -> bool:
 
 # ---- the Run on the pool of numerics workers (weighttying.pool), where the reader's code runs ----
 
-def split(st: S.Codelab, n: int) -> list[dict]:
+def split(st: state.Codelab, n: int) -> list[dict]:
     """One part: the checks and the race of one backward are one run."""
     return [{}]
 
@@ -123,7 +123,7 @@ def split(st: S.Codelab, n: int) -> list[dict]:
 QUIET_S = 10
 
 
-def iter_part(st: S.Codelab, part: dict):
+def iter_part(st: state.Codelab, part: dict):
     """steps(st), each point with the part's total and a loss for the pool's progress (the reader's), after a bare
     first point once the central differences are at hand, so that QUIET_S times the reader's code alone."""
     numeric()
@@ -134,7 +134,7 @@ def iter_part(st: S.Codelab, part: dict):
         yield {**p, "total": st.steps, "loss": loss}
 
 
-def merge(st: S.Codelab, streams: list[list[dict]]) -> dict:
+def merge(st: state.Codelab, streams: list[list[dict]]) -> dict:
     """The results the one part has streamed so far, filed as collect files them."""
     results: dict = {}
     for p in (p for s in streams for p in s):
@@ -161,12 +161,12 @@ ABOUT = ("The code lab's check of a backward, as the weight-tying page runs it: 
          "weighttying package (NumPy only), installed from the folder of the page's source: pip install ./py")
 
 
-def script(st: S.Codelab) -> str:
+def script(st: state.Codelab) -> str:
     """A Python script that runs st's code through the page's check in CPython and prints what the page shows."""
     return f'"""{ABOUT}"""\nCODE = {source_of(st)!r}\n\n' + CHECK.format(k=st.k, steps=st.steps)
 
 
-def notebook(st: S.Codelab) -> str:
+def notebook(st: state.Codelab) -> str:
     """The same as a Jupyter notebook (nbformat 4): the note, the code, the check."""
     cells = [("markdown", ABOUT), ("code", source_of(st)), ("code", f"CODE = {source_of(st)!r}"),
              ("code", CHECK.format(k=st.k, steps=st.steps))]
@@ -226,7 +226,7 @@ def code_html(bug: str) -> str:
 
 def error_text(x: float) -> str:
     """A relative error as shown: an agreeing one (0, kit.shown_errors) as at most TOL."""
-    return f"≤ {TOL:g}" if x == 0 else R.num(x)
+    return f"≤ {TOL:g}" if x == 0 else render.num(x)
 
 
 ENTRY_COLUMNS = ("parameter", "entries", "largest relative error", f"wrong (over {TOL:g})")
@@ -245,7 +245,7 @@ def strip_html(e: dict) -> str:
     rows = err.max(axis=1) > TOL
     alt = (f"Wrong rows of dE: {int(rows.sum())} of {V} ({', '.join(map(str, np.flatnonzero(rows).tolist())) or 'none'}); "
            f"rows of the tokens the batch reads: {', '.join(map(str, np.flatnonzero(read).tolist()))}.")
-    svg = R.heatmap(err.T, np.arange(V), np.arange(d), "Relative error of every entry of dE", "row of E (token id)",
+    svg = render.heatmap(err.T, np.arange(V), np.arange(d), "Relative error of every entry of dE", "row of E (token id)",
                     "column of E", mark=np.broadcast_to(read, (d, V)), zname="relative error", zdigits=2,
                     heading="rows of dE", zlabel="relative error", alt=alt, zrange=(TOL, 1.0))
     return (svg + f'<p class="wt-readout">{hook("codelab-wrong-rows", int(rows.sum()))} of {V} rows of dE wrong (dark); '
@@ -273,11 +273,11 @@ def random_html(e: dict, k: int) -> str:
             f'to pass, missing all {r["wrong"]} wrong entries.</p>')
 
 
-def race_html(st: S.Codelab, race: dict | None, results) -> str:
+def race_html(st: state.Codelab, race: dict | None, results) -> str:
     """Both curves and the final losses, or pending/streaming/stopped as the run stands."""
     if not race or not race["steps"]:
         return pending("The race against the page's backward", "codelab-race-pending")
-    svg = R.lines({CURVES[0]: race["correct"], CURVES[1]: race["yours"]}, "Exact expected loss: the page's backward "
+    svg = render.lines({CURVES[0]: race["correct"], CURVES[1]: race["yours"]}, "Exact expected loss: the page's backward "
                   "against this one", "training step", "expected loss (nats)", xs=race["steps"], xname="step",
                   heading="training loss")
     last = race["steps"][-1]
@@ -287,7 +287,7 @@ def race_html(st: S.Codelab, race: dict | None, results) -> str:
                       f'{html.escape(race["error"]["message"])}.</p>')
     if last < st.steps:
         return svg + note(f"Step {last} of {st.steps}.")
-    return (svg + f'<p class="wt-help">After {last} steps: the page\'s backward {R.num(race["correct"][-1])}, this '
+    return (svg + f'<p class="wt-help">After {last} steps: the page\'s backward {render.num(race["correct"][-1])}, this '
                   f'one {hook("codelab-race-final", race["yours"][-1])}.</p>' + source(results, "codelab-source"))
 
 
@@ -310,7 +310,7 @@ def verdict_html(e: dict) -> str:
             f"{html.escape(text)}</p>")
 
 
-def slots(st: S.Codelab, results: dict | None = None) -> dict[str, str]:
+def slots(st: state.Codelab, results: dict | None = None) -> dict[str, str]:
     """The section's output for st: the chosen bug's checks (the build's, or computed), its race from results."""
     entry = (results or {}).get(st.bug) or (None if st.bug == YOURS else bug_checks(st.bug))
     out = {"claim": claim_html(st.k), "code": code_html(st.bug)}

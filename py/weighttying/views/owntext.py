@@ -16,18 +16,18 @@ import html
 
 from .. import owntext as O
 from .. import pool
-from .. import render as R
-from .. import state as S
+from .. import render
+from .. import state
 from .kit import BUILT, Num, cell, grid, log, note, source, table
 
-YOURS = S.BY_KEY["owntext.sample"].own  # the sample a pasted or chosen text is filed under (state.Owntext)
+YOURS = state.BY_KEY["owntext.sample"].own  # the sample a pasted or chosen text is filed under (state.Owntext)
 CHUNK = 25  # steps per model between yields: ~3-5 ms a step in Pyodide, so a yield stays near 100 ms
 EVERY = 50  # steps between curve points
 SLOTS = ("status", "curves", "table", "ranks", "sample_tied", "sample_untied", "vocab")
 # A change of a RUN_KEYS field leaves the trained slots pending until the reader presses Run (app.kit.RunSection);
 # `sample` is not one: every shipped sample's run is in the build's results, and "yours" needs a text.
 RUN_KEYS = ("cap", "d", "res", "sigma", "steps", "lr", "seed")
-_LR = S.BY_KEY["owntext.lr"]
+_LR = state.BY_KEY["owntext.lr"]
 PLAYBACK = {"sample": grid("owntext", "sample"), "cap": grid("owntext", "cap", (16, 32, 64)),
             "d": grid("owntext", "d", (8, 32)), "steps": grid("owntext", "steps", (500, 5000)),
             "lr": grid("owntext", "lr", log(_LR.lo, _LR.hi, 1))}
@@ -38,7 +38,7 @@ MODELS = ("tied", "untied")
 SHOWN = {" ": "␣", "\n": "↵", "\t": "⇥", O.OTHER: "other"}  # characters a list would not show
 
 
-def setup(st: S.Owntext) -> O.Setup:
+def setup(st: state.Owntext) -> O.Setup:
     """The run's settings of st."""
     return O.Setup.of(st)
 
@@ -49,33 +49,33 @@ def facts(sample: str, cap: int, d: int) -> dict:
     return O.summary(O.prepare(O.read(O.shipped(sample)), cap), O.Setup(d=d))
 
 
-def entry_run(text: str, st: S.Owntext) -> dict:
+def entry_run(text: str, st: state.Owntext) -> dict:
     """One text's entry: its summary and every model's run, {"models": {name: run}} (plain data)."""
     return O.run(text, st.cap, setup(st))
 
 
-def results(st: S.Owntext) -> dict:
+def results(st: state.Owntext) -> dict:
     """Every shipped sample's entry at st's settings: {sample: entry} (a pasted text's comes live only)."""
     return {name: entry_run(O.shipped(name), st) for name in O.SAMPLES}
 
 
-def fresh_entry(prep: O.Prepared, st: S.Owntext) -> dict:
+def fresh_entry(prep: O.Prepared, st: state.Owntext) -> dict:
     """An entry before any training: the text's summary and empty curves."""
     return {**O.summary(prep, setup(st)), "models": {m: {"curve": []} for m in MODELS}}
 
 
-def yours(st: S.Owntext) -> str:
+def yours(st: state.Owntext) -> str:
     """The reader's own text: a file's when one was read after the last paste (the live section clears `file` on a
     paste), else the paste."""
     return st.file or st.text
 
 
-def text_of(st: S.Owntext) -> str:
+def text_of(st: state.Owntext) -> str:
     """The text st trains on: its shipped sample's, or the reader's (owntext.read checks it: TextError)."""
     return O.read(yours(st) if st.sample == YOURS else O.shipped(st.sample))
 
 
-def iter_runs(st: S.Owntext, chunk: int = CHUNK, models: tuple[str, ...] = MODELS):
+def iter_runs(st: state.Owntext, chunk: int = CHUNK, models: tuple[str, ...] = MODELS):
     """The run of st's sample (the reader's text is filed as "yours"): first {"entry": its summary, "sample"},
     then owntext.iter_runs's progress dicts for `models` (tokenising is inside the run, so it never blocks a page)."""
     prep = O.prepare(text_of(st), st.cap)
@@ -87,7 +87,7 @@ def iter_runs(st: S.Owntext, chunk: int = CHUNK, models: tuple[str, ...] = MODEL
 steps = iter_runs  # the Run (app.kit.RunSection): the tied and the untied model on st's sample
 
 
-def total(st: S.Owntext) -> int:
+def total(st: state.Owntext) -> int:
     """The Run's steps: both models' SGD steps."""
     return len(MODELS) * st.steps
 
@@ -121,7 +121,7 @@ def shown(c: str) -> str:
     return SHOWN.get(c, c)
 
 
-def title(st: S.Owntext) -> str:
+def title(st: state.Owntext) -> str:
     """What the text is, in words."""
     if st.sample == YOURS:
         return "Your text"
@@ -129,7 +129,7 @@ def title(st: S.Owntext) -> str:
     return f"{s.title} ({s.origin})"
 
 
-def status(st: S.Owntext, e: dict | None, results) -> str:
+def status(st: state.Owntext, e: dict | None, results) -> str:
     """Which text, how it was split, and whether it is trained; for "yours" before a text, how to give one."""
     if e is None:
         return note("Your text: paste one into the box or choose a .txt file (UTF-8, at most 2 MB), then press Run. "
@@ -157,10 +157,10 @@ def curves(e: dict | None) -> str:
     series = {f"{m}, {part}": [p[key] for p in e["models"][m]["curve"]]
               for part, key in (("held-out", "heldout"), ("training", "train")) for m in MODELS}
     longest = max((e["models"][m]["curve"] for m in MODELS), key=len)
-    text = "; ".join(f"{m}: held-out {R.num(c[0]['heldout'], 3)} bits per character at step 0, "
-                     f"{R.num(c[-1]['heldout'], 3)} at step {c[-1]['step']}"
+    text = "; ".join(f"{m}: held-out {render.num(c[0]['heldout'], 3)} bits per character at step 0, "
+                     f"{render.num(c[-1]['heldout'], 3)} at step {c[-1]['step']}"
                      for m in MODELS if (c := e["models"][m]["curve"]))
-    return (R.lines(series, f"Bits per character over training (the text's bigram entropy: {R.num(e['bigram'], 3)})",
+    return (render.lines(series, f"Bits per character over training (the text's bigram entropy: {render.num(e['bigram'], 3)})",
                     f"training step (a point every {EVERY})", "bits per character", xs=[p["step"] for p in longest],
                     xname="step")
             + note(text + ".", testid="owntext-curve-text"))
@@ -188,17 +188,17 @@ def rows(e: dict) -> list[list[object]]:
             ["share of parameters tying saves", Num("owntext-share", e["share"]), f"V·d over the untied toy, V = {e['V']}"]]
 
 
-def comparison(st: S.Owntext, e: dict | None) -> str:
+def comparison(st: state.Owntext, e: dict | None) -> str:
     """The table of held-out bits per character against the baselines, with a caption that says the point."""
     if e is None:
         return note("Held-out bits per character: not computed: the live lab has not read a text yet.",
                     testid="owntext-table-none")
     done = all("rank_after" in e["models"][m] for m in MODELS)
-    point = (f"Held-out, tied {R.num(e['models']['tied']['curve'][-1]['heldout'], 3)} and untied "
-             f"{R.num(e['models']['untied']['curve'][-1]['heldout'], 3)} bits per character after {st.steps} steps, "
+    point = (f"Held-out, tied {render.num(e['models']['tied']['curve'][-1]['heldout'], 3)} and untied "
+             f"{render.num(e['models']['untied']['curve'][-1]['heldout'], 3)} bits per character after {st.steps} steps, "
              if done else f"Not trained yet ({st.steps} steps each); ")
-    return table(COLUMNS, rows(e), point + f"between the text's unigram {R.num(e['unigram'], 3)} and bigram "
-                 f"{R.num(e['bigram'], 3)} entropies; tying saves {R.num(100 * e['share'], 3)} % of the parameters",
+    return table(COLUMNS, rows(e), point + f"between the text's unigram {render.num(e['unigram'], 3)} and bigram "
+                 f"{render.num(e['bigram'], 3)} entropies; tying saves {render.num(100 * e['share'], 3)} % of the parameters",
                  "owntext-table")
 
 
@@ -223,16 +223,16 @@ def ranks(e: dict | None) -> str:
                     testid="owntext-ranks-none")
     return table(RANK_COLUMNS, rank_rows(e), f"Mean rank (1 = top, of V = {e['V']}) of the character just read among "
                  f"the predictions for the next one; this text repeats a character at "
-                 f"{R.num(100 * e['repeat_rate'], 3)} % of positions, so a model that ranks it high mostly guesses "
+                 f"{render.num(100 * e['repeat_rate'], 3)} % of positions, so a model that ranks it high mostly guesses "
                  "wrong", "owntext-ranks")
 
 
-def prompt_of(st: S.Owntext) -> str:
+def prompt_of(st: state.Owntext) -> str:
     """The prompt the samples follow: the reader's (st.prompt) or the sample's own."""
     return st.prompt or (O.SAMPLES[st.sample].prompt if st.sample in O.SAMPLES else "")
 
 
-def sample_html(st: S.Owntext, e: dict | None, m: str, prompt: str) -> str:
+def sample_html(st: state.Owntext, e: dict | None, m: str, prompt: str) -> str:
     """What model m writes: 200 characters sampled after the prompt (seeded), or why there are none."""
     run = (e or {}).get("models", {}).get(m, {})
     if "samples" not in run:
@@ -260,7 +260,7 @@ def vocab_html(e: dict | None) -> str:
             f"{' other' if e['other'] else ''}.{html.escape(merged)}</p>")
 
 
-def slots(st: S.Owntext, results: dict | None = None) -> dict[str, str]:
+def slots(st: state.Owntext, results: dict | None = None) -> dict[str, str]:
     """The section's output for st: the entry of its sample in results (finished or streaming), else the
     text's own numbers with the trained slots pending (a shipped sample) or how to give a text ("yours")."""
     e = (results or {}).get(st.sample)
@@ -275,12 +275,12 @@ def slots(st: S.Owntext, results: dict | None = None) -> dict[str, str]:
 
 # ---- a Run split across workers (weighttying.pool) ----
 
-def split(st: S.Owntext, n: int) -> list[dict]:
+def split(st: state.Owntext, n: int) -> list[dict]:
     """The Run's two models in at most n parts: {"models": [name]} (the text travels in the part's state)."""
     return [{"models": p} for p in pool.balanced(list(MODELS), n)]
 
 
-def iter_part(st: S.Owntext, part: dict):
+def iter_part(st: state.Owntext, part: dict):
     """iter_runs for the part's models alone (tied and untied of one seed are independent runs), without the
     trained parameters (a part sends what the section shows); a finished run's dict carries the last loss."""
     loss = 0.0
@@ -289,7 +289,7 @@ def iter_part(st: S.Owntext, part: dict):
         yield {k: v for k, v in p.items() if k != "final"} | {"loss": loss}
 
 
-def merge(st: S.Owntext, streams: list[list[dict]]) -> dict:
+def merge(st: state.Owntext, streams: list[list[dict]]) -> dict:
     """The entry the parts have streamed so far, filed as one Run files it: {sample: entry} ({} before any part
     has tokenised the text); the streams are left as they are."""
     entry = next((p["entry"] for s in streams for p in s if "entry" in p), None)

@@ -14,9 +14,9 @@ import html
 import numpy as np
 
 from .. import measure, model, pool, recipes, repeat
-from .. import render as R
+from .. import render
 from .. import quoted
-from .. import state as S
+from .. import state
 from .kit import (TOY, Num, at_defaults, cell, claim, grid, hook, judged, lin, log, note, recipe_text, run_verdict, search_html,
                   seeds_row, source,
                   table)
@@ -30,7 +30,7 @@ SLOTS = ("claim", "readout", "init", "hist", "curves", "trained")
 # A change of a RUN_KEYS field leaves the run's slots pending until the reader presses Run (the one policy:
 # app.kit.RunSection, docs/DESIGN.md "Runs"); nothing starts by itself.
 RUN_KEYS = ("res", "sigma", "steps", "lr", "seed")
-_SIGMA = S.BY_KEY["repeat.sigma"]
+_SIGMA = state.BY_KEY["repeat.sigma"]
 # tied; res at every tenth of its slider; sigma on its log slider's grid, 4 a decade over 1e-4..1e4 and the
 # ends. steps, lr and seed are not listed: they change only the trained slots, which need a Run.
 PLAYBACK = {"tied": grid("repeat", "tied"), "res": grid("repeat", "res", lin(0.0, 1.0, 0.1)),
@@ -42,15 +42,15 @@ PAIRS = (("hist", "curves"),)
 DATA = ("trained",)  # the ranks after training, judged: the curves above show them
 
 
-def config(st: S.Repeat, tied: bool | None = None) -> model.Config:
+def config(st: state.Repeat, tied: bool | None = None) -> model.Config:
     """The toy model of the current setting (tied overridable)."""
     return model.Config(V=TOY.V, d=TOY.d, sigma=st.sigma, res=st.res, seed=st.seed,
                         tied=st.tied if tied is None else tied)
 
 
-def setting(st: S.Repeat) -> str:
+def setting(st: state.Repeat) -> str:
     """The current setting in words: 'tied, res = 1, σ = 0.25, seed 0'."""
-    return f"{'tied' if st.tied else 'untied'}, res = {R.num(st.res)}, σ = {R.num(st.sigma)}, seed {st.seed}"
+    return f"{'tied' if st.tied else 'untied'}, res = {render.num(st.res)}, σ = {render.num(st.sigma)}, seed {st.seed}"
 
 
 INIT_COLUMNS = ("model", f"mean rank, ours ({SEEDS} seeds)", "seed range", "page says", "verdict")
@@ -78,7 +78,7 @@ def init_rows(sigma: float, seed: int) -> list[list[object]]:
 def init_table(rows: list[list[object]], sigma: float, seed: int) -> str:
     """The rank table at init as HTML."""
     return table(INIT_COLUMNS, rows, f"Mean rank (1 = top, out of {TOY.V}) of the token just read, among the {TOY.V} "
-                 f"predictions for the next one, at initialisation: σ = {R.num(sigma)}, seeds {seed} to "
+                 f"predictions for the next one, at initialisation: σ = {render.num(sigma)}, seeds {seed} to "
                  f"{seed + SEEDS - 1}", "repeat-init-table")
 
 
@@ -86,7 +86,7 @@ def spread_html(sigma: float, seed: int) -> str:
     """The logits behind the table's first row (tied, res = 1, at init, seeds seed..seed+4): the just-read token's
     logit beside the spread of the others, the numbers the prose reasons with."""
     s = repeat.init_spread(TOY.V, TOY.d, sigma, range(seed, seed + SEEDS))
-    n = {k: hook(f"repeat-{k.replace('_', '-')}", s[k], R.num(s[k], 2), tag="span") for k in s}
+    n = {k: hook(f"repeat-{k.replace('_', '-')}", s[k], render.num(s[k], 2), tag="span") for k in s}
     return (f'<p class="wt-help" data-testid="repeat-spread">Behind the first row: over the same seeds, the just-read '
             f'token\'s logit is {n["self_mean"]} on average, give or take {n["self_sd"]} from token to token (one '
             f'standard deviation), while the other {TOY.V - 1} logits sit around {n["other_mean"]}, give or take '
@@ -97,16 +97,16 @@ def claim_html(sigma: float, seed: int) -> str:
     """The page's claim: freshly initialised, a tied model with a residual stream ranks the token just read
     near the top (page 1.7 of 64), an untied one near chance."""
     rows = {r[0]: r for r in init_rows(sigma, seed)}
-    return claim([(f"Rank of the token just read, {model}, at init", R.num(rows[model][1].x, 3), rows[model][3],
+    return claim([(f"Rank of the token just read, {model}, at init", render.num(rows[model][1].x, 3), rows[model][3],
                    rows[model][4]) for model in list(rows)[:2]], "repeat-claim")
 
 
-def readout(st: S.Repeat, ranks: np.ndarray) -> str:
+def readout(st: state.Repeat, ranks: np.ndarray) -> str:
     """The current setting's mean self-rank and how often 'repeat' is the top prediction."""
     top = int((ranks == 1).sum())
     return (f'<p class="wt-readout" data-testid="repeat-readout">Current setting ({html.escape(setting(st))}), '
             f'freshly initialised: the token just read ranks {cell(Num("repeat-current", float(ranks.mean())))} '
-            f'on average among the {ranks.size} candidates for the next token (chance: {R.num((ranks.size + 1) / 2)}), '
+            f'on average among the {ranks.size} candidates for the next token (chance: {render.num((ranks.size + 1) / 2)}), '
             f'and it is the top prediction for {cell(Num("repeat-top1", top))} of the {ranks.size} tokens.</p>')
 
 
@@ -124,20 +124,20 @@ def hist_text(label: str, h: dict) -> str:
 
 def bin_names(edges) -> list[str]:
     """Each bin's ranks as the readout names them, e.g. "1–4" (edges (BINS+1,), integer ranks)."""
-    return [f"{R.num(edges[i], 3)}–{R.num(edges[i + 1] - 1, 3)}" for i in range(len(edges) - 1)]
+    return [f"{render.num(edges[i], 3)}–{render.num(edges[i + 1] - 1, 3)}" for i in range(len(edges) - 1)]
 
 
-def hist_html(st: S.Repeat, ranks: np.ndarray, points: list[dict]) -> str:
+def hist_html(st: state.Repeat, ranks: np.ndarray, points: list[dict]) -> str:
     """The current setting's rank histogram at init (and after training, when a run exists) with its text."""
     h = {"at init": histogram(ranks)}
     if points:
         h[f"after {points[-1]['step']} steps"] = histogram(points[-1]["ranks"]["tied" if st.tied else "untied"])
-    width = R.num(h["at init"]["edges"][1] - h["at init"]["edges"][0])
+    width = render.num(h["at init"]["edges"][1] - h["at init"]["edges"][0])
     text = " ".join(hist_text(label[0].upper() + label[1:], x) for label, x in h.items())
     top = {label: x["counts"][0] / max(x["counts"].sum(), 1) for label, x in h.items()}
     said = "; ".join(f"{label}, {share:.0%} of the tokens rank it in the top bin" for label, share in top.items())
     said = f"Left is the top of the ranking. {said[0].upper() + said[1:]}."
-    return (R.bars({k: x["counts"] for k, x in h.items()}, f"Where the just-read token ranks ({setting(st)})",
+    return (render.bars({k: x["counts"] for k, x in h.items()}, f"Where the just-read token ranks ({setting(st)})",
                    f"rank among {TOY.V} predictions (1 = top), bins of {width}", "tokens",
                    bins=bin_names(h["at init"]["edges"]), xname="ranks", heading="rank of the just-read token",
                    alt=text)
@@ -151,7 +151,7 @@ TRAINED_IDS = {name: f"repeat.trained.{name}" for name in ("tied", "untied")}
 PAGE_RECIPE = ("res", "sigma", "steps", "lr")  # the page's trained ranks: 600 steps at res = 1, the toy's sigma
 
 
-def trained_rows(st: S.Repeat, last: dict | None, noise: dict) -> list[list[object]]:
+def trained_rows(st: state.Repeat, last: dict | None, noise: dict) -> list[list[object]]:
     """Tied vs untied mean self-rank at the last point of a race (this seed) beside the page's 600-step numbers,
     judged like the report with the build's seed spread; then the build's own seeds' rows."""
     rows = []
@@ -168,10 +168,10 @@ def trained_rows(st: S.Repeat, last: dict | None, noise: dict) -> list[list[obje
                    for name, qid in TRAINED_IDS.items() if qid in noise]
 
 
-def trained_table(rows: list[list[object]], st: S.Repeat, step: int) -> str:
+def trained_table(rows: list[list[object]], st: state.Repeat, step: int) -> str:
     """The after-training table as HTML."""
     return table(TRAINED_COLUMNS, rows, f"Mean rank of the just-read token after {step} of {st.steps} steps "
-                 f"(lr {R.num(st.lr)}, res = {R.num(st.res)}, σ = {R.num(st.sigma)}, seed {st.seed}); "
+                 f"(lr {render.num(st.lr)}, res = {render.num(st.res)}, σ = {render.num(st.sigma)}, seed {st.seed}); "
                  f"the page's numbers are after 600 steps at res = 1; {recipe_text(RECIPE)}", "repeat-trained-table")
 
 
@@ -180,11 +180,11 @@ def curves_html(points: list[dict]) -> str:
     if not points:
         return note("Not trained yet for these settings: press Train.", testid="repeat-curve-text")
     series = {name: [p[name] for p in points] for name in ("tied", "untied")}
-    text = "; ".join(f"{k}: mean rank {R.num(points[0][k])} at step 0, {R.num(points[-1][k])} at step "
+    text = "; ".join(f"{k}: mean rank {render.num(points[0][k])} at step 0, {render.num(points[-1][k])} at step "
                      f"{points[-1]['step']}" for k in ("tied", "untied"))
-    said = (f"Lower is nearer the top; chance is {R.num((TOY.V + 1) / 2)}. Tied: {R.num(points[0]['tied'], 3)} at step 0, "
-            f"untied: {R.num(points[0]['untied'], 3)}; each curve ends at its step-{points[-1]['step']} rank.")
-    return (R.lines(series, "Mean rank of the just-read token over training", "training step", "mean rank (1 = top)",
+    said = (f"Lower is nearer the top; chance is {render.num((TOY.V + 1) / 2)}. Tied: {render.num(points[0]['tied'], 3)} at step 0, "
+            f"untied: {render.num(points[0]['untied'], 3)}; each curve ends at its step-{points[-1]['step']} rank.")
+    return (render.lines(series, "Mean rank of the just-read token over training", "training step", "mean rank (1 = top)",
                     xs=[p["step"] for p in points], xname="step", heading="mean rank over training", alt=text)
             + note(said, testid="repeat-curve-text"))
 
@@ -192,7 +192,7 @@ def curves_html(points: list[dict]) -> str:
 RECIPE = recipes.REPEAT  # the race's task and batch (no control: the page leaves them open, calibrate chose)
 
 
-def iter_race(st: S.Repeat, chunk: int = CHUNK, names=("tied", "untied")):
+def iter_race(st: state.Repeat, chunk: int = CHUNK, names=("tied", "untied")):
     """repeat.race for st (its models `names`): progress dicts every chunk of steps, rank points every EVERY steps."""
     return repeat.race(st.res, st.sigma, st.steps, st.lr, st.seed, chunk, EVERY, V=TOY.V, d=TOY.d,
                        task=measure.race_task(RECIPE), batch=RECIPE.batch, names=names)
@@ -201,24 +201,24 @@ def iter_race(st: S.Repeat, chunk: int = CHUNK, names=("tied", "untied")):
 steps = iter_race  # the Run (app.kit.RunSection): tied and untied, side by side
 
 
-def total(st: S.Repeat) -> int:
+def total(st: state.Repeat) -> int:
     """The Run's steps: each model's SGD steps."""
     return st.steps
 
 
-def results(st: S.Repeat) -> dict:
+def results(st: state.Repeat) -> dict:
     """The tied-vs-untied race, {"points": its rank points} (chunking changes no number, so one chunk per
     point), and {"noise": the trained ranks of the build's seeds (measure.spread)}, which judge a single race."""
     return {"points": [p for p in iter_race(st, chunk=EVERY) if "tied" in p],
             "noise": measure.spread("repeat")}
 
 
-def init_ranks_now(st: S.Repeat) -> np.ndarray:
+def init_ranks_now(st: state.Repeat) -> np.ndarray:
     """Self-ranks (V,) of the current setting's freshly initialised model."""
     return repeat.self_ranks(model.init_params(config(st)), config(st))
 
 
-def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
+def slots(st: state.Repeat, results: dict | None = None) -> dict[str, str]:
     """The section's output for st; the trained slots from `results` (finished or streaming), else pending."""
     points, noise = (results or {}).get("points") or [], (results or {}).get("noise") or {}
     ranks = init_ranks_now(st)
@@ -232,17 +232,17 @@ def slots(st: S.Repeat, results: dict | None = None) -> dict[str, str]:
 
 # ---- a Run split across workers (weighttying.pool) ----
 
-def split(st: S.Repeat, n: int) -> list[dict]:
+def split(st: state.Repeat, n: int) -> list[dict]:
     """The race's two models, apart when there are two workers: {"names": [...]}."""
     return [{"names": p} for p in pool.balanced(["tied", "untied"], n)]
 
 
-def iter_part(st: S.Repeat, part: dict):
+def iter_part(st: state.Repeat, part: dict):
     """iter_race for the part's models alone (each model's numbers are the race's), "total" in every point."""
     return ({**p, "total": st.steps} for p in iter_race(st, names=tuple(part["names"])))
 
 
-def merge(st: S.Repeat, streams: list[list[dict]]) -> dict:
+def merge(st: state.Repeat, streams: list[list[dict]]) -> dict:
     """The race's rank points that every part has reached, each as the one-stack race yields it."""
     ranked = [[p for p in s if "ranks" in p] for s in streams]
     points = []

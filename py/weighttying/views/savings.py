@@ -13,7 +13,7 @@ import numpy as np
 from .. import render as R
 from .. import quoted
 from .. import savings
-from .. import state as S
+from .. import state
 from .kit import claim, grid, hook, judged, table
 
 FIELDS = ("V", "d", "layers", "d_ff", "context")
@@ -48,10 +48,10 @@ def reconcile(values: dict, changed: str = "") -> dict:
     """Updates that make preset and numbers agree; `changed` is "preset", a field, or "" on load: FILLS read by
     state.fill, the same rule site/player.js applies (picking a preset fills in its numbers; editing a number away
     from the preset makes it 'custom'; on load, numbers left at their defaults take the preset's)."""
-    return S.fill(FILLS, values, vars(S.Savings()), changed)
+    return state.fill(FILLS, values, vars(state.Savings()), changed)
 
 
-def settled(st: S.Savings) -> dict:
+def settled(st: state.Savings) -> dict:
     """{preset, V, d, layers, d_ff, context} of st after reconciling preset and numbers as on load."""
     values = vars(st)
     return {**values, **reconcile(values)}
@@ -140,7 +140,7 @@ def current_point(values: dict) -> str:
     return R.lines_at(series(values), CURVE_V, values["V"], share)
 
 
-def slots(st: S.Savings, results: None = None) -> dict[str, str]:
+def slots(st: state.Savings, results: None = None) -> dict[str, str]:
     """The savings section's output for st (reconciled): readout, preset table, curve and its summary."""
     values = settled(st)
     return {"claim": claim_html(), "readout": readout(values), "curve": figure(values),

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ... import data, quoted, recipes
-from ... import render as R
-from ... import state as S
+from ... import render
+from ... import state
 from ...precision import carried
 from .hooks import Num, hook, plain_number
 
 
 
-TOY = S.TOY  # the page's toy (model.Config()): every "of 64" on the page reads V from here
+TOY = state.TOY  # the page's toy (model.Config()): every "of 64" on the page reads V from here
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def chip(text: str, gap: float = math.nan) -> tuple[str, str]:
     what the text says in its parenthesis (and after it)."""
     word, _, rest = text.partition(" (")
     if word == "differs" and math.isfinite(gap):
-        word = f"differs by {R.num(gap, 2)}"
+        word = f"differs by {render.num(gap, 2)}"
     depth = 0
     for i, ch in enumerate(rest):  # drop the parenthesis that closes the one the word opened
         depth += (ch == "(") - (ch == ")")
@@ -113,7 +113,7 @@ def seeds_row(label: str, qid: str, noise: dict, testid: str) -> list[object]:
 def recipe_text(r: recipes.Recipe) -> str:
     """A race's calibrated choices in words, for its table's caption: the task, its entropy and the batch."""
     entropy = data.entropy(data.markov_task(TOY.V, aligned=False, rank=r.rank, beta=r.beta))
-    return (f"its task: rank {r.rank}, β = {R.num(r.beta)} ({entropy:.2f} nats), batch {r.batch}; "
+    return (f"its task: rank {r.rank}, β = {render.num(r.beta)} ({entropy:.2f} nats), batch {r.batch}; "
             f"chosen by calibration, the page does not say")
 
 
@@ -137,6 +137,6 @@ def claim(parts: Sequence[tuple[str, str, object, Verdict | str]], testid: str, 
     phrase and the verdict's chip (hooked claim-<id>: the tables below keep the verdict-<id> hooks)."""
     items = "".join(
         f'<span class="wt-claim-item">{html.escape(what)}: ours <strong>{html.escape(ours)}</strong>, {who} '
-        f'{html.escape(R.num(page))} {verdict_chip(v, "claim-") if isinstance(v, Verdict) else chip_html(*chip(v))}'
+        f'{html.escape(render.num(page))} {verdict_chip(v, "claim-") if isinstance(v, Verdict) else chip_html(*chip(v))}'
         "</span>" for what, ours, page, v in parts)
     return f'<div class="wt-claim" data-testid="{html.escape(testid)}">{items}</div>'  # a <p> cannot hold a <details>
