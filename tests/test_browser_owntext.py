@@ -27,7 +27,7 @@ from test_browser_repeat import press_slider, status, value
 from weighttying import owntext
 from weighttying import state
 from weighttying.views import kit
-from weighttying.views import owntext as V
+from weighttying.views import owntext as owntext_view
 from carried_numbers import near
 
 pytestmark = pytest.mark.browser
@@ -75,10 +75,10 @@ def test_each_sample_answers_before_python(browser, server):
         for key, tag in (("text", "textarea"), ("file", "input[type=file]"), ("prompt", "input[type=text]")):
             box = page.locator(f"#live-owntext .wt-player .wt-ctl-owntext-{key}")
             assert box.locator(tag).count() == 1 and "once Python has loaded" in box.locator(".wt-needs-python").inner_text()
-        built = kit.as_built(V.results(state.Owntext()))
+        built = kit.as_built(owntext_view.results(state.Owntext()))
         for name in ("code", "song", "prose"):
             page.select_option("#wt-p-owntext-sample", name)
-            want = V.slots(state.Owntext(sample=name), built)["table"]
+            want = owntext_view.slots(state.Owntext(sample=name), built)["table"]
             bigram = want.split('data-testid="owntext-bigram" data-value="')[1].split('"')[0]
             page.locator(f"#live-owntext [data-testid=owntext-bigram][data-value='{bigram}']").wait_for(timeout=5_000)
             assert "owntext-heldout-tied" in want and page.locator("#live-owntext [data-testid=owntext-heldout-tied]").count() == 1
@@ -111,13 +111,13 @@ def files_before_python(page) -> None:
         assert page.input_value(SAMPLE) == "prose" and "owntext.sample" not in page.url
     page.fill("#wt-p-owntext-text", "a paste of mine")
     assert page.evaluate(CARRIED_JS) == {"owntext.text": "a paste of mine"}
-    assert page.input_value(SAMPLE) == V.YOURS
+    assert page.input_value(SAMPLE) == owntext_view.YOURS
     page.select_option(SAMPLE, "prose")
     text = text_of(5) + "é ✓ 𝄞\n"  # Python counts code points: the clef is one character, two UTF-16 units
     box.locator("input[type=file]").set_input_files({"name": "mine.txt", "mimeType": "text/plain", "buffer": text.encode()})
     said.filter(has_text=state.FILE_SAYS["read"].format(name="mine.txt", chars=f"{len(text):,}")).wait_for(timeout=5_000)
     assert until(lambda: page.evaluate(CARRIED_JS) == {"owntext.file": text}), page.evaluate(CARRIED_JS)
-    assert page.input_value(SAMPLE) == V.YOURS and f"owntext.sample={V.YOURS}" in page.url, page.url
+    assert page.input_value(SAMPLE) == owntext_view.YOURS and f"owntext.sample={owntext_view.YOURS}" in page.url, page.url
     page.locator("#live-owntext [data-testid=owntext-now]", has_text="never leaves your browser").wait_for(timeout=5_000)
     line = page.locator("#live-owntext .wt-player-status")
     assert "Your text is kept in this page: it is read and trained on once" in line.inner_text(), line.inner_text()

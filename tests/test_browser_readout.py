@@ -8,7 +8,7 @@ import functools
 
 import pytest
 
-from weighttying import render as R
+from weighttying import render
 from weighttying import state
 from weighttying.views import kit, repeat, savings, sweep
 
@@ -48,7 +48,7 @@ def expected() -> dict[str, dict]:
     ny, nx = z.shape
 
     def cell(i, j):
-        return [f"σ = {R.shown(g['sigmas'][j])}", f"inScale = {R.shown(g['in_scales'][i])}", f"scale {R.shown(z[i, j])}"]
+        return [f"σ = {render.shown(g['sigmas'][j])}", f"inScale = {render.shown(g['in_scales'][i])}", f"scale {render.shown(z[i, j])}"]
 
     values = savings.settled(state.Savings())
     share = savings.series(values)["share of parameters saved"]
@@ -58,8 +58,8 @@ def expected() -> dict[str, dict]:
          f"after {points[-1]['step']} steps": repeat.histogram(points[-1]["ranks"]["tied" if st.tied else "untied"])}
     names = repeat.bin_names(h["at init"]["edges"])
     return {"heatmap": {"k": (ny // 2) * nx + 1, "texts": cell(ny // 2, 1), "keys": cell(ny // 2 + 1, nx // 2 + 1)},
-            "lines": {"k": 40, "texts": [f"V {savings.CURVE_V[40]}:", f"share of parameters saved {R.shown(share[40])}"]},
-            "bars": {"k": 0, "texts": [f"ranks {names[0]}:"] + [f"{label}: {R.shown(x['counts'][0])} tokens"
+            "lines": {"k": 40, "texts": [f"V {savings.CURVE_V[40]}:", f"share of parameters saved {render.shown(share[40])}"]},
+            "bars": {"k": 0, "texts": [f"ranks {names[0]}:"] + [f"{label}: {render.shown(x['counts'][0])} tokens"
                                                                    for label, x in h.items()]}}
 
 
@@ -148,8 +148,8 @@ def test_the_readout_follows_a_figure_redrawn_under_the_pointer(browser, server)
         k = s.page.evaluate(UNDER_JS, ["sweep", "resid", at["x"], at["y"]])
         i, j = divmod(k, z.shape[1])
         text = read(s.page)["text"]
-        for part in (f"σ = {R.shown(fine['sigmas'][j])}", f"inScale = {R.shown(fine['in_scales'][i])}",
-                     f"scale {R.shown(z[i, j])}"):
+        for part in (f"σ = {render.shown(fine['sigmas'][j])}", f"inScale = {render.shown(fine['in_scales'][i])}",
+                     f"scale {render.shown(z[i, j])}"):
             assert part in text, (part, text)
 
 

@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from weighttying import render as R
+from weighttying import render
 from weighttying import state
 from weighttying.views import repeat, savings, sweep
 
@@ -21,7 +21,7 @@ from harness import ROOT
 
 AWKWARD = [0.0, 1.0, -0.5, 0.125, 0.0001, 0.00012345, 1e-05, 9.99949, 9999.4, 9999.5, 12345.6, 1e20, -3.2e-12,
            2.5e-7, 123.456, 0.1 + 0.2, 64.0, 1 / 3]
-BOX = R.box()  # a bar or strip chart's plot area (x0, y0, x1, y1), no heading
+BOX = render.box()  # a bar or strip chart's plot area (x0, y0, x1, y1), no heading
 
 
 def fig_of(svg: str) -> dict:
@@ -40,7 +40,7 @@ def heatmap_case() -> dict:
     cells = [attrs(t) for t in re.findall(r"<rect [^>]*/>", svg)]
     ny, nx = z.shape
     points = [{"at": [c["x"] + c["width"] / 2, c["y"] + c["height"] / 2], "cur": {"i": k // nx, "j": k % nx},
-               "texts": [R.shown(g["sigmas"][k % nx]), R.shown(g["in_scales"][k // nx]), R.shown(z[k // nx, k % nx])]}
+               "texts": [render.shown(g["sigmas"][k % nx]), render.shown(g["in_scales"][k // nx]), render.shown(z[k // nx, k % nx])]}
               for k, c in enumerate(cells)]
     assert len(points) == z.size
     return {"fig": fig_of(svg), "points": points}
@@ -51,7 +51,7 @@ def curve_case() -> dict:
     svg, ys = savings.figure(values), savings.series(values)
     first = re.search(r'<polyline [^>]*points="([^"]+)"', svg)[1].split()
     points = [{"at": [float(p.split(",")[0]), float(p.split(",")[1])], "cur": {"i": k, "j": 0},
-               "texts": [f"V {R.shown(savings.CURVE_V[k])}:"] + [f"{name} {R.shown(y[k])}" for name, y in ys.items()]}
+               "texts": [f"V {render.shown(savings.CURVE_V[k])}:"] + [f"{name} {render.shown(y[k])}" for name, y in ys.items()]}
               for k, p in enumerate(first)]
     return {"fig": fig_of(svg), "points": points}
 
@@ -64,18 +64,18 @@ def bars_case() -> dict:
     bars = [attrs(t) for t in re.findall(r'<rect class="wt-s0"[^>]*/>', svg)]
     names = repeat.bin_names(h["edges"])
     points = [{"at": [b["x"] + b["width"] / 2, BOX[3] - 5], "cur": {"i": k, "j": 0},
-               "texts": [f"ranks {names[k]}:", f"{R.shown(h['counts'][k])} tokens"]} for k, b in enumerate(bars)]
+               "texts": [f"ranks {names[k]}:", f"{render.shown(h['counts'][k])} tokens"]} for k, b in enumerate(bars)]
     return {"fig": fig_of(svg), "points": points}
 
 
 def strips_case() -> dict:
     groups = {"aligned": [0.91, 1.02, float("nan"), 0.95], "misaligned": [1.4, 1.25], "none yet": []}
-    svg = R.strips(groups, {"aligned": (0.8, 1.2)}, "ratios", "ratio", rule=1.0)
+    svg = render.strips(groups, {"aligned": (0.8, 1.2)}, "ratios", "ratio", rule=1.0)
     dots = [tuple(map(float, d)) for d in re.findall(r'<circle class="wt-s0" cx="([-\d.]+)" cy="([-\d.]+)"', svg)]
     finite = [(k, name, v) for k, (name, ys) in enumerate(groups.items()) for v in ys if np.isfinite(v)]
     assert len(dots) == len(finite)
     band = {"aligned": ["(shaded: 0.8 to 1.2)", "0.91, 1.02, NaN, 0.95"]}
-    points = [{"at": list(d), "cur": {"i": k, "j": 0}, "texts": [f"{name}: ratio", R.shown(v), *band.get(name, [])]}
+    points = [{"at": list(d), "cur": {"i": k, "j": 0}, "texts": [f"{name}: ratio", render.shown(v), *band.get(name, [])]}
               for d, (k, name, v) in zip(dots, finite)]
     points.append({"at": [BOX[0] + (BOX[2] - BOX[0]) * 2.5 / 3, 100.0], "cur": {"i": 2, "j": 0},
                    "texts": ["none yet: ratio none yet"]})
@@ -85,7 +85,7 @@ def strips_case() -> dict:
 def cases() -> dict:
     """What readout.test.mjs checks readout.js against (tests/node/readout.json holds it: tests/node_fixtures.py)."""
     return {"g4": [[x, f"{x:.4g}"] for x in AWKWARD if x != 0] + [[0.0, "0"]],
-            "shown": [[json.loads(R._jnum(x)), R.shown(x)] for x in AWKWARD + [float("inf"), float("nan"), 50257]],
+            "shown": [[json.loads(render._jnum(x)), render.shown(x)] for x in AWKWARD + [float("inf"), float("nan"), 50257]],
             "figures": [heatmap_case(), curve_case(), bars_case(), strips_case()]}
 
 
@@ -102,15 +102,15 @@ def test_readout_functions_under_node(tmp_path):
 
 def test_figures_carry_their_data_but_a_saved_file_does_not():
     z = np.array([[1.0, np.inf], [1e-5, 12345.6]])
-    svg = R.heatmap(z, [0.1, 0.2], [1, 2], "t", "σ", "inScale", zname="scale's <value>")
+    svg = render.heatmap(z, [0.1, 0.2], [1, 2], "t", "σ", "inScale", zname="scale's <value>")
     fig = fig_of(svg)
-    assert fig["kind"] == "heatmap" and fig["z"] == "scale's <value>" and fig["box"] == list(R.box(heat=True))
+    assert fig["kind"] == "heatmap" and fig["z"] == "scale's <value>" and fig["box"] == list(render.box(heat=True))
     assert fig["zs"] == [[1, "overflow (inf)"], [1e-5, 12350]] and 'tabindex="0"' in svg
-    saved = R.standalone([svg], "http://x/?a=1#s")
+    saved = render.standalone([svg], "http://x/?a=1#s")
     assert "data-fig" not in saved and "tabindex" not in saved and "<rect" in saved
 
 
 @pytest.mark.parametrize("x, text", [(12345.6, "12350"), (1e-5, "1e-05"), (0.125, "0.125"), (64, "64"),
                                      (float("inf"), "overflow (inf)"), (1e20, "1e+20")])
 def test_shown_is_num_with_whole_numbers_in_full(x, text):
-    assert R.shown(x) == text
+    assert render.shown(x) == text

@@ -4,14 +4,14 @@ import math
 
 import pytest
 
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.store import Store, number_box
 
 
 @pytest.mark.parametrize("key", ["sweep.sigma", "repeat.lr", "savings.V"])
 def test_number_box_refuses_garbage_without_failing(key):
-    c = S.BY_KEY[key]
-    store = Store(S.State())
+    c = state.BY_KEY[key]
+    store = Store(state.State())
     obj = store[c.section]
     box = number_box(obj, c)
     box.value = None  # an emptied box

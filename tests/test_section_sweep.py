@@ -10,7 +10,7 @@ import numpy as np
 import panel as pn
 import pytest
 
-from weighttying import state as S
+from weighttying import state
 from weighttying import sweep
 from weighttying.app.sections import sweep as section
 from weighttying.app.store import Store
@@ -46,7 +46,7 @@ def test_hits_follow_the_band_and_match_sweep_grid():
 
 
 def test_live_section_shows_the_prerendered_html_and_follows_every_control():
-    store = Store(S.parse_query("sweep.sigma=0.5")[0], base_url="http://x/")
+    store = Store(state.parse_query("sweep.sigma=0.5")[0], base_url="http://x/")
     root = section.build(store)
     p = store["sweep"]
     for change in ({}, {"sigma": 0.227, "in_scale": 4.5}, {"grid": "fine"}, {"band": 0.5}, {"in_scale": 1e-8}):
@@ -58,11 +58,11 @@ def test_live_section_shows_the_prerendered_html_and_follows_every_control():
         for name in sweep_view.SLOTS:  # byte-identical to what the build prerenders and plays back for this state
             assert panes[name].object == kit.slot(name, want[name]), (change, name)
     assert values(panes["readout"].object)["sweep-resid"] == repr(carried(sweep.init_scales(0.227, 1e-8)["resid"]))
-    assert S.to_query(store.state) == "sweep.sigma=0.227&sweep.in_scale=1e-08&sweep.grid=fine&sweep.band=0.5"
+    assert state.to_query(store.state) == "sweep.sigma=0.227&sweep.in_scale=1e-08&sweep.grid=fine&sweep.band=0.5"
 
 
 def test_a_setting_the_numerics_refuse_becomes_a_readable_line(monkeypatch):
-    store = Store(S.State())
+    store = Store(state.State())
     root = section.build(store)
     before = slot_panes(root)["readout"].object
 
@@ -76,7 +76,7 @@ def test_a_setting_the_numerics_refuse_becomes_a_readable_line(monkeypatch):
 
 
 def test_export_holds_the_current_setting_and_every_cell():
-    store = Store(S.parse_query("sweep.grid=fine&sweep.sigma=0.227&sweep.in_scale=4.5")[0], base_url="http://x/")
+    store = Store(state.parse_query("sweep.grid=fine&sweep.sigma=0.227&sweep.in_scale=4.5")[0], base_url="http://x/")
     root = section.build(store)
     [csv_button] = [b for b in root.select(pn.widgets.FileDownload) if b.filename == "sweep.csv"]
     lines = csv_button.callback().getvalue().splitlines()
@@ -91,7 +91,7 @@ def test_export_holds_the_current_setting_and_every_cell():
 
 @pytest.mark.parametrize("kind", ["coarse", "fine"])
 def test_heatmap_marks_the_hit_cells(kind):
-    st = dataclasses.replace(S.Sweep(), grid=kind)
+    st = dataclasses.replace(state.Sweep(), grid=kind)
     svg = sweep_view.slots(st)["resid"]
     assert svg.count('stroke="#e69f00"') == int(np.sum(sweep_view.hit_mask(kind, st.band)))
     g = sweep.GRIDS[kind]

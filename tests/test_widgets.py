@@ -7,13 +7,13 @@ import re
 
 import numpy as np
 
-from weighttying import state as S
+from weighttying import state
 from weighttying.app.store import Store
 from weighttying.app.kit import Runner, export_buttons, page_url
 
 
 def store(query=""):
-    return Store(S.parse_query(query)[0], base_url="http://x/")
+    return Store(state.parse_query(query)[0], base_url="http://x/")
 
 
 def test_page_url_follows_state():

@@ -10,8 +10,7 @@ from __future__ import annotations
 import html
 import json
 
-from . import state as S
-
+from . import state
 # player.js says the same while the live lab is loading (and other things when it is not)
 STATUS = ("Computed at build by this page's own code (the weighttying package, in CPython) for every "
           "step of these controls; the live lab takes over when Python has loaded in your browser.")
@@ -21,50 +20,50 @@ def _attr(x: object) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _label(c: S.Control) -> str:
+def _label(c: state.Control) -> str:
     return f"{c.name} (log scale)" if c.log else c.name
 
 
-def _number(c: S.Control, cid: str, value, values: list | None, described: str) -> str:
+def _number(c: state.Control, cid: str, value, values: list | None, described: str) -> str:
     """A slider over the grid's positions (when the key has a grid) and a number box for exact values."""
     out = ""
     if values and len(values) > 1:
-        urls = [S.fmt(x) for x in values]
+        urls = [state.fmt(x) for x in values]
         out += (f'<input type="range" id="{cid}" min="0" max="{len(values) - 1}" step="1" '
                 f'value="{values.index(value)}" data-grid="{_attr(json.dumps(urls, separators=(",", ":")))}" '
-                f'aria-valuetext="{_attr(S.fmt(value))}" {described}>')
+                f'aria-valuetext="{_attr(state.fmt(value))}" {described}>')
     step = "1" if c.type is int else "any"
     box_id = f"{cid}-box" if out else cid
     name = f' aria-label="{_attr(c.name)}, exact value"' if out else f" {described}"
-    out += (f'<input type="number" id="{box_id}" class="wt-pbox" min="{_attr(S.fmt(c.lo))}" '
-            f'max="{_attr(S.fmt(c.hi))}" step="{step}" value="{_attr(S.fmt(value))}"{name}>')
+    out += (f'<input type="number" id="{box_id}" class="wt-pbox" min="{_attr(state.fmt(c.lo))}" '
+            f'max="{_attr(state.fmt(c.hi))}" step="{step}" value="{_attr(state.fmt(value))}"{name}>')
     return _labelled(c, cid, out)
 
 
-def _labelled(c: S.Control, cid: str, inputs: str) -> str:
+def _labelled(c: state.Control, cid: str, inputs: str) -> str:
     """A label above the inputs."""
     return f'<label for="{cid}">{_attr(_label(c))}</label><div class="wt-pctl-inputs">{inputs}</div>'
 
 
-def _checkbox(c: S.Control, cid: str, value, values, described: str) -> str:
+def _checkbox(c: state.Control, cid: str, value, values, described: str) -> str:
     """A checkbox, its label after it."""
     return (f'<div class="wt-pctl-inputs"><input type="checkbox" id="{cid}"{" checked" if value else ""} {described}> '
             f'<label for="{cid}">{_attr(_label(c))}</label></div>')
 
 
-def _select(c: S.Control, cid: str, value, values, described: str) -> str:
+def _select(c: state.Control, cid: str, value, values, described: str) -> str:
     """A select of the choices."""
     options = "".join(f'<option value="{_attr(x)}"{" selected" if x == value else ""}>{_attr(x or "(none)")}</option>'
                       for x in c.choices)
     return _labelled(c, cid, f'<select id="{cid}" {described}>{options}</select>')
 
 
-def _box(c: S.Control, cid: str, value, described: str) -> str:
+def _box(c: state.Control, cid: str, value, described: str) -> str:
     """A one-line text input, up to its kind's max_chars."""
     return f'<input type="text" id="{cid}" value="{_attr(value)}" maxlength="{c.spec.max_chars}" {described}>'
 
 
-def _text(c: S.Control, cid: str, value, values, described: str) -> str:
+def _text(c: state.Control, cid: str, value, values, described: str) -> str:
     """A one-line text box."""
     return _labelled(c, cid, _box(c, cid, value, described))
 
@@ -75,19 +74,19 @@ NEEDS_PYTHON = "Read by the live lab once Python has loaded in your browser; not
 FILE_KEPT = "Read here and kept for the live lab, which trains on it once Python has loaded; it never leaves your browser."
 
 
-def _textarea(c: S.Control, cid: str, value, values, described: str) -> str:
+def _textarea(c: state.Control, cid: str, value, values, described: str) -> str:
     """A text area (free text: long, never in a link) that says it waits for Python."""
     return _labelled(c, cid, f'<textarea id="{cid}" rows="4" maxlength="{c.spec.max_chars}" {described}>'
                              f'{_attr(value)}</textarea><p class="wt-note wt-needs-python">{NEEDS_PYTHON}</p>')
 
 
-def _file(c: S.Control, cid: str, value, values, described: str) -> str:
+def _file(c: state.Control, cid: str, value, values, described: str) -> str:
     """A file picker (a .txt file's text, never in a link) that says what it read, and that the live lab trains on it."""
     return _labelled(c, cid, f'<input type="file" id="{cid}" accept=".txt,text/plain" {described}>'
                              f'<p class="wt-note wt-file-said" role="status"></p><p class="wt-note wt-needs-python">{FILE_KEPT}</p>')
 
 
-def _line(c: S.Control, cid: str, value, values, described: str) -> str:
+def _line(c: state.Control, cid: str, value, values, described: str) -> str:
     """A one-line text box (a short free text, never in a link) that says it waits for Python."""
     return _labelled(c, cid, f'{_box(c, cid, value, described)}<p class="wt-note wt-needs-python">{NEEDS_PYTHON}</p>')
 
@@ -96,7 +95,7 @@ def _line(c: S.Control, cid: str, value, values, described: str) -> str:
 CODE_SAYS = "Checked by the live lab's Run, in this browser, once Python has loaded; it is never sent anywhere."
 
 
-def _code(c: S.Control, cid: str, value, values, described: str) -> str:
+def _code(c: state.Control, cid: str, value, values, described: str) -> str:
     """A box of code (never in a link): a plain text area that the page's code editor replaces (site/codelab.js)."""
     return _labelled(c, cid, f'<textarea id="{cid}" class="wt-code-input" rows="20" spellcheck="false" '
                              f'autocapitalize="off" autocomplete="off" maxlength="{c.spec.max_chars}" {described}>'
@@ -111,7 +110,7 @@ def editor_still(key: str) -> str:
     """The code editor's host for code control KEY, as the first frame shows it: its default as numbered lines in a
     box the editor's size (the host's --wt-editor-lines, site/style.css) and the bar the editor keeps under it (reset,
     share, and the lines that say what they did), so mounting the editor (site/codelab.js) moves nothing on the page."""
-    c = S.BY_KEY[key]
+    c = state.BY_KEY[key]
     if c.spec.input != "code":
         raise ValueError(f"{key} is a {c.kind} control, not code: only code has an editor")
     lines = str(c.default).split("\n")
@@ -135,7 +134,7 @@ INPUTS = {"number": _number, "checkbox": _checkbox, "select": _select, "text": _
           "file": _file, "line": _line, "code": _code}
 
 
-def help_html(c: S.Control, hid: str = "") -> str:
+def help_html(c: state.Control, hid: str = "") -> str:
     """Control c's help line (id hid, if given); on a narrow screen it folds behind a "?" beside the control
     (site/live.css for the live lab, site/style.css for these), so the help of every control does not double
     a section's height on a phone."""
@@ -144,19 +143,19 @@ def help_html(c: S.Control, hid: str = "") -> str:
             f'<span aria-hidden="true">?</span></summary><p class="wt-help"{pid}>{_attr(c.help)}</p></details>')
 
 
-def control(c: S.Control, values: list | None) -> str:
+def control(c: state.Control, values: list | None) -> str:
     """One control: label, input(s), help; data-key names its field, the classes match the live lab's."""
-    cid, value = f"wt-p-{c.section}-{c.name}", getattr(getattr(S.State(), c.section), c.name)
+    cid, value = f"wt-p-{c.section}-{c.name}", getattr(getattr(state.State(), c.section), c.name)
     inputs = INPUTS[c.spec.input](c, cid, value, values, f'aria-describedby="{cid}-help"')
     return (f'<div class="wt-pctl wt-ctl-{c.section}-{c.name}" data-key="{c.name}" data-type="{c.kind}" '
-            f'data-default="{_attr(S.fmt(value))}"{" data-log" if c.log else ""}>'
+            f'data-default="{_attr(state.fmt(value))}"{" data-log" if c.log else ""}>'
             f'{inputs}{help_html(c, f"{cid}-help")}</div>')
 
 
 def html_of(sid: str, grid: dict[str, list]) -> str:
     """Every control of section sid in spec order, and the status line that says where answers come from.
     (The rules site/player.js reads them by, bounds and FILLS included, are the page config's state.rules.)"""
-    ctls = "".join(control(c, grid.get(c.name)) for c in S.CONTROLS if c.section == sid)
+    ctls = "".join(control(c, grid.get(c.name)) for c in state.CONTROLS if c.section == sid)
     return (f'<div class="wt-player" data-section="{sid}" role="group" aria-label="Controls">'
             f'<div class="wt-pctls">{ctls}</div>'
             f'<p class="wt-player-status" role="status" data-testid="player-status">{_attr(STATUS)}</p></div>')

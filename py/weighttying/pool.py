@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from . import state as S
+from . import state
 from .views import contract
 
 BUDGET_S = 0.2  # compute per batch of points a part sends: a few messages a second, each a few ms to pass on
@@ -25,7 +25,7 @@ BUDGET_S = 0.2  # compute per batch of points a part sends: a few messages a sec
 
 def parted(section: str) -> bool:
     """Whether `section`'s Run splits into parts: its view declares split, iter_part and merge."""
-    return section in S.SECTION and contract.view(section).split is not None
+    return section in state.SECTION and contract.view(section).split is not None
 
 
 def view(section: str) -> contract.View:
@@ -35,9 +35,9 @@ def view(section: str) -> contract.View:
     return contract.view(section)
 
 
-def state(section: str, fields: dict):
+def section_state(section: str, fields: dict):
     """The frozen state of `section` from its fields (a part's spec carries them)."""
-    return type(getattr(S.State(), section))(**fields)
+    return type(getattr(state.State(), section))(**fields)
 
 
 def _plain(obj):
@@ -97,7 +97,7 @@ class Part:
     def __init__(self, spec: str):
         spec = json.loads(spec)
         self.view = view(spec["section"])
-        self.points = self.view.iter_part(state(spec["section"], spec["state"]), spec["part"])
+        self.points = self.view.iter_part(section_state(spec["section"], spec["state"]), spec["part"])
         self.done, self.step = False, 0
 
     def batch(self, budget: float = BUDGET_S) -> str:

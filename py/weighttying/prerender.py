@@ -5,7 +5,7 @@ the section's native controls (`controls`), which site/player.js answers from th
 from __future__ import annotations
 
 from . import controls
-from . import state as S
+from . import state
 from .views import kit
 from .views.contract import view
 
@@ -21,14 +21,14 @@ def has_downloads(sid: str) -> bool:
     """Whether section sid's live lab offers downloads: a section with an app module does (its tables' CSV and
     JSON, its figures' SVG: tests/test_app_kit.py checks each), a generic one (app.sections.generic) its
     overlaid figures' SVG."""
-    return S.SECTION[sid].app is not None or bool(view(sid).OVERLAYS)
+    return state.SECTION[sid].app is not None or bool(view(sid).OVERLAYS)
 
 
-def sections(state: S.State = S.State()) -> dict[str, str]:
+def sections(page: state.State = state.State()) -> dict[str, str]:
     """{section id: static HTML of its state} for every section."""
-    return {sid: section(sid, getattr(state, sid)) for sid in S.SECTIONS}
+    return {sid: section(sid, getattr(page, sid)) for sid in state.SECTIONS}
 
 
 def rules() -> dict:
     """state.rules with every view's FILLS: the page's state rules as data, for site/state.js."""
-    return S.rules({sid: view(sid).FILLS for sid in S.SECTIONS})
+    return state.rules({sid: view(sid).FILLS for sid in state.SECTIONS})

@@ -16,7 +16,7 @@ import panel as pn
 from bokeh.embed.util import standalone_docs_json_and_render_items
 
 from .. import prebuilt
-from .. import state as S
+from .. import state
 from . import sections as live
 from .sections import SECTIONS
 from .store import Store
@@ -32,7 +32,7 @@ _scheme = "light"  # the colour scheme of every section's document
 _docs: dict = {}  # section id -> its Bokeh document, once built
 
 
-def shown_sections(page: S.Page) -> tuple[str, ...]:
+def shown_sections(page: state.Page) -> tuple[str, ...]:
     """The live sections the reader sees: only the embedded one, else all but those teacher mode hides.
 
     Sections the page hides are not built at all, so an embed or a locked-down link boots faster."""
@@ -56,7 +56,7 @@ def add_root(doc, store: Store, sid: str):
         return doc.roots[first]
 
 
-def scheme_of(page: S.Page, preferred: str) -> str:
+def scheme_of(page: state.Page, preferred: str) -> str:
     """'dark' or 'light': the link's theme, or the reader's system preference when it says auto."""
     return page.theme if page.theme != "auto" else ("dark" if preferred == "dark" else "light")
 
@@ -85,7 +85,7 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     export or figure carries. built is results.json's text (None: not loaded, built_problem says why).
     """
     global _store, _scheme
-    initial, notes = S.parse_query(query)
+    initial, notes = state.parse_query(query)
     results, problems = built_results(built, built_problem)
     _store = Store(initial, on_change=lambda values: emit("values", json.dumps(values)), base_url=address,
                    built=results)
@@ -93,14 +93,13 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     _docs.clear()
     if notes or problems:  # the link held values we did not use: show why (the URL shows the State we use)
         emit("notes", json.dumps(notes + problems))
-    emit("values", json.dumps({sid: S.link_values(initial, sid) for sid in S.SECTIONS}))
-    return json.dumps({"sections": list(shown_sections(initial.page)), "query": S.to_query(initial)})
+    emit("values", json.dumps({sid: state.link_values(initial, sid) for sid in state.SECTIONS}))
+    return json.dumps({"sections": list(shown_sections(initial.page)), "query": state.to_query(initial)})
 
 
 def new_doc():
     """A fresh Bokeh document as Panel's pyodide mode makes one, with this page's per-document settings."""
     from panel.io.pyodide import init_doc
-    from panel.io.state import state
 
     init_doc()
     # Panel keys these by curdoc and reads them as each component is created: after init_doc, before
@@ -114,7 +113,7 @@ def new_doc():
     # Panel would add a BrowserInfo root after every section; nothing here reads it, and each extra
     # root is one more model for BokehJS to place.
     pn.config.browser_info = False
-    return state.curdoc
+    return pn.state.curdoc
 
 
 def build(sid: str) -> str:
@@ -137,10 +136,10 @@ def set_query(query: str, sections: list[str] | None = None, carried: str = "{}"
     controls of sections not yet live. A section already live keeps its own state: the query's values
     for it may be older than a change the reader just made to it. carried: JSON {key: value} of the playback's
     values no link holds (free text typed before Python: site/address.js), put in as state.carry allows."""
-    state, _ = S.parse_query(query)  # the page already showed the notes of the query it booted with
-    state = S.carry(state, json.loads(carried))
-    for sid in S.SECTIONS if sections is None else sections:
-        _store.follow(sid, getattr(state, sid))
+    page, _ = state.parse_query(query)  # the page already showed the notes of the query it booted with
+    page = state.carry(page, json.loads(carried))
+    for sid in state.SECTIONS if sections is None else sections:
+        _store.follow(sid, getattr(page, sid))
 
 
 def link(sid: str, send_patch) -> None:

@@ -54,7 +54,7 @@ import importlib
 import types
 from typing import Any, Callable
 
-from .. import state as S
+from .. import state
 from .kit import no_results
 
 
@@ -123,7 +123,7 @@ MEMBERS = tuple(f.name for f in dataclasses.fields(View) if f.name != "module")
 TOGETHER = (("steps", "total"), ("split", "iter_part", "merge"))  # members that come all or none
 
 
-def of(module: types.ModuleType, state: type | None = None) -> View:
+def of(module: types.ModuleType, state_class: type | None = None) -> View:
     """The View of a module, checked against the contract (and, given its State dataclass, the fields it names)."""
     name, values = module.__name__, {}
     for own in (n for n in vars(module) if n.isupper() and n not in MEMBERS):  # a misspelt member would go unread
@@ -139,13 +139,13 @@ def of(module: types.ModuleType, state: type | None = None) -> View:
         if not f.metadata["check"](value):
             raise ViewError(f"view {name}: {f.name} must be {f.metadata['what']}, not {value!r:.80}")
     view = View(name, **values)
-    problem = _inconsistency(view, state)
+    problem = _inconsistency(view, state_class)
     if problem:
         raise ViewError(f"view {name}: {problem}")
     return view
 
 
-def _inconsistency(v: View, state: type | None) -> str:
+def _inconsistency(v: View, state_class: type | None) -> str:
     """What in v's members contradicts another member (or the State's fields), "" when nothing does."""
     slots = set(v.SLOTS)
     for group in TOGETHER:
@@ -163,23 +163,23 @@ def _inconsistency(v: View, state: type | None) -> str:
     for member_name, names in placed.items():
         if names - slots:
             return f"{member_name} names {sorted(names - slots)}, which SLOTS lacks"
-    if state is not None:
-        fields = {f.name for f in dataclasses.fields(state)}
+    if state_class is not None:
+        fields = {f.name for f in dataclasses.fields(state_class)}
         named = {"RUN_KEYS": set(v.RUN_KEYS), "PLAYBACK": set(v.PLAYBACK),
                  "DEPENDS": {k for d in v.DEPENDS.values() for k in d}}
         for member_name, names in named.items():
             if names - fields:
-                return f"{member_name} names {sorted(names - fields)}, which {state.__name__} lacks"
+                return f"{member_name} names {sorted(names - fields)}, which {state_class.__name__} lacks"
     return ""
 
 
 @functools.lru_cache(maxsize=None)
-def load(module: str, state: type | None = None) -> View:
+def load(module: str, state_class: type | None = None) -> View:
     """The View of the module named `module`, checked; one per module and State."""
-    return of(importlib.import_module(module), state)
+    return of(importlib.import_module(module), state_class)
 
 
 def view(sid: str) -> View:
     """Section sid's view (state.REGISTRY's declaration), checked against the contract."""
-    section = S.SECTION[sid]
+    section = state.SECTION[sid]
     return load(section.view, section.state)

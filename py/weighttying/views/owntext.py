@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import html
 
-from .. import owntext as O
+from .. import owntext
 from .. import pool
 from .. import render
 from .. import state
@@ -35,33 +35,33 @@ DEPENDS = ({name: ("sample", *RUN_KEYS) for name in SLOTS} | {"vocab": ("sample"
            | {name: ("sample", *RUN_KEYS, "prompt") for name in ("sample_tied", "sample_untied")})
 PAIRS = (("sample_tied", "sample_untied"),)
 MODELS = ("tied", "untied")
-SHOWN = {" ": "␣", "\n": "↵", "\t": "⇥", O.OTHER: "other"}  # characters a list would not show
+SHOWN = {" ": "␣", "\n": "↵", "\t": "⇥", owntext.OTHER: "other"}  # characters a list would not show
 
 
-def setup(st: state.Owntext) -> O.Setup:
+def setup(st: state.Owntext) -> owntext.Setup:
     """The run's settings of st."""
-    return O.Setup.of(st)
+    return owntext.Setup.of(st)
 
 
 @functools.lru_cache(maxsize=32)
 def facts(sample: str, cap: int, d: int) -> dict:
     """owntext.summary of a shipped sample at this cap and width (cheap: no training; memoised for playback)."""
-    return O.summary(O.prepare(O.read(O.shipped(sample)), cap), O.Setup(d=d))
+    return owntext.summary(owntext.prepare(owntext.read(owntext.shipped(sample)), cap), owntext.Setup(d=d))
 
 
 def entry_run(text: str, st: state.Owntext) -> dict:
     """One text's entry: its summary and every model's run, {"models": {name: run}} (plain data)."""
-    return O.run(text, st.cap, setup(st))
+    return owntext.run(text, st.cap, setup(st))
 
 
 def results(st: state.Owntext) -> dict:
     """Every shipped sample's entry at st's settings: {sample: entry} (a pasted text's comes live only)."""
-    return {name: entry_run(O.shipped(name), st) for name in O.SAMPLES}
+    return {name: entry_run(owntext.shipped(name), st) for name in owntext.SAMPLES}
 
 
-def fresh_entry(prep: O.Prepared, st: state.Owntext) -> dict:
+def fresh_entry(prep: owntext.Prepared, st: state.Owntext) -> dict:
     """An entry before any training: the text's summary and empty curves."""
-    return {**O.summary(prep, setup(st)), "models": {m: {"curve": []} for m in MODELS}}
+    return {**owntext.summary(prep, setup(st)), "models": {m: {"curve": []} for m in MODELS}}
 
 
 def yours(st: state.Owntext) -> str:
@@ -72,15 +72,15 @@ def yours(st: state.Owntext) -> str:
 
 def text_of(st: state.Owntext) -> str:
     """The text st trains on: its shipped sample's, or the reader's (owntext.read checks it: TextError)."""
-    return O.read(yours(st) if st.sample == YOURS else O.shipped(st.sample))
+    return owntext.read(yours(st) if st.sample == YOURS else owntext.shipped(st.sample))
 
 
 def iter_runs(st: state.Owntext, chunk: int = CHUNK, models: tuple[str, ...] = MODELS):
     """The run of st's sample (the reader's text is filed as "yours"): first {"entry": its summary, "sample"},
     then owntext.iter_runs's progress dicts for `models` (tokenising is inside the run, so it never blocks a page)."""
-    prep = O.prepare(text_of(st), st.cap)
+    prep = owntext.prepare(text_of(st), st.cap)
     yield {"step": 0, "total": len(models) * st.steps, "loss": 0.0, "sample": st.sample, "entry": fresh_entry(prep, st)}
-    for p in O.iter_runs(prep, setup(st), models, chunk, EVERY):
+    for p in owntext.iter_runs(prep, setup(st), models, chunk, EVERY):
         yield {**p, "sample": st.sample}
 
 
@@ -113,7 +113,7 @@ def collect(results: dict, point: dict) -> bool:
 def kept_entries(built: dict | None, running: str) -> dict:
     """The build's entries a live run keeps (the other shipped samples at the defaults; the one `running` is
     being recomputed), each marked as the build's."""
-    return {k: {**e, "origin": BUILT} for k, e in (built or {}).items() if k in O.SAMPLES and k != running}
+    return {k: {**e, "origin": BUILT} for k, e in (built or {}).items() if k in owntext.SAMPLES and k != running}
 
 
 def shown(c: str) -> str:
@@ -125,7 +125,7 @@ def title(st: state.Owntext) -> str:
     """What the text is, in words."""
     if st.sample == YOURS:
         return "Your text"
-    s = O.SAMPLES[st.sample]
+    s = owntext.SAMPLES[st.sample]
     return f"{s.title} ({s.origin})"
 
 
@@ -229,7 +229,7 @@ def ranks(e: dict | None) -> str:
 
 def prompt_of(st: state.Owntext) -> str:
     """The prompt the samples follow: the reader's (st.prompt) or the sample's own."""
-    return st.prompt or (O.SAMPLES[st.sample].prompt if st.sample in O.SAMPLES else "")
+    return st.prompt or (owntext.SAMPLES[st.sample].prompt if st.sample in owntext.SAMPLES else "")
 
 
 def sample_html(st: state.Owntext, e: dict | None, m: str, prompt: str) -> str:
@@ -239,8 +239,8 @@ def sample_html(st: state.Owntext, e: dict | None, m: str, prompt: str) -> str:
         return note(f"{m.capitalize()} model's writing: not trained yet.", testid=f"owntext-sample-{m}")
     if not run["samples"]:
         return note(f"{m.capitalize()} model's writing: none, the model diverged.", testid=f"owntext-sample-{m}")
-    vocab = O.Vocab(tuple(e["chars_list"]), tuple(e["merged"]), tuple(e["unseen"]))
-    start = O.start_token(prompt, vocab)
+    vocab = owntext.Vocab(tuple(e["chars_list"]), tuple(e["merged"]), tuple(e["unseen"]))
+    start = owntext.start_token(prompt, vocab)
     read = ("the toy reads only the prompt's last character" if vocab.token(start) == prompt[-1:] or not prompt else
             f"the text has no {shown(prompt[-1])!r}: it starts after {shown(vocab.token(start))!r}")
     text = run["samples"][start]
@@ -264,7 +264,7 @@ def slots(st: state.Owntext, results: dict | None = None) -> dict[str, str]:
     """The section's output for st: the entry of its sample in results (finished or streaming), else the
     text's own numbers with the trained slots pending (a shipped sample) or how to give a text ("yours")."""
     e = (results or {}).get(st.sample)
-    if e is None and st.sample in O.SAMPLES:
+    if e is None and st.sample in owntext.SAMPLES:
         f = facts(st.sample, st.cap, st.d)
         e = {**f, "models": {m: {"curve": []} for m in MODELS}}
     prompt = prompt_of(st)

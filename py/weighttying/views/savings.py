@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import render as R
+from .. import render
 from .. import quoted
 from .. import savings
 from .. import state
@@ -129,7 +129,7 @@ def series(values: dict) -> dict[str, np.ndarray]:
 def figure(values: dict) -> str:
     """The share-vs-V curve at the current width and depth as an inline SVG line chart."""
     c = curve(values)
-    return R.lines(series(values), f"Share saved against vocabulary size V (log scale, {c['V'][0]:,} to {c['V'][-1]:,}), "
+    return render.lines(series(values), f"Share saved against vocabulary size V (log scale, {c['V'][0]:,} to {c['V'][-1]:,}), "
                    f"d = {values['d']}, {values['layers']} blocks", "vocabulary size V (log scale)", "share",
                    xs=CURVE_V, xname="V")
 
@@ -137,7 +137,7 @@ def figure(values: dict) -> str:
 def current_point(values: dict) -> str:
     """The ring over the curve at the current V and its share (dashed at the edge for a V off the chart)."""
     share = savings.tying_saving(**config(values))["share"]
-    return R.lines_at(series(values), CURVE_V, values["V"], share)
+    return render.lines_at(series(values), CURVE_V, values["V"], share)
 
 
 def slots(st: state.Savings, results: None = None) -> dict[str, str]:
