@@ -55,14 +55,14 @@ def test_no_section_imports_another_and_state_is_read_one_way():
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.ImportFrom) and node.level == 1:  # from .x import ... inside sections/
                 assert not ({node.module} | {a.name for a in node.names}) & sections, path.name
-        assert "store.state." not in text, f"{path.name} reads the whole State; use store.state_of(section)"
+        assert "store.page." not in text, f"{path.name} reads the whole State; use store.state_of(section)"
 
 
 def test_state_of_is_the_frozen_section_state():
     store = Store(S.parse_query("sweep.sigma=0.5&repeat.tied=0")[0])
     assert store.state_of("sweep") == S.Sweep(sigma=0.5) and store.state_of("repeat") == S.Repeat(tied=False)
     store["sweep"].band = 0.3
-    assert store.state_of("sweep").band == 0.3 and store.state_of("sweep") == store.state.sweep
+    assert store.state_of("sweep").band == 0.3 and store.state_of("sweep") == store.page.sweep
 
 
 def test_slots_keep_the_last_good_html_and_say_why_a_setting_failed(monkeypatch):

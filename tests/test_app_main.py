@@ -43,13 +43,13 @@ def test_set_query_moves_the_live_state_and_writes_the_url_once_per_change(monke
     store = Store(S.State(), on_change=posted.append)
     monkeypatch.setattr(main, "_store", store)
     main.set_query("sweep.sigma=0.5&repeat.tied=0&sweep.band=7")
-    assert store.state.sweep.sigma == 0.5 and store.state.repeat.tied is False
-    assert store.state.sweep.band == 1.0  # clamped as a link would be
+    assert store.page.sweep.sigma == 0.5 and store.page.repeat.tied is False
+    assert store.page.sweep.band == 1.0  # clamped as a link would be
     # one post per section that changed, of that section's values alone
     assert [list(p) for p in posted] == [["repeat"], ["sweep"]], posted
     assert posted[-1] == {"sweep": {"sweep.sigma": 0.5, "sweep.in_scale": 1.0, "sweep.grid": "coarse", "sweep.band": 1.0}}
     main.set_query("")
-    assert store.state == S.State()
+    assert store.page == S.State()
 
 
 def test_text_typed_before_python_is_carried_but_a_link_value_only_from_the_query(monkeypatch):
@@ -58,15 +58,15 @@ def test_text_typed_before_python_is_carried_but_a_link_value_only_from_the_quer
     typed = "typed before Python. " * 20
     carried = {"owntext.text": typed, "owntext.prompt": "x" * 65, "owntext.steps": 20, "nosuch.key": "a"}
     main.set_query("owntext.text=from-a-link&owntext.steps=500", ["owntext"], json.dumps(carried))
-    st = store.state.owntext
+    st = store.page.owntext
     assert (st.text, st.prompt, st.steps) == (typed, "", 500)  # the prompt is over its kind's 64 characters
     # the live section chose "yours" on the text (app/sections/owntext.py); a later move of another control
     # moves that control alone, and the text stays
     store["owntext"].sample = "yours"
     main.set_query("owntext.steps=1500", ["owntext"], json.dumps({"owntext.text": typed}))
-    st = store.state.owntext
+    st = store.page.owntext
     assert (st.sample, st.text, st.steps) == ("yours", typed, 1500)
-    assert "typed" not in S.to_query(store.state)
+    assert "typed" not in S.to_query(store.page)
 
 
 @pytest.fixture
@@ -110,10 +110,10 @@ def test_each_section_is_its_own_document_and_changes_wait_for_its_link(pyodide_
     patches.clear()  # what linking itself sends (held changes, document-ready callbacks)
     # The playback controls of sections not yet live move only those: sweep (live) keeps sigma 0.5.
     main.set_query("sweep.sigma=2.0&tying.d=32", ["tying"])
-    assert main._store.state.sweep.sigma == 0.5 and main._store.state.tying.d == 32
+    assert main._store.page.sweep.sigma == 0.5 and main._store.page.tying.d == 32
     assert patches == [], "a section not linked yet sent patches (the page has not embedded it)"
     main.set_query("sweep.sigma=2.0", ["sweep"])
-    assert main._store.state.sweep.sigma == 2.0 and set(patches) == {"sweep"}
+    assert main._store.page.sweep.sigma == 2.0 and set(patches) == {"sweep"}
     main.link("tying", lambda patch, buffers, sid: patches.append(sid))
     assert "tying" in patches, "the change made while tying was not linked never reached the page"
     assert emitted.count("values") >= 2

@@ -40,7 +40,7 @@ def test_applying_a_preset_writes_the_url_once_and_matches(section):
         assert got == state.preset_values(section, name)
         assert len(writes) <= 1, f"{section}/{name}: {len(writes)} posts of its values"
         assert state.matching_preset(section, got) == name
-        assert not writes or writes[-1] == {section: state.link_values(store.state, section)}
+        assert not writes or writes[-1] == {section: state.link_values(store.page, section)}
 
 
 def test_selector_follows_the_state_and_applies_presets():
@@ -54,7 +54,7 @@ def test_selector_follows_the_state_and_applies_presets():
     store.reset("sweep")
     assert sel.value == "page's coarse grid"
     sel.value = state.CUSTOM_PRESET  # choosing "custom" changes nothing
-    assert store.state == state.State()
+    assert store.page == state.State()
 
 
 def test_teacher_mode_hiding_a_control_hides_the_presets():

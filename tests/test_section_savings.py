@@ -56,7 +56,7 @@ def test_live_preset_fills_fields_and_editing_switches_to_custom():
     assert p.preset == "custom" and p.V == 65
     want = savings.tying_saving(V=65, d=512, n_layers=4, d_ff=1024, context=256)
     assert hooks(text.object)["savings-untied"] == str(want["untied"])
-    assert state.parse_query(state.to_query(store.state))[0].savings == store.state.savings  # the URL round-trips
+    assert state.parse_query(state.to_query(store.page))[0].savings == store.page.savings  # the URL round-trips
 
 
 def test_fills_are_what_reconcile_does():

@@ -58,7 +58,7 @@ def test_live_section_shows_the_prerendered_html_and_follows_every_control():
         for name in sweep_view.SLOTS:  # byte-identical to what the build prerenders and plays back for this state
             assert panes[name].object == kit.slot(name, want[name]), (change, name)
     assert values(panes["readout"].object)["sweep-resid"] == repr(carried(sweep.init_scales(0.227, 1e-8)["resid"]))
-    assert state.to_query(store.state) == "sweep.sigma=0.227&sweep.in_scale=1e-08&sweep.grid=fine&sweep.band=0.5"
+    assert state.to_query(store.page) == "sweep.sigma=0.227&sweep.in_scale=1e-08&sweep.grid=fine&sweep.band=0.5"
 
 
 def test_a_setting_the_numerics_refuse_becomes_a_readable_line(monkeypatch):

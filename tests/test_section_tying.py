@@ -44,4 +44,4 @@ def test_live_pane_follows_V_and_d():
     store["tying"].d = 3
     assert hooks(pane.object)["tying-saved"] == "300"
     assert hooks(pane.object)["tying-tied"] == str(view.count(100, 3)["tied"])
-    assert state.to_query(store.state) == "tying.V=100&tying.d=3"
+    assert state.to_query(store.page) == "tying.V=100&tying.d=3"

@@ -14,18 +14,18 @@ from typing import Callable
 import panel as pn
 import param
 
-from .. import state as S
+from .. import state
 from ..controls import help_html
 from ..views.kit import Differences
 
 SLIDER_MAX_STEPS = 5000  # an integer range wider than this gets a number box, not a slider
 
 
-def _string(c: S.Control) -> param.Parameter:
+def _string(c: state.Control) -> param.Parameter:
     return param.String(c.default, doc=c.help)
 
 
-def _bounded(cls: type) -> Callable[[S.Control], param.Parameter]:
+def _bounded(cls: type) -> Callable[[state.Control], param.Parameter]:
     return lambda c: cls(c.default, bounds=(c.lo, c.hi), doc=c.help)
 
 
@@ -40,15 +40,15 @@ PARAMETERS = {
 
 SECTION_CLASSES = {
     name: param.parameterized_class(
-        name.title(), {c.name: PARAMETERS[c.kind](c) for c in S.CONTROLS if c.section == name})
-    for name in (*S.SECTIONS, "page")
+        name.title(), {c.name: PARAMETERS[c.kind](c) for c in state.CONTROLS if c.section == name})
+    for name in (*state.SECTIONS, "page")
 }
 
 
 class Store:
-    """Live State: `store[section].<control>` are params; `store.state` is the frozen snapshot."""
+    """Live State: `store[section].<control>` are params; `store.page` is the page's frozen State."""
 
-    def __init__(self, initial: S.State, on_change: Callable[[dict], None] = lambda values: None,
+    def __init__(self, initial: state.State, on_change: Callable[[dict], None] = lambda values: None,
                  base_url: str = "", built: dict[str, dict] | None = None):
         self.on_change, self.base_url = on_change, base_url  # base_url: the page's address, for stamps
         # The build's default run results by section (weighttying.prebuilt); None: the page has none
@@ -66,16 +66,16 @@ class Store:
         return self.sections[section]
 
     @property
-    def state(self) -> S.State:
-        return S.from_values({c.key: getattr(self.sections[c.section], c.name) for c in S.CONTROLS})
+    def page(self) -> state.State:
+        return state.from_values({c.key: getattr(self.sections[c.section], c.name) for c in state.CONTROLS})
 
     def state_of(self, section: str):
         """One section's frozen state (e.g. state.Sweep): the one way a section reads its controls."""
         obj = self.sections[section]
-        return type(getattr(S.State(), section))(**{n: getattr(obj, n) for n in obj.param if n != "name"})
+        return type(getattr(state.State(), section))(**{n: getattr(obj, n) for n in obj.param if n != "name"})
 
     def _changed(self, sid: str) -> None:
-        self.on_change({sid: S.link_values(self.state, sid)})
+        self.on_change({sid: state.link_values(self.page, sid)})
 
     def follow(self, section: str, values) -> None:
         """Move one section to the values its playback controls hold (a state.<Section>), before its hand-over:
@@ -87,11 +87,11 @@ class Store:
 
     def reset(self, section: str) -> None:
         """Put one section's controls back to their defaults (one URL write)."""
-        self.sections[section].param.update(**vars(getattr(S.State(), section)))
+        self.sections[section].param.update(**vars(getattr(state.State(), section)))
 
     def apply_preset(self, section: str, name: str) -> None:
         """Set one section to a named preset of state.PRESETS (one URL write)."""
-        self.sections[section].param.update(**S.linked(section, S.preset_values(section, name)))
+        self.sections[section].param.update(**state.linked(section, state.preset_values(section, name)))
 
     def hidden(self, token: str) -> bool:
         """Whether teacher mode hides this control key, section id, 'prose' or 'controls'."""
@@ -103,7 +103,7 @@ def _round_sig(x: float, digits: int = 3) -> float:
     return float(f"{x:.{digits}g}")
 
 
-def number_box(obj: param.Parameterized, c: S.Control, **kw) -> pn.widgets.Widget:
+def number_box(obj: param.Parameterized, c: state.Control, **kw) -> pn.widgets.Widget:
     """A number box for control c, linked both ways to its param by hand: an emptied box (None) or a
     value the param refuses puts the param's value back in the box instead of failing the change."""
     cls = pn.widgets.IntInput if c.type is int else pn.widgets.FloatInput
@@ -125,7 +125,7 @@ def number_box(obj: param.Parameterized, c: S.Control, **kw) -> pn.widgets.Widge
     return box
 
 
-def log_control(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+def log_control(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A log10 slider for exploring plus a number box for exact values, both on one param."""
     lo, hi = math.log10(c.lo), math.log10(c.hi)
     slider = pn.widgets.FloatSlider(name=f"{c.name} (log scale)", start=lo, end=hi, step=0.01,
@@ -146,20 +146,20 @@ def log_control(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
     return pn.Row(slider, box, sizing_mode="stretch_width")
 
 
-def _whole(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+def _whole(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A slider over a narrow integer range, a number box over a wide one."""
     if c.hi - c.lo <= SLIDER_MAX_STEPS:
         return pn.widgets.IntSlider.from_param(obj.param[c.name], name=c.name, throttled=True)
     return number_box(obj, c)
 
 
-def _number(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+def _number(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A slider in about a hundred steps of a round size."""
     step = 10 ** math.floor(math.log10((c.hi - c.lo) / 100))
     return pn.widgets.FloatSlider.from_param(obj.param[c.name], name=c.name, step=step, throttled=True)
 
 
-def _text(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+def _text(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A text area for free text (long, never in a link), up to its kind's max_chars."""
     # description=None: the control's help is its "?" (control()); from_param's would be a second "?" by the name
     return pn.widgets.TextAreaInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
@@ -167,24 +167,24 @@ def _text(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
                                                description=None)
 
 
-def _code(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+def _code(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A text area of code, which the page's editor takes over (site/codelab.js: .wt-code-input)."""
     return pn.widgets.TextAreaInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
                                                sizing_mode="stretch_width", rows=20, description=None,
                                                css_classes=["wt-code-input"])
 
 
-def _file(obj: param.Parameterized, c: S.Control) -> pn.viewable.Viewable:
+def _file(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A file input (click or drop) whose UTF-8 text becomes the control's value; a file that is not text, or too
     long, is refused with a line saying why and changes nothing; one read is named with its size."""
     picker = pn.widgets.FileInput(accept=".txt,text/plain", name=c.name, sizing_mode="stretch_width")
     said = pn.pane.HTML("", sizing_mode="stretch_width")
 
     def read(*_) -> None:
-        text, problem = S.decoded(picker.value, c.spec.max_chars)
+        text, problem = state.decoded(picker.value, c.spec.max_chars)
         said.object = (f'<p class="wt-bad" role="alert">{html.escape(problem)}</p>' if problem else
                        f'<p class="wt-help" role="status">'
-                       f'{html.escape(S.FILE_SAYS["read"].format(name=picker.filename or "the file", chars=f"{len(text):,}"))}</p>'
+                       f'{html.escape(state.FILE_SAYS["read"].format(name=picker.filename or "the file", chars=f"{len(text):,}"))}</p>'
                        if text is not None else "")
         if text is not None:
             setattr(obj, c.name, text)
@@ -209,7 +209,7 @@ WIDGETS = {
 }
 
 
-def control(store: Store, c: S.Control) -> pn.viewable.Viewable:
+def control(store: Store, c: state.Control) -> pn.viewable.Viewable:
     """The labelled widget for control c with its help text beside it, hidden in teacher mode."""
     w = WIDGETS[c.kind](store[c.section], c)
     help_text = pn.pane.HTML(help_html(c), margin=(0, 10), css_classes=["wt-help-pane"])
@@ -223,19 +223,19 @@ def preset_selector(store: Store, section: str) -> pn.widgets.Select:
     """A labelled Select of the section's presets: picking one applies it; it names the preset the
     current settings match, or state.CUSTOM_PRESET when they match none."""
     obj = store[section]
-    fields = [c.name for c in S.CONTROLS if c.section == section]
+    fields = [c.name for c in state.CONTROLS if c.section == section]
 
     def now() -> str:
-        return S.matching_preset(section, {f: getattr(obj, f) for f in fields}) or S.CUSTOM_PRESET
+        return state.matching_preset(section, {f: getattr(obj, f) for f in fields}) or state.CUSTOM_PRESET
 
-    sel = pn.widgets.Select(name="Preset", options=[*S.PRESETS[section], S.CUSTOM_PRESET], value=now(),
+    sel = pn.widgets.Select(name="Preset", options=[*state.PRESETS[section], state.CUSTOM_PRESET], value=now(),
                             description="Named settings for this section; moving a control makes them your own.",
                             sizing_mode="stretch_width", max_width=360,
                             # a teacher who locked any control of the section locks its presets too
                             visible=not any(store.hidden(f"{section}.{f}") for f in fields))
 
     def picked(event):
-        if event.new != S.CUSTOM_PRESET and event.new != now():
+        if event.new != state.CUSTOM_PRESET and event.new != now():
             store.apply_preset(section, event.new)
 
     sel.param.watch(picked, "value")
@@ -247,7 +247,7 @@ def controls(store: Store, section: str) -> pn.Column:
     """Every control of one section, in spec order, with its presets (if any) and a reset button."""
     reset = pn.widgets.Button(name="Reset section", button_type="light", width=140)
     reset.on_click(lambda _: store.reset(section))
-    rows = [control(store, c) for c in S.CONTROLS if c.section == section]
-    presets = [preset_selector(store, section)] if section in S.PRESETS else []
+    rows = [control(store, c) for c in state.CONTROLS if c.section == section]
+    presets = [preset_selector(store, section)] if section in state.PRESETS else []
     return pn.Column(*presets, *rows, reset, css_classes=["wt-controls"], sizing_mode="stretch_width",
                      visible=not store.hidden("controls"))

@@ -17,7 +17,7 @@ from ..store import Store
 
 def page_url(store: Store, section: str) -> str:
     """The link that reproduces what a section shows now: page address, query, section anchor."""
-    query = state.to_query(store.state)
+    query = state.to_query(store.page)
     return f"{store.base_url}{'?' + query if query else ''}#{section}"
 
 
