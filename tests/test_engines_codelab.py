@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from harness import BOOT_TIMEOUT_S
+from harness import BOOT_TIMEOUT_S, until
 from test_browser_codelab import HOOKS, want
 from test_browser_player import HOOK, VALUES_JS, mismatches
 from test_engines import BOOT_END_JS, FIND_JS, RESOURCES_JS, classroom, engine_fixture  # noqa: F401  (a fixture)
@@ -49,6 +49,10 @@ PASTED = '''def lesson_backward(params, cfg, inputs, cache, dlogits):
 EDITOR_JS = """() => { const e = document.querySelector('[data-testid=codelab-editor]');
   return e && {editable: e.getAttribute('contenteditable'), name: e.getAttribute('aria-label'),
     text: [...document.querySelectorAll('.wt-codelab-editor .cm-line')].map((l) => l.textContent).join('\\n')}; }"""
+# The editor scrolled to the top of the window: CodeMirror draws only the lines near the window (WebKit's file page
+# opened with the editor half below it, and drew 12 of 19); how many it has drawn.
+SHOW_EDITOR_JS = """() => { document.querySelector('.wt-codelab-editor').scrollIntoView({block: 'start'});
+  return document.querySelectorAll('.wt-codelab-editor .cm-line').length; }"""
 # A paste over the editor's whole text: everything selected, then the text inserted as an engine inserts a plain-text
 # paste (insertText; Firefox gives a scripted ClipboardEvent no data, so that event cannot carry it in every engine).
 PASTE_JS = """(text) => { const e = document.querySelector('[data-testid=codelab-editor]'); e.focus();
@@ -68,6 +72,12 @@ def cpython_pasted() -> dict[str, str]:
 engine = engine_fixture()
 
 
+def editor(page, text: str) -> dict:
+    """EDITOR_JS once the editor, in view, has drawn as many lines as TEXT has (or after 10 s, as it stands)."""
+    until(lambda: page.js(SHOW_EDITOR_JS) >= len(text.split("\n")), timeout_s=10)
+    return page.js(EDITOR_JS)
+
+
 def shown(page) -> dict[str, str]:
     return {k: v for k, v in page.js(VALUES_JS, "codelab").items() if k in HOOKS}
 
@@ -82,7 +92,7 @@ def visit(engine, request, server, classroom):  # noqa: F811  (the fixture impor
     try:
         page.wait("() => !!(window.__wt && window.__wt.player && window.__wt.player.loaded.codelab"
                   " && document.querySelector('.wt-codelab-editor[data-mounted]'))", timeout=60)
-        editor = page.js(EDITOR_JS)
+        first = editor(page, codelab.original_source())
         bugs = {}
         for bug in (b.id for b in codelab_bugs.BUGS):
             status = page.js(PLAY_JS, "wt-p-codelab-bug", bug)
@@ -91,7 +101,7 @@ def visit(engine, request, server, classroom):  # noqa: F811  (the fixture impor
                       "?.value === v", verdict, timeout=30)
             bugs[bug] = {"status": status, "shown": shown(page)}
         print(f"[{engine.name} {request.param}] before Python: {time.monotonic() - t0:.1f} s")
-        yield {"page": page, "editor": editor, "bugs": bugs, "place": request.param, "url": where}
+        yield {"page": page, "editor": first, "bugs": bugs, "place": request.param, "url": where}
     finally:
         page.close()
 
@@ -121,7 +131,7 @@ def test_a_pasted_backward_runs_live_with_cpythons_verdict(engine, visit):
     assert page.js(PLAY_JS, "wt-p-codelab-steps", str(STEPS)) == "paused"
     assert page.js(PASTE_JS, PASTED)
     page.wait("() => document.getElementById('wt-p-codelab-bug').value === 'yours'", timeout=10)
-    assert page.js(EDITOR_JS)["text"].rstrip("\n") == PASTED.rstrip("\n")
+    assert editor(page, PASTED)["text"].rstrip("\n") == PASTED.rstrip("\n")
     assert page.js("() => document.getElementById('wt-p-codelab-code').value") == PASTED
     t0 = time.monotonic()
     page.click("() => document.getElementById('wt-go')")
