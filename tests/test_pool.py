@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from weighttying import owntext as O
-from weighttying import paper, pool
+from weighttying import codelab, paper, pool
 from weighttying import state
 from weighttying.views import owntext, pathdrop, repeat, tasks
 
@@ -261,3 +261,17 @@ def test_a_replaced_worker_restarts_its_part_and_the_run_still_merges():
     assert any("note" in p for p in points)
     merged = [p["merged"] for p in points if p.get("merged") is not None]
     assert largest_difference(one_worker("pathdrop", st), merged[-1]) == 0.0
+
+
+def test_a_flushed_point_ends_its_batch_so_the_readers_code_starts_after_a_sent_word():
+    """The code lab's part sends its bare first point before any reader code runs, and the checks before the race:
+    an endless loop in the reader's code leaves the page a batch to time its silence from (site/pool.js QUIET)."""
+    loop = "def lesson_backward(params, cfg, inputs, cache, dlogits):\n    while True:\n        pass\n"
+    looping = state.Codelab(bug="yours", code=loop, steps=20)
+    first = pool.decode(pool.Part(pool.encode(pool.split("codelab", looping, 1)[0])).batch(60))
+    assert [p["step"] for p in first["points"]] == [0] and not first["done"]  # back at once, the loop not yet run
+    correct = state.Codelab(bug="yours", code=codelab.original_source(), steps=20)
+    part = pool.Part(pool.encode(pool.split("codelab", correct, 1)[0]))
+    part.batch(60)
+    checks = pool.decode(part.batch(60))["points"]
+    assert len(checks) == 1 and checks[0]["entry"]["kind"] == "ok" and "flush" not in checks[0]  # the race comes next

@@ -101,15 +101,19 @@ class Part:
         self.done, self.step = False, 0
 
     def batch(self, budget: float = BUDGET_S) -> str:
-        """The points computed in about `budget` s (a superseded key, view.LATEST, only on the batch's last)."""
+        """The points computed in about `budget` s (a superseded key, view.LATEST, only on the batch's last); a point
+        the view marks "flush" ends its batch at once (it is worth showing now, or what follows may never return)."""
         out, t0 = [], time.perf_counter()
         while time.perf_counter() - t0 < budget:
             point = next(self.points, None)
             if point is None:
                 self.done = True
                 break
+            flush = point.pop("flush", False)
             out.append(point)
             self.step = point["step"]
+            if flush:
+                break
         stale = [{k: v for k, v in p.items() if k not in self.view.LATEST} for p in out[:-1]]
         return encode({"points": stale + out[-1:], "done": self.done, "step": self.step})
 

@@ -125,13 +125,14 @@ QUIET_S = 10
 
 def iter_part(st: state.Codelab, part: dict):
     """steps(st), each point with the part's total and a loss for the pool's progress (the reader's), after a bare
-    first point once the central differences are at hand, so that QUIET_S times the reader's code alone."""
+    first point once the central differences are at hand, so that QUIET_S times the reader's code alone. Both it
+    and the checks are sent at once (flush): the checks are the answer a reader waits for, the race comes after."""
     numeric()
-    yield {"step": 0, "total": st.steps, "loss": 0.0}
+    yield {"step": 0, "total": st.steps, "loss": 0.0, "flush": True}
     loss = 0.0
     for p in steps(st):
         loss = p.get("yours", loss)
-        yield {**p, "total": st.steps, "loss": loss}
+        yield {**p, "total": st.steps, "loss": loss, **({"flush": True} if "entry" in p else {})}
 
 
 def merge(st: state.Codelab, streams: list[list[dict]]) -> dict:
@@ -219,7 +220,7 @@ def code_html(bug: str) -> str:
     change = (f'<pre class="wt-code" data-testid="codelab-edit" tabindex="0" aria-label="What this bug changes">'
               f'<code>{lines}</code></pre>' if lines else "")
     return (f'<figure class="wt-code-box" data-testid="codelab-code"><figcaption>'
-            f'{html.escape(said.label[:1].upper() + said.label[1:])}: {html.escape(said.wrong)}</figcaption>{change}'
+            f'<b>{html.escape(said.label)}</b>: {html.escape(said.wrong)}</figcaption>{change}'
             f'<button type="button" class="wt-code-load" data-codelab-source="{html.escape(codelab.bug_source(bug))}">'
             f'Put this code in the editor</button></figure>')
 
