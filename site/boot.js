@@ -52,6 +52,30 @@ function labState() {
   };
 }
 
+export function watchBoots(worker, boots) {
+  // A numerics worker's boot steps (its "timing" messages) and when it was up, ms, for tests and bench (pool.boots).
+  const mine = { spawned: performance.now() };
+  boots.push(mine);
+  worker.addEventListener("message", ({ data }) => {
+    if (data && data.type === "timing" && typeof data.name === "string" && typeof data.ms === "number") mine[data.name] = data.ms;
+    else if (data && data.type === "numerics-ready") mine.ready = mine.ready || performance.now();
+  });
+  return worker;
+}
+
+function numericsPool({ config, transport, S, live, pageAddress }) {
+  // The numerics workers a Run may use (site/pool.js), started on the first Run or off-grid ask; the Panel worker
+  // learns the size. pool.boots: each one's boot steps (watchBoots).
+  const boots = [];
+  const pool = createPool({
+    size: poolSize({ cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
+      saveData: !!(navigator.connection && navigator.connection.saveData), click: live === "click" }),
+    spawn: () => watchBoots(transport.worker(), boots), boot: { config, query: "", address: pageAddress },
+    post: (msg) => S.lab && S.lab.worker && S.lab.worker.postMessage(msg),
+  });
+  return Object.assign(pool, { boots });
+}
+
 export function startLab(config, transport, { live, address, player }) {
   // config: the build's (#wt-build); transport: httpTransport or the classroom file's; live: page.js's live= value;
   // address: the address bar's one writer (address.js); player: the playback (player.js), put back by a restart.
@@ -63,13 +87,8 @@ export function startLab(config, transport, { live, address, player }) {
 
   // Data saver (?live=click, or the browser asks to save data): no Python until the reader asks.
   const onClick = live === "click" || !!(navigator.connection && navigator.connection.saveData);
-  // The numerics workers a Run may use (site/pool.js), started on the first Run; the Panel worker learns the size.
   const pageAddress = location.href.split(/[?#]/)[0];
-  const pool = (S.pool = createPool({
-    size: poolSize({ cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
-      saveData: !!(navigator.connection && navigator.connection.saveData), click: live === "click" }),
-    spawn: () => transport.worker(), boot: { config, query: "", address: pageAddress }, post: (msg) => S.lab && S.lab.worker && S.lab.worker.postMessage(msg),
-  }));
+  const pool = (S.pool = numericsPool({ config, transport, S, live, pageAddress }));
   S.early = createEarly({ player, pool, paused: () => S.status === "paused" }); // before Panel: off the grid, in the pool
 
   const firstPaint = new Promise((resolve) => whenDom(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
