@@ -117,21 +117,30 @@ def summarise(runs: list[dict]) -> dict:
     return s
 
 
+def launch_all(names, proxy) -> tuple[dict, dict]:
+    """({name: its launched engine}, {name: {"skipped": why} or {"failed": its error}}) for the engines NAMES: one
+    missing here or failing to launch is recorded, and the others are still measured."""
+    launched, left = {}, {}
+    for n in names:
+        why = engines.missing(n)
+        if why:
+            left[n] = {"skipped": why}
+            continue
+        try:
+            launched[n] = engines.launch(n, proxy)
+        except Exception as e:  # the other engines are still measured
+            left[n] = failures.record(e, f"launching {n}")
+    return launched, left
+
+
 def measure(server_url: str, classroom: Path | None, runs: int, names=engines.ENGINES, timeout_s: float = 600) -> dict:
     """{engine: {"served": summary, "file": summary, "version"}, "ratios_over_chromium": ...}, runs interleaved."""
     proxy = engines.OffOrigin()
     launched = {}
     raw: dict[str, dict[str, list]] = {n: {"served": [], "file": []} for n in names}
     try:
-        for n in names:
-            why = engines.missing(n)
-            if why:
-                raw[n] = {"skipped": why}
-                continue
-            try:
-                launched[n] = engines.launch(n, proxy)
-            except Exception as e:  # the other engines are still measured
-                raw[n] = failures.record(e, f"launching {n}")
+        launched, left = launch_all(names, proxy)
+        raw |= left
         for i in range(runs):
             for n, e in launched.items():
                 for where, url in (("served", server_url), ("file", classroom and classroom.as_uri())):

@@ -6,7 +6,7 @@ Per run section at its default settings (embed=SECTION, a brand-new Chromium pro
 after another (bench/out/pool.json is written after every page, so a pass cut short keeps what it measured):
   one     the pool cannot start (every Worker after the Panel worker's throws): the Panel worker runs the Run
   pool    the pool as this browser sizes it (navigator.hardwareConcurrency - 1, clamped; this box: 2 cores, so 1)
-  pool=N  navigator told N + 1 cores and 8 GB, so a pool of N (the tasks Run: 2, 3; the others: 2)
+  pool=N  navigator told N + 1 cores and 8 GB, so a pool of N (the tasks and paper Runs: 2, 3; the others: 2)
 Each page boots, then presses Run --runs times: the first Run's wall time (click to "Done.") includes starting the
 pool's workers, the later ones reuse them; the medians of the later ones are the comparison. During the pooled
 Runs the renderer's resident set is sampled (the workers live in the page's renderer); after the last Run the
@@ -126,7 +126,7 @@ def cores(n: int) -> str:
 
 def modes(section: str, only: str = "") -> dict[str, str]:
     """{mode: init script}: "pool" is this box's own size (here 1), so pool=1 is not measured twice; only: these."""
-    sizes = (2, 3) if section == "tasks" else (2,)
+    sizes = (2, 3) if section == "tasks" or section == "paper" else (2,)  # the two Runs of more than two parts
     every = {"one": NO_POOL, "pool": "", **{f"pool={n}": cores(n + 1) for n in sizes}}
     return {m: init for m, init in every.items() if not only or m in only.split(",")}
 
