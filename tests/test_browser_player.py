@@ -107,11 +107,15 @@ def play(page, query: str) -> None:
 
 def wait_live_values(page, sid: str, want: dict, timeout_s: float = 60, common: bool = False) -> list[str]:
     """Poll until the live section shows want's values (common: those of want's hooks it shows, at least
-    one); the mismatches left at the timeout."""
+    one) and still does once the page has settled; the mismatches left at the timeout. (A section redraws more
+    than once for one state: the gradient check's badge has been seen back at "running" just after it matched.)"""
     def bad() -> list[str]:
         got = page.evaluate(VALUES_JS, sid)
         return mismatches(got, want, common) or ([] if set(got) & set(want) or not want else ["no hook in common"])
-    until(lambda: not bad(), timeout_s, every_s=0.2)
+
+    def steady() -> bool:
+        return not bad() and settle(page, strict=False, timeout_s=10) and not bad()
+    until(steady, timeout_s, every_s=0.2)
     return bad()
 
 
