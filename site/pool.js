@@ -160,14 +160,26 @@ export function quietStop(quietMs) {
     "results shown are from the last Run that finished.";
 }
 
+function endWorker(pool, worker) {
+  // worker ended by the pool (not a death: nothing of it runs again)
+  worker.quit = true;
+  worker.w.terminate();
+  pool.released += 1;
+  pool.workers = pool.workers.filter((w) => w !== worker);
+}
+
+function stopPart(pool, worker) {
+  // worker's part cancelled: it is told (and confirms), or, running the reader's code, ended
+  const { run, quietMs } = worker.part;
+  if (quietMs) return endWorker(pool, worker);
+  Object.assign(worker, { part: null, since: 0, slowest: 0 });
+  worker.w.postMessage({ type: "cancel", run });
+}
+
 function endIdleTainted(pool) {
   // A clean worker's place: an idle worker that ran the reader's code is ended (the next such Run starts another).
   const idle = pool.workers.find((w) => w.tainted && !w.part && !w.dead);
-  if (!idle) return;
-  idle.quit = true;
-  idle.w.terminate();
-  pool.released += 1;
-  pool.workers = pool.workers.filter((w) => w !== idle);
+  if (idle) endWorker(pool, idle);
 }
 
 function failPool(pool, err, post, release) {
@@ -273,14 +285,10 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = H
   }
 
   function cancel({ run: id }) {
-    // Every part of the Run stops: a waiting one is dropped, a running one's worker confirms ("ended", its last step).
+    // Every part of the Run stops: a waiting one is dropped, a running one's worker confirms ("ended", its last step);
+    // one running the reader's code is ended instead, since that code may never return to read the cancel.
     pool.runs.delete(id);
-    for (const w of pool.workers) {
-      if (w.part && w.part.run === id) {
-        Object.assign(w, { part: null, since: 0, slowest: 0 });
-        w.w.postMessage({ type: "cancel", run: id });
-      }
-    }
+    for (const w of pool.workers.filter((x) => x.part && x.part.run === id)) stopPart(pool, w);
     next();
   }
 

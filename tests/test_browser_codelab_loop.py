@@ -1,7 +1,7 @@
 """The reader's endless loop, on the whole page (headless Chromium, served): Run starts it on a numerics worker of
 its own; another section (tying's d) still answers while it loops; after the view's QUIET_S the page ends that
-worker and the Run's status line says so, with the code still in the editor and the results shown kept; the next
-Run, on a new worker, checks the page's own code exactly.
+worker and the Run's status line says so, with the code still in the editor and the results shown kept; run again and
+cancelled, the looping worker is ended at once; the next Run, on a new worker, checks the page's own code exactly.
 """
 from __future__ import annotations
 
@@ -57,6 +57,13 @@ def test_an_endless_loop_is_ended_while_the_page_keeps_answering(whole):
     assert answered < codelab_view.QUIET_S <= ended + 1, (answered, ended)  # tying answered while the code looped
     assert page.evaluate("__wt.pool.hung.length") == 1 and not page.evaluate("__wt.pool.workers.some((w) => w.part)")
     assert editor_text(page).rstrip("\n") == LOOP.rstrip("\n"), "the reader's code stays"
+    # Run it again and Cancel: the looping worker cannot read a cancel, so it is ended at once, not left to loop
+    released = page.evaluate("__wt.pool.released")
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+Enter")
+    until(lambda: page.evaluate("__wt.pool.workers.some((w) => w.tainted && w.part)"), 60)
+    page.locator(f"{LIVE} button", has_text="Cancel").click()
+    assert until(lambda: page.evaluate(f"__wt.pool.released > {released} && !__wt.pool.workers.some((w) => w.part)"), 10)
     page.locator("[data-testid=codelab-reset]").click()
     page.locator(EDITOR).click()
     page.keyboard.press("Control+Enter")

@@ -20,7 +20,7 @@ import time
 import pytest
 
 from harness import BOOT_TIMEOUT_S, until
-from test_browser_codelab import HOOKS, want
+from test_browser_codelab import HOOKS, LIVE_BOX_JS, want
 from test_browser_player import HOOK, VALUES_JS, mismatches
 from test_engines import BOOT_END_JS, FIND_JS, RESOURCES_JS, classroom, engine_fixture  # noqa: F401  (a fixture)
 from test_engines_owntext import PLAY_JS
@@ -156,3 +156,43 @@ def test_a_pasted_backward_runs_live_with_cpythons_verdict(engine, visit):
     assert page.refused() == [], page.refused()
     off = [r for r in page.js(RESOURCES_JS) if not r.startswith(("blob:", "data:", visit["url"]))]
     assert off == [], off
+
+
+# The reader's errors, from the file in every engine, on the page the pasted Run left live: a run-time error (a
+# product whose shapes do not fit) named at its line over the last results, and a request to another origin refused
+# by name at its line, nothing leaving the file.
+SHAPES_WRONG = PASTED.replace("    dh = dlogits @ E\n", "    dh = dlogits @ E.T\n")
+FETCH = '''import js
+
+
+def lesson_backward(params, cfg, inputs, cache, dlogits):
+    js.fetch("https://example.com/")
+'''
+VERDICT_JS = f"""() => {{ const v = ({FIND_JS})('codelab', '[data-testid=codelab-verdict]', '');
+  return v && {{line: v.dataset.line || '', value: v.dataset.value}}; }}"""
+
+
+def run_code(page, text: str, done_js: str) -> dict:
+    """TEXT pasted into the live editor and Run pressed: the verdict once DONE_JS (given it) says it arrived."""
+    assert page.js(PASTE_JS, text)
+    assert until(lambda: page.js(LIVE_BOX_JS) == text, timeout_s=30), "the live section never got the code"
+    page.click(FIND_JS, "codelab", "button", "Run")
+    page.wait(f"() => ({done_js})(({VERDICT_JS})())", timeout=120)
+    return page.js(VERDICT_JS)
+
+
+@pytest.mark.parametrize("visit", PLACES[:1], indirect=True)
+def test_the_readers_errors_are_named_at_their_line_and_a_fetch_is_refused(engine, visit):
+    page = visit["page"]
+    if page.js("() => window.__wt.status") != "ready":
+        pytest.skip("needs the page the pasted Run left live (run the module, not this test alone)")
+    before = shown(page)["codelab-wrong-rows"]
+    wrong = codelab.checks(SHAPES_WRONG)
+    assert wrong["kind"] == "runtime" and wrong["line"] == 5, wrong
+    got = run_code(page, SHAPES_WRONG, "(v) => v && v.line === '5'")
+    assert got["value"] == codelab_view.failure(wrong) + " The results shown are your last code that ran.", got
+    assert shown(page)["codelab-wrong-rows"] == before  # the last code that ran still shown
+    got = run_code(page, FETCH, "(v) => v && v.value.includes('refused')")
+    assert got["line"] == "5" and "fetch is refused here" in got["value"], got
+    assert page.refused() == [], page.refused()
+    assert page.js("() => performance.getEntriesByType('resource').every((r) => !r.name.includes('example.com'))")

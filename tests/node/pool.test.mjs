@@ -228,3 +228,20 @@ test("messages are heard by shape: others dropped and counted; a part's points f
   assert.deepEqual(posted.map((m) => [m.run, m.part, m.text]), [[13, 0, "forged"]], "filed under its own part only");
   pool.release();
 });
+
+test("Cancel of a part of the reader's code ends its worker (the code may never read a cancel); the next Run starts anew", async () => {
+  const { made, spawn } = fakeWorkers(), posted = [];
+  const pool = createPool({ size: 1, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
+  pool.run({ sid: "codelab", run: 14, parts: ["loops"], quiet_s: 10 });
+  await tick();
+  pool.cancel({ run: 14 });
+  assert.ok(made[0].terminated && !made[0].sent.some((m) => m.type === "cancel"), "ended, not asked");
+  assert.equal(pool.workers.length, 0);
+  pool.run({ sid: "codelab", run: 15, parts: ["fixed"], quiet_s: 10 });
+  await tick();
+  assert.equal(made.length, 2, "a new worker");
+  assert.equal(made[1].sent.at(-1).spec, "fixed");
+  made[1].batch(true);
+  assert.deepEqual(posted.map((m) => [m.kind, m.run]), [["points", 15]], "nothing said of the cancelled Run");
+  pool.release();
+});
