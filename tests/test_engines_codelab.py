@@ -7,7 +7,10 @@ place, opened with ?embed=codelab&live=click so Python waits for the reader; the
   - the editor is mounted, the page's own, and shows the build's code;
   - from the file (where the classroom copy must do all of it alone), a backward pasted while Python waits is carried
     to the live lab, runs with Run on a numerics worker, and its verdict, hooks and race are CPython's for that code;
-    nothing is requested off the file, and the code never enters the address.
+    nothing is requested off the file, and the code never enters the address; on that live page a run-time error is
+    named at its line over the last results, and a js.fetch is refused by name at its line;
+  - in each engine and place, a visit of its own: an edit is back after a reload with its note, and a shared link
+    opens with its code shown and nothing run, the fragment gone from the address.
 
 One engine alone: `pytest tests/test_engines_codelab.py -k webkit` (or firefox, chromium).
 """
@@ -21,6 +24,7 @@ import pytest
 
 from harness import BOOT_TIMEOUT_S, until
 from test_browser_codelab import HOOKS, LIVE_BOX_JS, want
+from test_browser_codelab_share import fragment_of
 from test_browser_player import HOOK, VALUES_JS, mismatches
 from test_engines import BOOT_END_JS, FIND_JS, RESOURCES_JS, classroom, engine_fixture  # noqa: F401  (a fixture)
 from test_engines_owntext import PLAY_JS
@@ -159,8 +163,8 @@ def test_a_pasted_backward_runs_live_with_cpythons_verdict(engine, visit):
 
 
 # The reader's errors, from the file in every engine, on the page the pasted Run left live: a run-time error (a
-# product whose shapes do not fit) named at its line over the last results, and a request to another origin refused
-# by name at its line, nothing leaving the file.
+# product whose shapes do not fit) named at its line over the last results, a request to another origin refused
+# by name at its line, nothing leaving the file. (The endless loop is test_browser_codelab_loop.py's, Chromium.)
 SHAPES_WRONG = PASTED.replace("    dh = dlogits @ E\n", "    dh = dlogits @ E.T\n")
 FETCH = '''import js
 
@@ -196,3 +200,49 @@ def test_the_readers_errors_are_named_at_their_line_and_a_fetch_is_refused(engin
     assert got["line"] == "5" and "fetch is refused here" in got["value"], got
     assert page.refused() == [], page.refused()
     assert page.js("() => performance.getEntriesByType('resource').every((r) => !r.name.includes('example.com'))")
+
+
+
+# The reader's edit survives a reload, and a shared link opens its code unrun, in every engine and place: a visit of
+# its own, before Python (live=click), so nothing boots.
+KEPT_JS = "() => Object.keys(localStorage).some((k) => k.startsWith('weighttying.codelab.'))"
+MOUNTED_JS = ("() => !!(window.__wt && !window.__wtBefore && document.querySelector('.wt-codelab-editor[data-mounted]')"
+              " && document.querySelector('.wt-codelab-editor .cm-line'))")
+NOTE_JS = "() => document.querySelector('[data-testid=codelab-restored]').textContent"
+MINE = codelab.original_source() + "# my own edit\n"
+SHARED = codelab.bug_source("output_only") + "# shared with you\n"
+
+
+def reopened(page, url: str) -> None:
+    """The page navigated to URL (a new document: the old one's mark gone) with its editor mounted again."""
+    page.js("(u) => { window.__wtBefore = true; setTimeout(() => { location.href = u; }, 0); return true; }", url)
+
+    def mounted() -> bool:
+        try:
+            return page.js(MOUNTED_JS)
+        except Exception:  # a call that met the old document going away: ask the new one
+            return False
+    assert until(mounted, timeout_s=60), f"the editor never mounted again at {url}"
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_a_reload_restores_the_edit_and_a_shared_link_opens_unrun(engine, place, server, classroom):  # noqa: F811  (the fixture imported above)
+    where = server.url if place == "served" else classroom.as_uri()
+    page = engine.open(f"{where}?embed=codelab&live=click")
+    try:
+        page.wait(MOUNTED_JS, timeout=60)
+        page.js("() => localStorage.clear()")
+        assert page.js(PASTE_JS, MINE)
+        page.wait(KEPT_JS, timeout=10)
+        reopened(page, f"{where}?embed=codelab&live=click&codelab.k=5")
+        assert editor(page, MINE)["text"].rstrip("\n") == MINE.rstrip("\n")
+        assert "Restored your edit" in page.js(NOTE_JS)
+        reopened(page, f"{where}?embed=codelab&live=click&codelab.k=7#{fragment_of(SHARED)}")
+        page.wait("() => document.querySelector('[data-testid=codelab-restored]').textContent.includes('from the link')",
+                  timeout=20)
+        assert editor(page, SHARED)["text"].rstrip("\n") == SHARED.rstrip("\n")
+        assert "#" not in page.js("() => location.href")  # the address bar's writer dropped the fragment
+        assert page.js("() => window.__wt.status") == "paused" and page.js("() => __wt.pool.started") == 0  # unrun
+        assert page.js("() => document.getElementById('wt-p-codelab-bug').value") == "yours"
+    finally:
+        page.close()
