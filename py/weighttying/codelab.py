@@ -31,6 +31,7 @@ still shares NumPy's module with it: ending that worker is the sandbox).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import traceback
 import types
@@ -296,16 +297,25 @@ def race(backward, steps: int = RECIPE.steps, seed: int = 0, cfg: model.Config =
             "error": points[-1]["error"] if "error" in points[-1] else None}
 
 
+@functools.lru_cache(maxsize=None)
+def bug_gradients(bug_id: str, seed: int = 0, cfg: model.Config = CONFIG) -> dict | None:
+    """A named bug's gradients {name: read-only array} on batch(seed), None for one that fails (the transposed
+    product); kept, since every check of a reader's code compares against all of them."""
+    try:
+        grads = gradients(load(bug_source(bug_id)), seed, cfg)
+    except ReaderError:
+        return None
+    for grad in grads.values():
+        grad.flags.writeable = False
+    return grads
+
+
 def matching_bug(grads: dict, seed: int = 0, cfg: model.Config = CONFIG) -> str | None:
     """The id of the first named bug (not the correct backward) whose gradients equal grads to SAME, else None."""
     for bug in codelab_bugs.BUGS:
-        if bug.id == "correct":
-            continue
-        try:
-            theirs = gradients(load(bug_source(bug.id)), seed, cfg)
-        except ReaderError:  # a bug that fails (the transposed product) has no gradients to match
-            continue
-        if all(np.abs(theirs[name] - np.asarray(grads[name], float)).max() <= SAME for name in theirs):
+        theirs = None if bug.id == "correct" else bug_gradients(bug.id, seed, cfg)
+        if theirs is not None and all(np.abs(theirs[name] - np.asarray(grads[name], float)).max() <= SAME
+                                      for name in theirs):
             return bug.id
     return None
 
