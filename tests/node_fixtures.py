@@ -34,7 +34,7 @@ def rules() -> str:
 
 
 def playback() -> str:
-    from weighttying import playback as P
+    from weighttying import playback as playback_tables
     from weighttying import state
     from weighttying.prerender import view
     from weighttying.views import kit
@@ -42,7 +42,7 @@ def playback() -> str:
              for sid in state.SECTIONS}
     tables, prerendered = {}, {}
     for sid in FULL:
-        t = P.table(sid)
+        t = playback_tables.table(sid)
         tables[sid] = {**t, "fragments": [digest(f) for f in t["fragments"]]}
         v, st = view(sid), getattr(state.State(), sid)
         prerendered[sid] = {name: digest(html) for name, html in v.slots(st, kit.with_results(v, st)).items()}

@@ -8,7 +8,7 @@ import pytest
 
 from bokeh.document import Document
 
-from weighttying import state as S
+from weighttying import state
 from weighttying.app import main
 from weighttying.app.store import Store
 
@@ -20,8 +20,8 @@ def test_a_section_that_fails_to_build_becomes_a_note(monkeypatch):
         raise FloatingPointError("overflow in <script>")
     broken.build = build
     monkeypatch.setitem(sys.modules, broken.__name__, broken)
-    monkeypatch.setitem(S.SECTION, "broken", S.Section("broken", S.Sweep, "weighttying.views.sweep", broken.__name__, ""))
-    doc, store = Document(), Store(S.State())
+    monkeypatch.setitem(state.SECTION, "broken", state.Section("broken", state.Sweep, "weighttying.views.sweep", broken.__name__, ""))
+    doc, store = Document(), Store(state.State())
     note = main.add_root(doc, store, "broken")
     sweep = main.add_root(doc, store, "sweep")
     assert doc.roots[:2] == [note, sweep] and note is not sweep
@@ -31,16 +31,16 @@ def test_a_section_that_fails_to_build_becomes_a_note(monkeypatch):
 
 
 def test_embed_and_hide_choose_what_is_built():
-    page = S.parse_query("embed=sweep")[0].page
+    page = state.parse_query("embed=sweep")[0].page
     assert main.shown_sections(page) == ("sweep",)
-    hidden = S.parse_query("hide=sweep,tying")[0].page
+    hidden = state.parse_query("hide=sweep,tying")[0].page
     assert "sweep" not in main.shown_sections(hidden) and "tying" not in main.shown_sections(hidden)
 
 
 def test_set_query_moves_the_live_state_and_writes_the_url_once_per_change(monkeypatch):
     # The hand-over from playback: the live State follows the query the reader's controls wrote.
     posted = []
-    store = Store(S.State(), on_change=posted.append)
+    store = Store(state.State(), on_change=posted.append)
     monkeypatch.setattr(main, "_store", store)
     main.set_query("sweep.sigma=0.5&repeat.tied=0&sweep.band=7")
     assert store.page.sweep.sigma == 0.5 and store.page.repeat.tied is False
@@ -49,11 +49,11 @@ def test_set_query_moves_the_live_state_and_writes_the_url_once_per_change(monke
     assert [list(p) for p in posted] == [["repeat"], ["sweep"]], posted
     assert posted[-1] == {"sweep": {"sweep.sigma": 0.5, "sweep.in_scale": 1.0, "sweep.grid": "coarse", "sweep.band": 1.0}}
     main.set_query("")
-    assert store.page == S.State()
+    assert store.page == state.State()
 
 
 def test_text_typed_before_python_is_carried_but_a_link_value_only_from_the_query(monkeypatch):
-    store = Store(S.State())
+    store = Store(state.State())
     monkeypatch.setattr(main, "_store", store)
     typed = "typed before Python. " * 20
     carried = {"owntext.text": typed, "owntext.prompt": "x" * 65, "owntext.steps": 20, "nosuch.key": "a"}
@@ -66,7 +66,7 @@ def test_text_typed_before_python_is_carried_but_a_link_value_only_from_the_quer
     main.set_query("owntext.steps=1500", ["owntext"], json.dumps({"owntext.text": typed}))
     st = store.page.owntext
     assert (st.sample, st.text, st.steps) == ("yours", typed, 1500)
-    assert "typed" not in S.to_query(store.page)
+    assert "typed" not in state.to_query(store.page)
 
 
 @pytest.fixture
@@ -92,15 +92,15 @@ def pyodide_stubs(monkeypatch):
     main._docs.clear()
     # main.new_doc (Panel's init_doc) made its last document this thread's curdoc, under which Panel caches
     # stylesheet models: a later test's widget change outside a document of its own would take that doc's.
-    from panel.io.state import state
-    state.curdoc = None
+    from panel.io.state import state as panel_state
+    panel_state.curdoc = None
 
 
 def test_each_section_is_its_own_document_and_changes_wait_for_its_link(pyodide_stubs):
     # The page builds sections one at a time (the one in view first) and links each once embedded.
     emitted = []
     begun = json.loads(main.start("sweep.sigma=0.5&hide=paper", lambda kind, text: emitted.append(kind)))
-    assert begun["sections"] == [s for s in S.SECTIONS if s != "paper"] and begun["query"] == "sweep.sigma=0.5&hide=paper"
+    assert begun["sections"] == [s for s in state.SECTIONS if s != "paper"] and begun["query"] == "sweep.sigma=0.5&hide=paper"
     sweep, tying = json.loads(main.build("sweep")), json.loads(main.build("tying"))
     assert main._docs["sweep"] is not main._docs["tying"]
     assert list(sweep["render_items"][0]["roots"].values()) == ["live-sweep"] and sweep["section"] == "sweep"

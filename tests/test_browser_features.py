@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from harness import move_and_wait_repaint, recorded, sweep_readout, until, wait_booted
-from weighttying import state as S
+from weighttying import state
 from weighttying import sweep
 from carried_numbers import near
 
@@ -60,15 +60,15 @@ def test_bad_link_notes_are_text_the_page_works_dark_at_360px(browser, server, r
         assert page.evaluate("() => document.querySelectorAll('img[src=x]').length") == 0
         assert page.evaluate("() => window.__pwned") is None
         # The page went on with what it could use (band clamped to 1) and wrote that into the URL.
-        state, _ = S.parse_query(urlsplit(page.url).query)
-        assert state.sweep.band == 1.0 and state.sweep.sigma == S.State().sweep.sigma
+        page_state, _ = state.parse_query(urlsplit(page.url).query)
+        assert page_state.sweep.band == 1.0 and page_state.sweep.sigma == state.State().sweep.sigma
         assert len(page.url) < 500
 
         # Fully working: a slider moves the live numbers, which equal CPython's.
         move_and_wait_repaint(page, "sweep.sigma")
         got = sweep_readout(page)
-        sigma = S.parse_query(urlsplit(page.url).query)[0].sweep.sigma
-        assert sigma != S.State().sweep.sigma
+        sigma = state.parse_query(urlsplit(page.url).query)[0].sweep.sigma
+        assert sigma != state.State().sweep.sigma
         want = sweep.init_scales(sigma, 1.0)
         assert near(got["resid"], want["resid"])
 
@@ -112,7 +112,7 @@ def read_csv(path) -> tuple[str, list[dict]]:
 
 # What the copy-link test reads: the page's header and the sweep. A hidden section is never built (state.Page.hide),
 # so both of its boots are of one section; the export's link carries the hide list, and reproduces the page as it was.
-SWEEP_ONLY = "hide=" + ",".join(sid for sid in S.SECTIONS if sid != "sweep")
+SWEEP_ONLY = "hide=" + ",".join(sid for sid in state.SECTIONS if sid != "sweep")
 
 
 def test_copy_link_presets_and_an_export_that_reproduces_itself(context, page, server, tmp_path):
@@ -123,8 +123,8 @@ def test_copy_link_presets_and_an_export_that_reproduces_itself(context, page, s
     # A preset is applied through the store: the URL holds it (and drops what the preset resets).
     page.locator("#live-sweep select").first.select_option(label="both near 1")
     page.wait_for_url("**sweep.grid=fine**")
-    assert S.parse_query(urlsplit(page.url).query)[0].sweep == S.from_values(
-        {f"sweep.{k}": v for k, v in S.preset_values("sweep", "both near 1").items()}).sweep
+    assert state.parse_query(urlsplit(page.url).query)[0].sweep == state.from_values(
+        {f"sweep.{k}": v for k, v in state.preset_values("sweep", "both near 1").items()}).sweep
     want = float(sweep.init_scales(0.227, 4.5)["resid"])
     assert until(lambda: near(sweep_readout(page)["resid"] or 0, want))
 
@@ -133,7 +133,7 @@ def test_copy_link_presets_and_an_export_that_reproduces_itself(context, page, s
     page.locator("#wt-share-box[data-mode=copied]").wait_for()
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert copied == page.url.split("#")[0]
-    assert S.parse_query(urlsplit(copied).query)[0] == S.parse_query(urlsplit(page.url).query)[0]
+    assert state.parse_query(urlsplit(copied).query)[0] == state.parse_query(urlsplit(page.url).query)[0]
     # Each section's link (keyboard: focus it, press Enter) copies the link to that section.
     page.locator("#sweep h2 .wt-anchor").focus()
     page.keyboard.press("Enter")

@@ -19,7 +19,7 @@ import pytest
 
 from robust import booted, error_box, injected, live_sections, notes_shown, section_text, settle, wait_status
 from harness import sweep_readout
-from weighttying import state as S
+from weighttying import state
 from weighttying import sweep
 from weighttying.views import savings as savings_view
 from carried_numbers import near
@@ -84,10 +84,10 @@ def batches(cases):
     return out
 
 
-def used_values(state: S.State, live: list[str]) -> dict:
+def used_values(page_state: state.State, live: list[str]) -> dict:
     """The values a page built from STATE writes back: the parser's, after the sections that reconcile
     linked controls on load have done so (savings: a preset and numbers that disagree make it 'custom')."""
-    vals = S.values(state)
+    vals = state.values(page_state)
     if "savings" in live:
         sav = {f: vals[f"savings.{f}"] for f in ("preset", *savings_view.FIELDS)}
         vals.update({f"savings.{f}": v for f, v in savings_view.reconcile(sav).items()})
@@ -111,7 +111,7 @@ def test_bad_url_state_in_the_browser(browser, server):
         checked = 0
         for i, batch in enumerate(plan):
             query = query_of(batch)
-            want_state, want_notes = S.parse_query(query)
+            want_state, want_notes = state.parse_query(query)
             page.evaluate("(q) => history.replaceState(null, '', '?' + q)", query)
             page.evaluate("() => { window.__wt.restart(); }")
             wait_status(page, "ready")
@@ -121,16 +121,16 @@ def test_bad_url_state_in_the_browser(browser, server):
             shown = notes_shown(page)
             assert shown == want_notes, f"{where}: notes shown {shown} != parser's {want_notes}"
             for k, v in batch:
-                _, note = S.parse_value(S.BY_KEY[k], v) if k in S.BY_KEY else (None, "unknown")
+                _, note = state.parse_value(state.BY_KEY[k], v) if k in state.BY_KEY else (None, "unknown")
                 if note:
                     assert any(k[:20] in n for n in shown), f"{where}: no note names {k!r}={v[:40]!r}: {shown}"
                 checked += 1
             # The URL now says what the page used (a section may add what it derives, e.g. preset=custom).
-            used, used_notes = S.parse_query(page.evaluate("() => location.search.slice(1)"))
+            used, used_notes = state.parse_query(page.evaluate("() => location.search.slice(1)"))
             assert used_notes == [], where
             want = used_values(want_state, live_sections(page))
-            for k in {k for k, _ in batch if k in S.BY_KEY}:
-                assert S.values(used)[k] == want[k], f"{where}: {k} is {S.values(used)[k]!r} in the URL, not {want[k]!r}"
+            for k in {k for k, _ in batch if k in state.BY_KEY}:
+                assert state.values(used)[k] == want[k], f"{where}: {k} is {state.values(used)[k]!r} in the URL, not {want[k]!r}"
             # Nothing ran, nothing was rendered as markup.
             assert not s.dialogs, f"{where}: a dialog fired: {s.dialogs}"
             assert page.evaluate("() => window.__wtPwned") == [], f"{where}: injected code ran"

@@ -5,10 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from weighttying import owntext as O
+from weighttying import owntext
 from weighttying import codelab, paper, pool
 from weighttying import state
-from weighttying.views import owntext, pathdrop, repeat, tasks
+from weighttying.views import owntext as owntext_view
+from weighttying.views import pathdrop, repeat, tasks
 
 
 @pytest.fixture(autouse=True)
@@ -33,8 +34,8 @@ def one_worker(section: str, st) -> dict:
         return {"points": list(pathdrop.iter_curves(st))}
     if section == "owntext":
         results = {}
-        for point in owntext.iter_runs(st):
-            owntext.collect(results, point)
+        for point in owntext_view.iter_runs(st):
+            owntext_view.collect(results, point)
         return results
     return paper.study(st.scale, st.steps, st.seed, st.seeds, st.lr)
 
@@ -97,8 +98,8 @@ def test_a_part_whose_first_batch_is_only_the_tokenised_text_gives_progress():
 
 def test_an_own_text_part_names_a_bad_text_and_merges_nothing_before_it_is_read():
     st = state.Owntext(sample="yours", text="too short")
-    assert owntext.merge(st, [[], []]) == {}
-    with pytest.raises(O.TextError, match="at least 200"):
+    assert owntext_view.merge(st, [[], []]) == {}
+    with pytest.raises(owntext.TextError, match="at least 200"):
         next(pool.Part(pool.encode(pool.split("owntext", st, 2)[0])).points)
 
 

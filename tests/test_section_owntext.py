@@ -5,7 +5,7 @@ run; a preset or a link keeps none of them."""
 import numpy as np
 import panel as pn
 
-from weighttying import owntext as O
+from weighttying import owntext
 from weighttying import state
 from weighttying.app.sections import owntext as section
 from weighttying.app.store import Store
@@ -28,7 +28,7 @@ def test_a_paste_is_yours_trains_to_cpython_and_never_enters_the_url():
     store["owntext"].text = TEXT
     assert store["owntext"].sample == "yours" and "Ready: your pasted text" in shown(root)
     run_until_done(root, "Run")
-    got, want = values(shown(root)), O.run(TEXT, s=O.Setup(steps=20))
+    got, want = values(shown(root)), owntext.run(TEXT, s=owntext.Setup(steps=20))
     assert got["owntext-heldout-tied"] == carried(want["models"]["tied"]["curve"][-1]["heldout"])
     assert got["owntext-rank-untied"] == carried(want["models"]["untied"]["rank_after"])
     link = writes[-1]["owntext"]  # the section's values for the address bar: the sample, never the text itself
@@ -50,7 +50,7 @@ def test_a_file_chosen_before_python_is_taken_as_chosen_when_the_section_is_buil
     root = section.build(store)
     assert store["owntext"].sample == "yours" and f"Ready: the file you chose ({len(TEXT):,} characters)" in shown(root)
     run_until_done(root, "Run")
-    assert values(shown(root))["owntext-heldout-tied"] == carried(O.run(TEXT, s=O.Setup(steps=20))["models"]["tied"]["curve"][-1]["heldout"])
+    assert values(shown(root))["owntext-heldout-tied"] == carried(owntext.run(TEXT, s=owntext.Setup(steps=20))["models"]["tied"]["curve"][-1]["heldout"])
 
 
 def test_a_file_after_a_paste_wins_and_a_paste_after_it_wins_back():

@@ -5,12 +5,12 @@ from urllib.parse import quote
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from weighttying import state as S
+from weighttying import state
 
 
-def in_bounds(st_: S.State) -> bool:
-    for c in S.CONTROLS:
-        v = S.values(st_)[c.key]
+def in_bounds(st_: state.State) -> bool:
+    for c in state.CONTROLS:
+        v = state.values(st_)[c.key]
         if type(v) is not c.type:
             return False
         if c.lo is not None and not (c.lo <= v <= c.hi):
@@ -20,7 +20,7 @@ def in_bounds(st_: S.State) -> bool:
     return True
 
 
-def valid_value(c: S.Control):
+def valid_value(c: state.Control):
     if c.type is bool:
         return st.booleans()
     if c.type is int:
@@ -28,46 +28,46 @@ def valid_value(c: S.Control):
     if c.type is float:
         return st.floats(c.lo, c.hi, allow_nan=False)
     if c.key == "hide":
-        return st.lists(st.sampled_from(sorted(S.HIDE_TOKENS)), unique=True).map(",".join)
+        return st.lists(st.sampled_from(sorted(state.HIDE_TOKENS)), unique=True).map(",".join)
     return st.sampled_from(c.choices)
 
 
 # a link holds every control whose kind enters the URL (a reader's own text, file or prompt never does)
-valid_states = st.fixed_dictionaries({}, optional={c.key: valid_value(c) for c in S.CONTROLS if c.spec.url}).map(S.from_values)
+valid_states = st.fixed_dictionaries({}, optional={c.key: valid_value(c) for c in state.CONTROLS if c.spec.url}).map(state.from_values)
 
 
 @settings(max_examples=800, deadline=None)
 @given(st.text(max_size=300))
 def test_parse_never_raises_and_stays_in_bounds(q):
-    state, notes = S.parse_query(q)
-    assert in_bounds(state)
+    page_state, notes = state.parse_query(q)
+    assert in_bounds(page_state)
     assert all(isinstance(n, str) for n in notes)
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(sorted(S.BY_KEY)), st.text(max_size=80)), max_size=8))
+@given(st.lists(st.tuples(st.sampled_from(sorted(state.BY_KEY)), st.text(max_size=80)), max_size=8))
 def test_known_keys_with_arbitrary_values(pairs):
     q = "&".join(f"{quote(k)}={quote(v)}" for k, v in pairs)
-    state, notes = S.parse_query(q)
-    assert in_bounds(state)
+    page_state, notes = state.parse_query(q)
+    assert in_bounds(page_state)
     # each pair either took effect unchanged, or a note names its key
     for k, v in pairs:
-        if S.BY_KEY[k].key not in " ".join(notes):
-            value, note = S.parse_value(S.BY_KEY[k], v)
+        if state.BY_KEY[k].key not in " ".join(notes):
+            value, note = state.parse_value(state.BY_KEY[k], v)
             assert note is None
 
 
 @settings(max_examples=400, deadline=None)
 @given(valid_states)
-def test_round_trip(state):
-    back, notes = S.parse_query(S.to_query(state))
+def test_round_trip(page_state):
+    back, notes = state.parse_query(state.to_query(page_state))
     assert notes == []
-    assert back == state
+    assert back == page_state
 
 
 def test_default_state_has_empty_query():
-    assert S.to_query(S.State()) == ""
-    assert S.parse_query("") == (S.State(), [])
+    assert state.to_query(state.State()) == ""
+    assert state.parse_query("") == (state.State(), [])
 
 
 @pytest.mark.parametrize("q, key, why", [
@@ -88,28 +88,28 @@ def test_default_state_has_empty_query():
     ("hide=prose,<b>x</b>", "hide", "ignored unknown"),
 ])
 def test_bad_values_are_named(q, key, why):
-    state, notes = S.parse_query(q)
-    assert in_bounds(state)
+    page_state, notes = state.parse_query(q)
+    assert in_bounds(page_state)
     assert any(key in n and why in n for n in notes), notes
 
 
 def test_clamp_keeps_the_nearest_bound():
-    state, _ = S.parse_query("sweep.sigma=-3&tasks.seeds=99")
-    assert state.sweep.sigma == 1e-8 and state.tasks.seeds == 10
+    page_state, _ = state.parse_query("sweep.sigma=-3&tasks.seeds=99")
+    assert page_state.sweep.sigma == 1e-8 and page_state.tasks.seeds == 10
 
 
 def test_duplicate_key_last_valid_wins_and_is_noted():
-    state, notes = S.parse_query("sweep.grid=fine&sweep.grid=bad&sweep.grid=coarse")
-    assert state.sweep.grid == "coarse"
+    page_state, notes = state.parse_query("sweep.grid=fine&sweep.grid=bad&sweep.grid=coarse")
+    assert page_state.sweep.grid == "coarse"
     assert any("given 3 times" in n for n in notes)
 
 
 def test_notes_quote_values_truncated():
-    _, notes = S.parse_query("sweep.grid=" + "x" * 60)
+    _, notes = state.parse_query("sweep.grid=" + "x" * 60)
     assert all(len(n) < 200 for n in notes)
 
 
 def test_replace_changes_one_control():
-    s = S.replace(S.State(), "repeat.res", 0.0)
-    assert s.repeat.res == 0.0 and dataclasses.replace(s.repeat, res=1.0) == S.Repeat()
-    assert S.to_query(s) == "repeat.res=0"
+    s = state.replace(state.State(), "repeat.res", 0.0)
+    assert s.repeat.res == 0.0 and dataclasses.replace(s.repeat, res=1.0) == state.Repeat()
+    assert state.to_query(s) == "repeat.res=0"
