@@ -10,29 +10,22 @@ import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighti
 import { python } from "@codemirror/lang-python";
 import { lintGutter, setDiagnostics } from "@codemirror/lint";
 import { hash, installShare } from "./share_code.js";
+import { queryDeep, whenDom, withShadowRoots } from "./dom.js";
 
 const HOST = ".wt-codelab-editor";
 const BOX = "wt-code-input"; // the code control's text area (controls.py), or the live widget's host (app/store.py)
 // Its accessible name says how a keyboard leaves it: Tab indents inside it (CodeMirror: Escape, then Tab, moves on)
 const NAME = "Your backward, Python code. Press Escape then Tab to leave the editor.";
 
-/** Every element under ROOT, through open shadow roots (Panel renders each live widget in one). */
-export function* deep(root) {
-  for (const el of root.querySelectorAll("*")) {
-    yield el;
-    if (el.shadowRoot) yield* deep(el.shadowRoot);
-  }
-}
+// The live section (Panel renders each of its widgets in a shadow root), or null before its hand-over
+const liveSection = (doc) => doc.querySelector("#live-codelab[data-live=true]");
 
 /** The code control's text area in the section: the live one once the section is live, else the prerender's. */
 export function box(doc = document) {
-  const live = doc.querySelector("#live-codelab[data-live=true]");
-  for (const el of live ? deep(live) : []) {
-    if (el.tagName === "TEXTAREA" && el.getRootNode().host?.closest?.(`.${BOX}`)) return el;
-    if (el.classList?.contains(BOX) && el.shadowRoot) {
-      const t = el.shadowRoot.querySelector("textarea");
-      if (t) return t;
-    }
+  const live = liveSection(doc);
+  for (const root of live ? withShadowRoots(live) : []) {
+    const area = root.host?.closest?.(`.${BOX}`) && root.querySelector("textarea"); // the live widget's own box
+    if (area) return area;
   }
   return doc.querySelector(`#live-codelab textarea.${BOX}`);
 }
@@ -75,9 +68,8 @@ function keep(storage, original, text) {
 
 function verdict(doc) {
   // The section's verdict element: in the live section's shadow roots, else the prerender's.
-  const live = doc.querySelector("#live-codelab[data-live=true]");
-  for (const el of live ? deep(live) : []) if (el.dataset?.testid === "codelab-verdict") return el;
-  return doc.querySelector("#live-codelab [data-testid=codelab-verdict]");
+  const live = liveSection(doc), sel = "[data-testid=codelab-verdict]";
+  return (live && queryDeep(live, sel)) || doc.querySelector(`#live-codelab ${sel}`);
 }
 
 function marks(view, doc) {
@@ -96,16 +88,19 @@ function marks(view, doc) {
   };
 }
 
+// The editor's whole text replaced by CODE: one edit, which Undo takes back
+const replaceCode = (view, code) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code } });
+
 function controlsOf(host, view, original, storage) {
   // The bar under the editor the build wrote (controls.editor_still): "Reset to the page's code", the line saying
   // what was restored (or came from a link, share_code.js) and its "Back to my edit", "Share this code" and its line
   const [reset, note, back, share, said, link] = ["reset", "restored", "back", "share", "share-said", "share-link"]
     .map((id) => host.querySelector(`[data-testid=codelab-${id}]`));
   reset.disabled = false;
-  reset.addEventListener("click", () => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: original } }));
+  reset.addEventListener("click", () => replaceCode(view, original));
   const kept = restored(storage, original);
   if (kept) {
-    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: kept.text } });
+    replaceCode(view, kept.text);
     note.textContent = kept.note;
   }
   return { note, back, share, said, link };
@@ -159,7 +154,7 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   doc.addEventListener("click", (event) => {
     const button = event.composedPath().find((el) => el.dataset?.codelabSource !== undefined);
     if (!button) return;
-    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: button.dataset.codelabSource } });
+    replaceCode(view, button.dataset.codelabSource);
     view.focus();
   });
   return view;
@@ -167,8 +162,9 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
 
 /** Press the live section's Run (its Panel button), if the section is live; true when pressed. */
 export function pressRun(doc = document) {
-  const live = doc.querySelector("#live-codelab[data-live=true]");
-  const button = [...(live ? deep(live) : [])].find((el) => el.tagName === "BUTTON" && el.textContent.trim() === "Run");
+  const live = liveSection(doc);
+  const button = [...(live ? withShadowRoots(live) : [])].flatMap((root) => [...root.querySelectorAll("button")])
+    .find((el) => el.textContent.trim() === "Run");
   button?.click();
   return !!button;
 }
@@ -176,7 +172,5 @@ export function pressRun(doc = document) {
 /** Mount the editor once the page is parsed. */
 export function installEditor(doc = document, links = {}, run = () => pressRun(doc)) {
   // links: {pageUrl() (this page's link with its query), dropFragment() (the address bar's one writer drops the #)}
-  const go = () => mount(doc, run, globalThis.localStorage, links);
-  if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", go, { once: true });
-  else go();
+  whenDom(() => mount(doc, run, globalThis.localStorage, links));
 }

@@ -7,3 +7,11 @@ export function* withShadowRoots(root) {
   yield root;
   for (const el of root.querySelectorAll("*")) if (el.shadowRoot) yield* withShadowRoots(el.shadowRoot);
 }
+// the first match of sel under root, shadow roots included (null: none)
+export function queryDeep(root, sel) {
+  for (const r of withShadowRoots(root)) {
+    const hit = r.querySelector(sel);
+    if (hit) return hit;
+  }
+  return null;
+}

@@ -1,23 +1,14 @@
 // A file dropped anywhere on a live section that reads files (own text) goes to that section's file box, as if
 // chosen there, so the box's checks (size, UTF-8: Python's) apply. A file dropped anywhere else is refused in
 // place: the browser would otherwise open it in this tab, and the reader would lose the page.
-import { withShadowRoots } from "./dom.js";
+import { queryDeep } from "./dom.js";
 
 const hasFiles = (e) => !!e.dataTransfer && Array.from(e.dataTransfer.types || []).includes("Files");
-
-function deep(root, sel) {
-  // the first match of sel under root, shadow roots included (Bokeh draws its inputs in them)
-  for (const r of withShadowRoots(root)) {
-    const hit = r.querySelector(sel);
-    if (hit) return hit;
-  }
-  return null;
-}
 
 export function fileBox(path) {
   // the file input of the live section on an event's composed path, if it has one
   const section = path.find((el) => el.id && el.id.startsWith("live-") && el.dataset && el.dataset.live === "true");
-  return section ? deep(section, "input[type=file]") : null;
+  return section ? queryDeep(section, "input[type=file]") : null;
 }
 
 export function installDrop(doc) {
