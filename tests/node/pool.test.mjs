@@ -3,7 +3,7 @@
 // again, a pool that cannot start, release when idle.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createPool, poolSize, quietStop, readerDied } from "../../site/pool.js";
+import { HANG, createPool, poolSize, quietStop, readerDied } from "../../site/pool.js";
 
 test("size: cores - 1, within 1..4; 1 saving data, on click or under 4 GB; at most 2 where memory is unsaid", () => {
   const size = (cores, memory, more = {}) => poolSize({ cores, memory, ...more });
@@ -161,12 +161,17 @@ test("ask: a section's slots from a worker (started for it), its error named, no
   await assert.rejects(none.ask({ section: "sweep", query: "" }), /no numerics workers/);
 });
 
-test("a part of the reader's code (quiet_s) silent past its limit: its worker ended, the Run failed, not run again", async () => {
+async function readersRun({ size = 1, run, quietS = 10, hang = HANG }) {
+  // A pool of SIZE fake workers running the reader's code (one part, "mine", quiet_s QUIET_S): as running() gives.
   const { made, spawn } = fakeWorkers(), posted = [];
-  const pool = createPool({ size: 1, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6,
-    hang: { floorMs: 1e6, factor: 10, tickMs: 5 } });
-  pool.run({ sid: "codelab", run: 8, parts: ["mine"], quiet_s: 0.04 });
+  const pool = createPool({ size, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6, hang });
+  pool.run({ sid: "codelab", run, parts: ["mine"], quiet_s: quietS });
   await tick();
+  return { made, posted, pool };
+}
+
+test("a part of the reader's code (quiet_s) silent past its limit: its worker ended, the Run failed, not run again", async () => {
+  const { made, posted, pool } = await readersRun({ run: 8, quietS: 0.04, hang: { floorMs: 1e6, factor: 10, tickMs: 5 } });
   await new Promise((resolve) => setTimeout(resolve, 120));
   assert.ok(made[0].terminated, "ended at its quiet limit, though the pool's own bound is far off");
   assert.equal(made.length, 1, "no new worker runs it again");
@@ -177,10 +182,7 @@ test("a part of the reader's code (quiet_s) silent past its limit: its worker en
 });
 
 test("a part of the reader's code whose worker dies is not run again: the Run fails, saying so", async () => {
-  const { made, spawn } = fakeWorkers(), posted = [];
-  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
-  pool.run({ sid: "codelab", run: 9, parts: ["mine"], quiet_s: 10 });
-  await tick();
+  const { made, posted, pool } = await readersRun({ size: 2, run: 9 });
   made[0].onerror({ preventDefault() {}, message: "out of memory" });
   await tick();
   assert.equal(made.length, 1, "no second worker for it");
@@ -189,10 +191,7 @@ test("a part of the reader's code whose worker dies is not run again: the Run fa
 });
 
 test("a worker that ran the reader's code runs only such parts, answers no ask, and gives its place to a clean one", async () => {
-  const { made, spawn } = fakeWorkers(), posted = [];
-  const pool = createPool({ size: 1, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
-  pool.run({ sid: "codelab", run: 10, parts: ["mine"], quiet_s: 10 });
-  await tick();
+  const { made, pool } = await readersRun({ run: 10 });
   made[0].batch(true);
   pool.run({ sid: "codelab", run: 11, parts: ["again"], quiet_s: 10 });
   await tick();
@@ -203,10 +202,7 @@ test("a worker that ran the reader's code runs only such parts, answers no ask, 
   assert.ok(made[0].terminated && made.length === 2 && made[1].sent.at(-1).spec === "ours",
     "a clean part ends the idle tainted worker and takes a new one");
   made[1].batch(true);
-  const { made: more, spawn: spawnMore } = fakeWorkers();
-  const other = createPool({ size: 2, spawn: spawnMore, boot: {}, post: () => {}, idleMs: 1e6 });
-  other.run({ sid: "codelab", run: 1, parts: ["mine"], quiet_s: 10 });
-  await tick();
+  const { made: more, pool: other } = await readersRun({ size: 2, run: 1 });
   more[0].batch(true);
   assert.equal(await other.ask({ section: "sweep", query: "q" }), '{"readout": "q"}');
   assert.equal(more.length, 2, "the ask went to a new, clean worker");
@@ -230,10 +226,7 @@ test("messages are heard by shape: others dropped and counted; a part's points f
 });
 
 test("Cancel of a part of the reader's code ends its worker (the code may never read a cancel); the next Run starts anew", async () => {
-  const { made, spawn } = fakeWorkers(), posted = [];
-  const pool = createPool({ size: 1, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
-  pool.run({ sid: "codelab", run: 14, parts: ["loops"], quiet_s: 10 });
-  await tick();
+  const { made, posted, pool } = await readersRun({ run: 14 });
   pool.cancel({ run: 14 });
   assert.ok(made[0].terminated && !made[0].sent.some((m) => m.type === "cancel"), "ended, not asked");
   assert.equal(pool.workers.length, 0);
