@@ -343,6 +343,11 @@ def checks(text: str, k: int = K, seed: int = 0, cfg: model.Config = CONFIG, num
         grads = gradients(load(text), seed, cfg)
     except ReaderError as exc:
         return exc.outcome
+    return checks_of(grads, k, seed, cfg, numeric)
+
+
+def checks_of(grads: dict, k: int = K, seed: int = 0, cfg: model.Config = CONFIG, numeric: dict | None = None) -> dict:
+    """checks() of gradients already computed from the reader's code (run once, not again for each use)."""
     inputs, targets = batch(seed, cfg.V)
     if numeric is None:
         seeded = config(seed, cfg)

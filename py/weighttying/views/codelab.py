@@ -45,10 +45,12 @@ def numeric() -> dict:
 def checked(text: str) -> dict:
     """The text's checks (codelab.checks at the default k), its wrong entries' flat indices and E's entrywise
     errors as shown; the text's error dict when it fails."""
-    out = codelab.checks(text, numeric=numeric())
-    if out["kind"] != "ok":
-        return out
-    errors, wrong = codelab.wrong_entries(codelab.gradients(codelab.load(text)), numeric())
+    try:
+        grads = codelab.gradients(codelab.load(text))  # the reader's code runs once for all the checks below
+    except codelab.ReaderError as exc:
+        return exc.outcome
+    out = codelab.checks_of(grads, numeric=numeric())
+    errors, wrong = codelab.wrong_entries(grads, numeric())
     entries = out["entries"]
     shown = {"params": [{**p, "max_rel_err": float(shown_errors(p["max_rel_err"]))} for p in entries["params"]],
              "max_rel_err": float(shown_errors(entries["max_rel_err"]))}
