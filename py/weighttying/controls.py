@@ -11,6 +11,7 @@ import html
 import json
 
 from . import state
+
 # player.js says the same while the live lab is loading (and other things when it is not)
 STATUS = ("Computed at build by this page's own code (the weighttying package, in CPython) for every "
           "step of these controls; the live lab takes over when Python has loaded in your browser.")

@@ -23,11 +23,11 @@ SIZE = {"workers": 0}  # how many numerics workers the page may start (0: no poo
 _emit: Callable[[str, str], None] = lambda kind, data: None  # noqa: E731  (a slot that setup() fills, not a function)
 _runs: dict[int, asyncio.Queue] = {}
 _ids = itertools.count(1)
+SHARE = 0.08  # of a pooled Run's time this worker may spend on updates; taking the batches in is ~2 % more
 
 
 class PartFailed(RuntimeError):
     """A part of a pooled Run failed: its message, from the page or the part's Python, is said as it stands."""
-SHARE = 0.08  # of a pooled Run's time this worker may spend on updates; taking the batches in is ~2 % more
 
 
 def setup(size: int, emit: Callable[[str, str], None]) -> None:

@@ -44,8 +44,9 @@ def build(store: Store) -> pn.viewable.Viewable:
     run = RunSection(store, "codelab", "Run", codelab_view.collect, check=check, steps=here, draw=draw)
     obj = store["codelab"]  # an edit makes the code the reader's, as before Python (player.js: the kind's `own`)
     obj.param.watch(lambda _: setattr(obj, "bug", codelab_view.YOURS), "code")
+    kinds = ((codelab_view.script, "codelab.py", "Python script"), (codelab_view.notebook, "codelab.ipynb", "notebook"))
     take = [pn.widgets.FileDownload(callback=lambda f=f: io.StringIO(f(store.state_of("codelab"))), filename=name,
                                     label=f"Download the code and its check ({kind})", button_type="light")
-            for f, name, kind in ((codelab_view.script, "codelab.py", "Python script"), (codelab_view.notebook, "codelab.ipynb", "notebook"))]
+            for f, name, kind in kinds]
     return layout(store, "codelab", figures=("strip", "race"), before={"race": [run.runner.view()]},
                   downloads=[pn.Row(*take, css_classes=["wt-exports"])])
