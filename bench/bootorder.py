@@ -15,7 +15,7 @@ the page clock:
             (panel_runtime_ms ...: runtime_checked, runtime, packages, import, app), the first numerics worker's
             (__wt.pool.boots; numerics_*: spawned and ready = up, page clock; runtime_checked, runtime, packages,
             durations) and, in a build that records it, panel_started_ms (when the Panel worker was made)
-  off-grid  ?embed=sweep&sweep.sigma=0.0123 (off the playback grid, as bench/engines.py): early_live_ms (the
+  off-grid  ?embed=sweep&sweep.sigma=0.0123 (off the playback grid, as bench/engine_times.py): early_live_ms (the
             numerics worker's answer in place), early_panel_live_ms (the Panel section live), their ratio, and
             that page's boot steps (early_panel_*, early_numerics_*: the two workers booting at once)
 Medians and [min, max] per engine, build and order, each over the first build-and-order's; the load before and after.
@@ -36,10 +36,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import engines
+import engine_times  # bench/engine_times.py: launch_all
+import engines  # tests/engines.py: the engine matrix's drivers
 import failures  # bench/failures.py: a failed page is recorded, the others kept
 import harness
-from run import bench_engines  # bench/engines.py: launch_all
 
 OFF_GRID = "embed=sweep&sweep.sigma=0.0123"
 STEPS = ("runtime_checked", "runtime", "packages", "import", "app")
@@ -108,7 +108,7 @@ def measure(builds: dict[str, str], names: list[str], orders: list[str], runs: i
     proxy = engines.OffOrigin()
     launched = {}
     try:
-        launched, raw = bench_engines.launch_all(names, proxy)
+        launched, raw = engine_times.launch_all(names, proxy)
         for n, e in launched.items():
             mine = orders if e.can_init_script else ["natural"]
             raw[n] = {f"{b}:{o}": [] for b in builds for o in mine}

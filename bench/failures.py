@@ -1,7 +1,7 @@
 """A failed run of a bench is recorded, not raised: its record is {"failed": "Type: the first line of its error"},
 its traceback goes to stderr, and the bench goes on with its other runs and writes its JSON (its top-level
 "failed" names each one; the exit code is then 1). One WebDriver hiccup in WebKit's second run once lost
-bench/engines.py's ten runs before it."""
+bench/engine_times.py's ten runs before it."""
 from __future__ import annotations
 
 import sys

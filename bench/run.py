@@ -21,7 +21,7 @@ from file:// in a fresh profile, interleaved with the others: its size, time to 
 live (the worker's ready comes after the last section is embedded) and to first response (the first slider
 change repainted), and its ratios to the served "main" of the same runs.
 The engines (unless --engines ''): readable, first response, first live and all live of "main" served and of the
-classroom file in Chromium, Firefox ESR and WebKitGTK (bench/engines.py), with where the time goes in each and
+classroom file in Chromium, Firefox ESR and WebKitGTK (bench/engine_times.py), with where the time goes in each and
 the ratios over Chromium of the same run. See bench/README.md for the JSON.
 A run that fails (any variant's, the classroom file's, an engine's, the numerics in CPython) is recorded as failed
 with its error's first line and left out of the medians; the others are kept: `failed` lists each, exit code 1.
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import json
 import os
 import platform
@@ -47,23 +46,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+import engine_times  # bench/engine_times.py: the instant page in each engine
 import failures  # bench/failures.py: a failed run is recorded, the others kept
 import harness  # tests/harness.py: serve(), Chromium, request origins, page helpers
 import instant
 import peer as peer_site
+from numerics import sections as timed_sections  # bench/numerics.py: the default Runs it times
 from weighttying.state import SECTIONS
 
-
-def bench_module(name: str):
-    """bench/NAME.py loaded by its path as module bench_NAME: tests/ comes first on sys.path and has modules of the
-    same name (`import engines` is tests/engines.py, the engine drivers bench/engines.py itself imports)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench_engines = bench_module("engines")
 
 LEVERS = ("pyc", "br")  # build.py --without ...: levers that change dist/ (see bench/README.md)
 TARGETS = {"readable_ms": 500, "interactive_ms": 3000, "interactive_max_ms": 5000, "repeat_interactive_ms": 1500,
@@ -71,7 +61,7 @@ TARGETS = {"readable_ms": 500, "interactive_ms": 3000, "interactive_max_ms": 500
            "peer_ratio": 3.0, "classroom_bytes": 16e6, "first_response_ms": 1000, "first_response_peer_ratio": 10.0,
            "first_live_over_baseline_interactive": 0.6, "repeat_first_live_over_cold": 0.6, "cls": 0.01,
            "renderer_peak_rss_bytes": 450e6, "run_worker_over_cpython": 1.5, "tasks_worker_s": 1.5}
-RUN_SECTIONS = (*bench_module("numerics").sections(), "lens")  # bench/numerics.py's timed default Runs, its lens study
+RUN_SECTIONS = (*timed_sections(), "lens")  # bench/numerics.py's timed default Runs, its lens study
 
 # Runs in the page before any of its scripts: marks 'readable' (the first frame after DOMContentLoaded).
 INIT_JS = """
@@ -535,11 +525,11 @@ def failures_of(runs: dict[str, list], classroom_runs: list[dict], report: dict)
 
 
 def engines_step(a, dist: Path, classroom: Path | None, tmp: Path) -> dict:
-    """bench/engines.py's report for the served DIST and the classroom file; a failure is reported, not raised,
+    """bench/engine_times.py's report for the served DIST and the classroom file; a failure is reported, not raised,
     so the runs measured before it are still summarised."""
     try:
         with harness.serve(dist, log_dir=tmp) as srv:
-            return bench_engines.measure(srv.url, classroom, a.engine_runs, a.engines.split(","))
+            return engine_times.measure(srv.url, classroom, a.engine_runs, a.engines.split(","))
     except Exception as e:  # any engine's failure: the report says which, and the exit code is 1
         traceback.print_exc()
         return {"measured": False, "error": f"{type(e).__name__}: {e}"}
@@ -557,7 +547,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-peer", action="store_true", help="leave out the panel-convert peer (bench/peer.py)")
     ap.add_argument("--no-classroom", action="store_true", help="leave out the classroom file (dist/weighttying.html)")
     ap.add_argument("--engines", default="chromium,firefox,webkit", help="engines to time main and the classroom "
-                    "file in (bench/engines.py); '' for none")
+                    "file in (bench/engine_times.py); '' for none")
     ap.add_argument("--engine-runs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "run.json")

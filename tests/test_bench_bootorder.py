@@ -4,18 +4,18 @@ with its error's first line, the other pages kept and summarised, the exit code 
 from test_bench_entry import ERROR, PRELUDE, child
 
 BOOTORDER = r'''
-bench = load("bootorder")
-bench.engines.missing = lambda name: None
+import bootorder
+bootorder.engines.missing = lambda name: None
 
 cannot_launch = flaky({}, fails=(1,))  # Firefox's launch raises as WebDriver once did
-bench.engines.launch = lambda name, proxy: cannot_launch() if name == "firefox" else stand_in(
+bootorder.engines.launch = lambda name, proxy: cannot_launch() if name == "firefox" else stand_in(
     version=name, quit=lambda: None, can_init_script=name != "webkit")
-bench.engines.OffOrigin = lambda: stand_in(close=lambda: None)
-bench.page = flaky({"first_live_ms": 10.0, "all_live_ms": 20.0, "order_seen": "together"}, fails=(2,))
-bench.off_grid = flaky({"early_live_ms": 4.0, "early_panel_live_ms": 8.0, "early_over_panel": 0.5}, fails=(5,))
+bootorder.engines.OffOrigin = lambda: stand_in(close=lambda: None)
+bootorder.page = flaky({"first_live_ms": 10.0, "all_live_ms": 20.0, "order_seen": "together"}, fails=(2,))
+bootorder.off_grid = flaky({"early_live_ms": 4.0, "early_panel_live_ms": 8.0, "early_over_panel": 0.5}, fails=(5,))
 out = TMP / "bootorder.json"
-finish(bench.main(["--dist", str(DIST), "--variant", f"b={DIST}", "--runs", "2", "--engines", "chromium,firefox,webkit",
-                   "--orders", "together,numerics-first", "--out", str(out)]), out)
+finish(bootorder.main(["--dist", str(DIST), "--variant", f"b={DIST}", "--runs", "2", "--engines", "chromium,firefox,webkit",
+                       "--orders", "together,numerics-first", "--out", str(out)]), out)
 '''
 
 

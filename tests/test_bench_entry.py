@@ -1,12 +1,12 @@
 """Each bench entry point's set-up at its smallest size, so a break in it fails the suite and not the next person who
 measures (issue 41: bench/peer.py's own function `compress` shadowed the module it called, and every fresh peer
-build died; one WebDriver hiccup in WebKit lost bench/engines.py's whole JSON). Per script: its main() with a small
+build died; one WebDriver hiccup in WebKit lost bench/engine_times.py's whole JSON). Per script: its main() with a small
 command, the browser, the server and each long step replaced by a stand-in of a line or two, and one run failing:
 its JSON must be written, the failed run named with its error's first line, the other runs kept, the exit code 1.
 The peer's build runs for real on stand-in inputs (pip, `panel convert` and the Pyodide runtime are the stand-ins).
 Every command bench/README.md documents must parse with its script's own arguments. Nothing is launched or
-measured. Each case runs in a child interpreter, as `python bench/X.py` would: bench/ first on this process's
-sys.path would make a later `import engines` find bench/engines.py instead of tests/engines.py."""
+measured. Each case runs in a child interpreter, as `python bench/X.py` would, so its stand-ins replace nothing in
+this process."""
 import json
 import os
 import re
@@ -20,7 +20,8 @@ ERROR = "RuntimeError: Could not parse script result"  # the first line of what 
 
 # Before each case: bench/ first on sys.path (what `python bench/X.py` does), no browser, no server.
 PRELUDE = r'''
-import contextlib, importlib.util, json, sys, types
+import contextlib, json, sys, types
+from importlib import import_module
 from pathlib import Path
 
 ROOT, TMP = Path.cwd(), Path(sys.argv[1])
@@ -41,14 +42,6 @@ DIST = TMP / "dist"
 (DIST / "weighttying.html").write_text("<!doctype html><title>the classroom file</title>")
 
 
-def load(name):
-    """bench/NAME.py by its path, as bench/run.py loads bench/engines.py (by name it could be tests/NAME.py)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def flaky(record, fails=(1,)):
     """A stand-in run: the calls numbered in FAILS raise as WebKit's WebDriver once did; the others return RECORD."""
     calls = []
@@ -66,7 +59,7 @@ def finish(code, out):
 '''
 
 RUN = r'''
-run = load("run")
+import run
 compile(run.worker_numerics_code(), "bench/numerics.py", "exec")  # what the worker is sent
 page = {"readable_ms": 1.0, "first_response_ms": 1.0, "first_live_ms": 2.0, "ready_ms": 2.0, "interactive_ms": 2.0,
         "bytes": 1, "requests": 1, "boot_steps_ms": {"runtime": 1.0}, "off_origin": [], "repeat": {"interactive_ms": 3.0}}
@@ -74,19 +67,19 @@ run.one_run = flaky(page)  # main's first run fails; the peer's two and main's s
 run.classroom_run = flaky({"readable_ms": 1.0, "fcp_ms": 1.0, "first_response_ms": 2.0, "all_live_ms": 2.0,
                            "boot_steps_ms": {}, "off_file": []}, fails=(2,))
 run.peer_site.build_peer = lambda offline: DIST
-engines = run.bench_engines
-engines.engines.missing = lambda name: None
-engines.engines.launch = lambda name, proxy: stand_in(version="0", quit=lambda: None)
-engines.one = flaky({"status": "ready", "first_live_ms": 5.0, "where_ms": {}, "off_origin": []}, fails=(2,))
-engines.early = lambda engine, url, timeout_s: {"early_live_ms": 4.0}
+import engine_times
+engine_times.engines.missing = lambda name: None
+engine_times.engines.launch = lambda name, proxy: stand_in(version="0", quit=lambda: None)
+engine_times.one = flaky({"status": "ready", "first_live_ms": 5.0, "where_ms": {}, "off_origin": []}, fails=(2,))
+engine_times.early = lambda engine, url, timeout_s: {"early_live_ms": 4.0}
 out = TMP / "run.json"
 finish(run.main(["--runs", "2", "--moves", "0", "--no-numerics", "--dist", str(DIST), "--engines", "chromium",
                  "--engine-runs", "1", "--out", str(out)]), out)
 '''
 
-ENGINES = r'''
-engines = load("engines")
-engines.engines.missing = lambda name: None
+ENGINE_TIMES = r'''
+import engine_times
+engine_times.engines.missing = lambda name: None
 
 
 def launch(name, proxy):
@@ -95,16 +88,16 @@ def launch(name, proxy):
     return stand_in(version=name, quit=lambda: None)
 
 
-engines.engines.launch = launch
+engine_times.engines.launch = launch
 # per run: chromium served, chromium file, webkit served, webkit file: WebKit's second served run fails
-engines.one = flaky({"status": "ready", "first_live_ms": 5.0, "where_ms": {"fcp": 1.0}, "off_origin": []}, fails=(7,))
-engines.early = flaky({"early_live_ms": 4.0, "early_over_panel": 0.5}, fails=(3,))
-out = TMP / "engines.json"
-finish(engines.main(["--dist", str(DIST), "--runs", "2", "--engines", "chromium,firefox,webkit", "--out", str(out)]), out)
+engine_times.one = flaky({"status": "ready", "first_live_ms": 5.0, "where_ms": {"fcp": 1.0}, "off_origin": []}, fails=(7,))
+engine_times.early = flaky({"early_live_ms": 4.0, "early_over_panel": 0.5}, fails=(3,))
+out = TMP / "engine_times.json"
+finish(engine_times.main(["--dist", str(DIST), "--runs", "2", "--engines", "chromium,firefox,webkit", "--out", str(out)]), out)
 '''
 
 POOL = r'''
-pool = load("pool")
+import pool
 pool.visit = flaky({"wall_s": [2.0], "streaming": [{"share_of_run": 0.1, "updates_per_s": 3.0}], "worker_compute_s": [None],
                     "pool_size": 1, "workers_started": 1, "notes": [], "rss_before_run_bytes": 1, "release_s": None,
                     "rss_peak_during_runs_bytes": 2, "rss_after_release_bytes": 1,
@@ -115,7 +108,7 @@ finish(pool.main(["--dist", str(DIST), "--variant", f"b={DIST}", "--runs", "1", 
 '''
 
 STREAM = r'''
-stream = load("stream")
+import stream
 stream.stream_page = flaky({"run_s": 2.0, "pool_size": 1, "patches_per_s": 1.0, "page_ms_per_update": 1.0,
                             "page_share_of_run": 0.1, "panel_worker_share": 0.1, "repaint_p95_ms": 50.0})
 stream.early_page = flaky({"build": "", "early_live_ms": 1.0, "panel_live_ms": 2.0, "early_over_panel": 0.5}, fails=())
@@ -125,14 +118,14 @@ finish(stream.main(["--dist", str(DIST), "--pages", "1", "--moves", "1", "--out"
 '''
 
 MEMORY = r'''
-memory = load("memory")
+import memory
 memory.one_visit = flaky({"renderer_peak_rss_bytes": 2e8, "first_live_ms": 1.0})
 out = TMP / "memory.json"
 finish(memory.main(["--runs", "1", "--dist", str(DIST), "--states", "blank,click", "--out", str(out)]), out)
 '''
 
 OWNTEXT = r'''
-owntext = load("owntext")
+import owntext
 owntext.visit = flaky({"runs": [{"first_points_ms": 1.0, "result_ms": 2.0}], "size": 1, "started": 1})
 owntext.cpython = lambda text: {"first_points_ms": 0.5, "result_ms": len(text) / 250}  # a 1 kB text: 4.0
 out = TMP / "owntext.json"
@@ -140,7 +133,7 @@ finish(owntext.main(["--runs", "1", "--kb", "1", "--dist", str(DIST), "--out", s
 '''
 
 CODELAB = r'''
-lab = load("codelab")
+import codelab as lab
 lab.visit = flaky({"fcp_ms": 1.0, "live_ms": 2.0, "first_result_ms": 3.0, "error_ms": [1.0], "pool_started": 1,
                    "runs": [{"click_ms": 2.0, "result_ms": 1.0, "done_ms": 5.0}, {"click_ms": 9.0, "result_ms": 0.5, "done_ms": 4.0}]})
 lab.cpython = lambda presses: {"numeric_ms": 1.0, "checked_ms": [0.25] * presses, "median_checked_ms": 0.25}
@@ -149,7 +142,7 @@ finish(lab.main(["--runs", "2", "--presses", "2", "--dist", str(DIST), "--out", 
 '''
 
 STEP_LEVERS = r'''
-step_levers = load("step_levers")
+import step_levers
 
 
 def in_pyodide(code, lock, packages, what="the Pyodide run"):
@@ -164,7 +157,7 @@ finish(step_levers.main(["--dist", str(DIST), "--against", "HEAD", "--repeats", 
 '''
 
 REPORT = r'''
-report_bench = load("report_bench")
+import report_bench
 report_bench.baseline = lambda: None
 report_bench.report_in_child = flaky({"wall": 1.5, "cpu": 1.0, "rows": 3})
 out = TMP / "report.json"
@@ -178,7 +171,7 @@ import io
 from contextlib import redirect_stdout
 
 sys.modules["panel"] = stand_in(__version__="0")  # inputs_key's one use of Panel: importing it takes seconds
-peer = load("peer")
+import peer
 wheels = TMP / "wheels"
 wheels.mkdir()
 
@@ -232,7 +225,7 @@ argparse.ArgumentParser.parse_args = parse_only
 wrong = []
 for script, argv in json.loads(sys.argv[2]):
     try:
-        load(Path(script).stem).main(argv)
+        import_module(Path(script).stem).main(argv)
         wrong.append(f"{script} {argv}: main() ran past its argument parsing")
     except Parsed:
         pass
@@ -265,8 +258,8 @@ def test_run_keeps_every_run_but_the_failed_one(tmp_path):
     assert json.loads((tmp_path / "run.runs.json").read_text())["runs"]["peer"][0]["interactive_ms"] == 2.0
 
 
-def test_engines_writes_its_json_when_a_run_or_a_launch_fails(tmp_path):
-    got = child(ENGINES, tmp_path)
+def test_engine_times_writes_its_json_when_a_run_or_a_launch_fails(tmp_path):
+    got = child(ENGINE_TIMES, tmp_path)
     report = got["json"]
     assert got["exit"] == 1
     assert report["firefox"] == {"failed": ERROR}
@@ -367,6 +360,6 @@ def documented() -> list[tuple[str, list[str]]]:
 
 def test_every_documented_command_parses(tmp_path):
     commands = documented()
-    assert {s for s, _ in commands} >= {"bench/run.py", "bench/engines.py", "bench/pool.py", "bench/peer.py"}
+    assert {s for s, _ in commands} >= {"bench/run.py", "bench/engine_times.py", "bench/pool.py", "bench/peer.py"}
     assert child(PARSES, tmp_path, json.dumps(commands)) == []
 

@@ -1,8 +1,9 @@
 """Every bench script imports what it calls: each bench/*.py is loaded the way `python bench/X.py` loads it
 (its folder first on sys.path, then whatever it puts before that, tests/ for most), without running its main,
-and every `module.name` it reads off a module it imports must exist. bench/run.py once stopped after minutes
-of measuring with "module 'engines' has no attribute 'measure'": tests/ was first on sys.path, so
-`import engines` found tests/engines.py, not bench/engines.py. No browser is started here."""
+and every `module.name` it reads off a module it imports must exist; and no module in bench/ has the file name of
+one in tests/, which most bench scripts put first on sys.path. bench/run.py once stopped after minutes of
+measuring with "module 'engines' has no attribute 'measure'": `import engines` found tests/engines.py, not the
+bench script of that name. No browser is started here."""
 import ast
 import json
 import subprocess
@@ -104,7 +105,7 @@ def check(script: Path) -> subprocess.CompletedProcess:
 
 
 def test_every_bench_script_is_checked():
-    assert {"run.py", "engines.py", "memory.py", "numerics.py"} <= set(SCRIPTS)
+    assert {"run.py", "engine_times.py", "memory.py", "numerics.py"} <= set(SCRIPTS)
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
@@ -113,16 +114,15 @@ def test_bench_script_has_every_name_it_calls(name):
     assert out.returncode == 0, f"bench/{name}: names it reads that its imports lack:\n{out.stdout}{out.stderr}"
 
 
-def test_the_check_catches_a_module_shadowed_by_tests(tmp_path):
-    """The break this file is for: a script in bench/ that puts tests/ first, then imports bench's engines.py by
-    name, gets tests/engines.py, which has no measure()."""
-    (tmp_path / "engines.py").write_text((ROOT / "bench" / "engines.py").read_text())
-    (tmp_path / "broken.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\nimport engines as bench_engines\n\n\n"
-        "def main():\n    return bench_engines.measure\n")
+def test_the_check_catches_a_name_the_module_lacks(tmp_path):
+    (tmp_path / "broken.py").write_text("import json\n\n\ndef main():\n    return json.measure\n")
     out = check(tmp_path / "broken.py")
-    assert out.returncode == 1 and "bench_engines.measure" in out.stdout and "tests/engines.py" in out.stdout, \
-        out.stdout + out.stderr
+    assert out.returncode == 1 and "line 5: json.measure" in out.stdout, out.stdout + out.stderr
+
+
+def test_no_bench_module_has_the_name_of_one_in_tests():
+    both = {p.name for p in (ROOT / "bench").glob("*.py")} & {p.name for p in (ROOT / "tests").glob("*.py")}
+    assert not both, f"bench/ and tests/ both have {sorted(both)}: a bench script's `import` finds tests/'s"
 
 
 KEEPS = r'''
@@ -147,7 +147,7 @@ def engines_fail(*args):
 run.variants_of = lambda a, tmp: {"main": tmp}
 run.measure = measure
 run.harness.serve = lambda d, log_dir: contextlib.nullcontext(types.SimpleNamespace(url="http://127.0.0.1:1/"))
-run.bench_engines.measure = engines_fail
+run.engine_times.measure = engines_fail
 try:
     run.main(["--no-peer", "--no-classroom", "--no-numerics", "--engines", "webkit", "--out", str(out)])
 except Exception:  # summarising the one stand-in run fails (a KeyError): what was measured is on disk before that

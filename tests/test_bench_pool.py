@@ -1,7 +1,6 @@
 """bench/pool.py's floor (a Run as one part in Node-Pyodide) fails with a message that says why: a site with no lock,
 and a lock Node-Pyodide cannot load. The floor itself is measured by the bench, not here. Each case runs in a child
-interpreter, as `python bench/pool.py` would: bench/ first on this process's sys.path would make a later
-`import engines` find bench/engines.py instead of tests/engines.py."""
+interpreter, as `python bench/pool.py` would: a failure is its exit code and its words on stderr."""
 import subprocess
 import sys
 from pathlib import Path

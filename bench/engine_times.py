@@ -1,6 +1,6 @@
 """The instant-page times in every engine of the test matrix (tests/engines.py: Chromium, Firefox ESR, WebKitGTK),
 for the served site and the classroom file, measured in the same run (bench/run.py --engines, or alone:
-`.venv/bin/python bench/engines.py --dist dist --runs 2`). All ms on the page clock (0 = navigation start):
+`.venv/bin/python bench/engine_times.py --dist dist --runs 2`). All ms on the page clock (0 = navigation start):
 
   readable_ms        DOMContentLoaded's end (the prose and prerendered figures are parsed and laid out;
                      WebDriver classic cannot stamp a frame before the page's scripts, so this one stamp for all)
@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import engines
+import engines  # tests/engines.py: the engine matrix's drivers
 import failures  # bench/failures.py: a failed run is recorded, the others kept
 import harness
 import instant
@@ -172,7 +172,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dist", type=Path, default=ROOT / "dist")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--engines", default=",".join(engines.ENGINES))
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "engines.json")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "engine_times.json")
     a = ap.parse_args(argv)
     classroom = a.dist.resolve() / "weighttying.html"
     with harness.serve(a.dist.resolve(), log_dir=Path(tempfile.gettempdir())) as srv:
