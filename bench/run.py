@@ -11,7 +11,7 @@ slider change round-tripped and repainted), bytes and requests up to interactive
 steps, peak memory (renderer VmHWM = page + worker, the page's JS heap from CDP Performance.getMetrics,
 the worker's wasm heap), then a repeat visit in the same profile (warm cache) to interactive. Runs of
 all variants are interleaved (run 1 of each, then run 2, ...) so machine load hits them alike.
-The first variant's last run also times slider-to-repaint over --moves moves on the sweep and the rank section, and runs bench/numerics.py
+The first variant's last run also times slider-to-repaint over --moves moves on the sweep and the repeat section, and runs bench/numerics.py
 in the worker (bench/worker_hook.js, which build.py adds only with --bench) and in this CPython, reported as Pyodide/native ratios.
 The peer (unless --no-peer): the same sections converted by `panel convert --to pyodide-worker`, served
 offline from this machine (bench/peer.py builds it once, cached in ~/.cache/weighttying/peer/), measured interleaved
@@ -231,8 +231,8 @@ def one_run(pw, exe: str, url: str, origin: str, moves: int, numerics_code: str 
         cdp.send("Performance.enable")
         metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
         cold["page_js_heap_bytes"] = metrics.get("JSHeapTotalSize")
-        if moves:  # the sweep (inScale) and the rank section (sigma): five right, five left, ...
-            for field, key in (("repaint_ms", "sweep.in_scale"), ("repaint_rank_ms", "repeat.sigma")):
+        if moves:  # the sweep (inScale) and repeat (sigma): five right, five left, ...
+            for field, key in (("repaint_ms", "sweep.in_scale"), ("repaint_repeat_ms", "repeat.sigma")):
                 cold[field] = [harness.move_and_wait_repaint(page, key, "ArrowRight" if (i // 5) % 2 == 0 else
                                                              "ArrowLeft")["latency"]
                                for i in range(moves if cold["interactive_via"] == "slider" else 0)]
@@ -461,7 +461,7 @@ def measure(variants: dict[str, Path], a, code: str | None, classroom: Path | No
     return runs, classroom_runs
 
 
-REPAINTS = (("repaint_ms", "repaint"), ("repaint_rank_ms", "repaint_rank"))  # the sweep, the rank section
+REPAINTS = (("repaint_ms", "repaint"), ("repaint_repeat_ms", "repaint_repeat"))  # the sweep, repeat
 
 
 def judged(runs: dict[str, list], variants: dict[str, Path], code: str | None) -> dict:
