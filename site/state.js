@@ -42,7 +42,11 @@ export function codec(rules) {
   const kind = (c) => rules.kinds[c.kind];
   const hideTokens = new Set([...rules.hide_words, ...rules.sections, ...byKey.keys()]);
   const chars = (s) => [...s]; // Python counts code points, not UTF-16 units
-  const show = (raw) => JSON.stringify(chars(raw).length <= 24 ? raw : `${chars(raw).slice(0, 24).join("")}…`);
+  const told = rules.notes; // how a note quotes and joins what it names
+  const shown = (raw) => chars(raw).length <= told.show_chars ? raw : chars(raw).slice(0, told.show_chars).join("") + told.cut;
+  const show = (raw) => JSON.stringify(shown(raw)); // state._show, JSON's quotes for repr's
+  const names = (texts) => texts.map(show).join(told.join);
+  const say = (name, vals) => fillIn(told.say[name], vals);
 
   function strip(s) {
     let a = 0, b = s.length;
@@ -55,39 +59,41 @@ export function codec(rules) {
   const readers = {
     number(c, raw) {
       const k = kind(c);
-      if (!new RegExp(`^(?:${k.syntax})$`).test(raw)) return { value: null, note: `${c.key}=${show(raw)} is not ${k.what}; kept ${fmt(c.default)}` };
+      const said = { key: c.key, raw: show(raw), default: fmt(c.default) };
+      if (!new RegExp(`^(?:${k.syntax})$`).test(raw)) return { value: null, note: say("not_syntax", { ...said, what: k.what }) };
       const x = Number(raw) + (k.whole ? 0 : -0); // a whole number has no -0; a number keeps its sign
-      if (!Number.isFinite(x)) return { value: null, note: `${c.key}=${show(raw)} is not finite; kept ${fmt(c.default)}` };
+      if (!Number.isFinite(x)) return { value: null, note: say("not_finite", said) };
       if (x < c.lo || x > c.hi) {
         const y = Math.min(Math.max(x, c.lo), c.hi);
-        return { value: y, note: `${c.key}=${show(raw)} is outside [${fmt(c.lo)}, ${fmt(c.hi)}]; clamped to ${fmt(y)}` };
+        return { value: y, note: say("clamped", { ...said, lo: fmt(c.lo), hi: fmt(c.hi), value: fmt(y) }) };
       }
       return { value: x, note: null };
     },
     onoff(c, raw) {
       const low = raw.toLowerCase();
       if (rules.true.includes(low) || rules.false.includes(low)) return { value: rules.true.includes(low), note: null };
-      return { value: null, note: `${c.key}=${show(raw)} is not on/off (use 1 or 0); kept ${fmt(c.default)}` };
+      return { value: null, note: say("not_onoff", { key: c.key, raw: show(raw), default: fmt(c.default) }) };
     },
     words(c, raw) {
       if (c.choices.includes(raw.toLowerCase())) return { value: raw.toLowerCase(), note: null };
-      return { value: null, note: `${c.key}=${show(raw)} is not one of ${c.choices.filter(Boolean).map(show).join(", ")}; kept ${fmt(c.default) || "none"}` };
+      const allowed = names(c.choices.filter(Boolean));
+      return { value: null, note: say("not_word", { key: c.key, raw: show(raw), allowed, default: fmt(c.default) || told.no_default }) };
     },
     list(c, raw) {
-      const tokens = raw.split(",").map(strip).filter(Boolean);
+      const tokens = raw.split(rules.hide_sep).map(strip).filter(Boolean);
       const bad = tokens.filter((t) => !hideTokens.has(t));
-      const note = bad.length ? `${c.key}: ignored unknown ${bad.slice(0, 5).map(show).join(", ")}` : null;
-      return { value: [...new Set(tokens)].filter((t) => hideTokens.has(t)).join(","), note };
+      const note = bad.length ? say("unknown_tokens", { key: c.key, tokens: names(bad.slice(0, told.names)) }) : null;
+      return { value: [...new Set(tokens)].filter((t) => hideTokens.has(t)).join(rules.hide_sep), note };
     },
   };
 
   function read(c, text) {
     // state.parse_value: {value (null if unusable), note (null if none)} for one raw value of control c.
     const k = kind(c);
-    if (!k.url) return { value: null, note: `${c.key} is never read from a link (it may be long or private); ignored` };
+    if (!k.url) return { value: null, note: say("never_linked", { key: c.key }) };
     const raw = strip(String(text));
     if (chars(raw).length > k.max_chars) {
-      return { value: null, note: `${c.key}: value of ${chars(raw).length} characters is too long (max ${k.max_chars}); kept default` };
+      return { value: null, note: say("too_long", { key: c.key, chars: chars(raw).length, limit: k.max_chars }) };
     }
     return readers[k.url](c, raw);
   }
@@ -101,14 +107,14 @@ export function codec(rules) {
       seen.set(key, (seen.get(key) || 0) + 1);
       const c = byKey.get(key);
       if (!c) {
-        if (seen.get(key) === 1) notes.push(`unknown setting ${show(key)} ignored`);
+        if (seen.get(key) === 1) notes.push(say("unknown_key", { raw: show(key) }));
         continue;
       }
       const { value, note } = read(c, raw);
       if (note) notes.push(note);
       if (value !== null) values[key] = value;
     }
-    for (const [key, n] of seen) if (n > 1 && byKey.has(key)) notes.push(`${key} was given ${n} times; the last valid one counts`);
+    for (const [key, n] of seen) if (n > 1 && byKey.has(key)) notes.push(say("repeated", { key, n }));
     return { values, notes };
   }
 
@@ -118,7 +124,7 @@ export function codec(rules) {
       .map((c) => `${c.key}=${quote(fmt(values[c.key]))}`).join("&");
   }
 
-  const said = (name, vals) => rules.file_says[name].replace(/\{(\w+)\}/g, (_, k) => vals[k]);
+  const said = (name, vals) => fillIn(rules.file_says[name], vals);
 
   function decoded(bytes, limit, size = bytes.length) {
     // state.decoded: {text (null if unusable), problem ("" if none)} of a file's bytes: UTF-8 of at most limit bytes.
@@ -138,6 +144,11 @@ export function codec(rules) {
   const section = (sid) => rules.controls.filter((c) => c.section === sid);
   return { byKey, kind, sections: rules.sections, section, read, parseQuery, toQuery, defaults, decoded, said,
     fills: (sid) => rules.fills[sid] || {} };
+}
+
+function fillIn(template, vals) {
+  // str.format's named fields, the way Python fills in the same template
+  return template.replace(/\{(\w+)\}/g, (_, k) => vals[k]);
 }
 
 function firstBadByte(bytes) {

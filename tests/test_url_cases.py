@@ -56,9 +56,11 @@ def test_the_cases_cover_every_kind_of_control_and_note():
     assert {c["control"]["kind"] for c in CASES["values"]} == set(state.KINDS)
     notes = [n for c in CASES["queries"] for n in state.parse_query(c["query"])[1]]
     notes += [c["note"] for c in CASES["values"] if c["note"]]
-    for why in ("is not a number", "is not a whole number", "is not finite", "clamped", "is not on/off",
-                "is not one of", "hide: ignored", "unknown setting", "was given", "too long", "never read from a link"):
-        assert any(why in n for n in notes), why
+    for name, template in state.NOTES.items():  # every note the readers say, so every way they refuse a value
+        said = re.compile(re.sub(r"\\\{\w+\\\}", ".*", re.escape(template)))
+        assert any(said.fullmatch(n) for n in notes), name
+    whats = {state.KINDS[c["control"]["kind"]].what for c in CASES["values"] if c["note"] and "is not a" in c["note"]}
+    assert whats == {k.what for k in state.KINDS.values() if k.what}
 
 
 def test_the_rules_are_json_and_name_every_control():

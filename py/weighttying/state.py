@@ -37,6 +37,27 @@ TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 HIDE_WORDS = ("prose", "controls")  # besides section ids and control keys
 SPACE = " \t\n\r\f\v"
+HIDE_SEP = ","  # between the hide list's tokens
+
+# What a link's reader says of a value it refuses or changes, worded once: rules() hands these to site/state.js, which
+# fills them in before Python as parse_query does. {raw} is the value as _show quotes it; a note names at most
+# NOTE_NAMES of a list's bad tokens, joined by NOTE_JOIN; "kept" names NO_DEFAULT for an empty default.
+NOTES = {
+    "unknown_key": "unknown setting {raw} ignored",
+    "repeated": "{key} was given {n} times; the last valid one counts",
+    "never_linked": "{key} is never read from a link (it may be long or private); ignored",
+    "too_long": "{key}: value of {chars} characters is too long (max {limit}); kept default",
+    "not_syntax": "{key}={raw} is not {what}; kept {default}",
+    "not_finite": "{key}={raw} is not finite; kept {default}",
+    "clamped": "{key}={raw} is outside [{lo}, {hi}]; clamped to {value}",
+    "not_onoff": "{key}={raw} is not on/off (use 1 or 0); kept {default}",
+    "not_word": "{key}={raw} is not one of {allowed}; kept {default}",
+    "unknown_tokens": "{key}: ignored unknown {tokens}",
+}
+SHOW_CUT = "…"  # ends a value cut at SHOW_CHARS
+NOTE_NAMES = 5
+NOTE_JOIN = ", "
+NO_DEFAULT = "none"
 
 
 @dataclass(frozen=True)
@@ -359,20 +380,26 @@ HIDE_TOKENS = frozenset((*HIDE_WORDS, *SECTIONS, *BY_KEY))
 
 def _show(raw: str) -> str:
     """A bad value quoted back safely: truncated and repr'd, so control characters stay visible."""
-    return repr(raw if len(raw) <= SHOW_CHARS else raw[:SHOW_CHARS] + "…")
+    return repr(raw if len(raw) <= SHOW_CHARS else raw[:SHOW_CHARS] + SHOW_CUT)
+
+
+def _names(texts) -> str:
+    """Values a note lists, each quoted back (_show)."""
+    return NOTE_JOIN.join(_show(t) for t in texts)
 
 
 def _number(c: Control, raw: str) -> tuple[object | None, str | None]:
     """(value, note) for a number: its kind's strict syntax, finite, clamped into [lo, hi]."""
+    said = dict(key=c.key, raw=_show(raw), default=fmt(c.default))
     if not re.fullmatch(c.spec.syntax, raw):
-        return None, f"{c.key}={_show(raw)} is not {c.spec.what}; kept {fmt(c.default)}"
+        return None, NOTES["not_syntax"].format(**said, what=c.spec.what)
     x = c.type(raw)
     if not math.isfinite(x):
-        return None, f"{c.key}={_show(raw)} is not finite; kept {fmt(c.default)}"
+        return None, NOTES["not_finite"].format(**said)
     lo, hi = c.lo, c.hi
     if lo is not None and x < lo or hi is not None and x > hi:
-        y = min(max(x, lo), hi)
-        return c.type(y), f"{c.key}={_show(raw)} is outside [{fmt(lo)}, {fmt(hi)}]; clamped to {fmt(c.type(y))}"
+        y = c.type(min(max(x, lo), hi))
+        return y, NOTES["clamped"].format(**said, lo=fmt(lo), hi=fmt(hi), value=fmt(y))
     return x, None
 
 
@@ -381,24 +408,24 @@ def _onoff(c: Control, raw: str) -> tuple[bool | None, str | None]:
     low = raw.lower()
     if low in TRUE_WORDS or low in FALSE_WORDS:
         return low in TRUE_WORDS, None
-    return None, f"{c.key}={_show(raw)} is not on/off (use 1 or 0); kept {fmt(c.default)}"
+    return None, NOTES["not_onoff"].format(key=c.key, raw=_show(raw), default=fmt(c.default))
 
 
 def _word(c: Control, raw: str) -> tuple[str | None, str | None]:
     """(value, note) for a choice: one of its words, in any case."""
     if raw.lower() in c.choices:
         return raw.lower(), None
-    allowed = ", ".join(repr(x) for x in c.choices if x)
-    return None, f"{c.key}={_show(raw)} is not one of {allowed}; kept {fmt(c.default) or 'none'}"
+    allowed = _names(x for x in c.choices if x)
+    return None, NOTES["not_word"].format(key=c.key, raw=_show(raw), allowed=allowed, default=fmt(c.default) or NO_DEFAULT)
 
 
 def _hide(c: Control, raw: str) -> tuple[str, str | None]:
     """The hide list, keeping known tokens in order and naming the unknown ones."""
-    tokens = [t.strip(SPACE) for t in raw.split(",") if t.strip(SPACE)]
+    tokens = [t.strip(SPACE) for t in raw.split(HIDE_SEP) if t.strip(SPACE)]
     good = [t for t in dict.fromkeys(tokens) if t in HIDE_TOKENS]
     bad = [t for t in tokens if t not in HIDE_TOKENS]
-    note = f"{c.key}: ignored unknown {', '.join(_show(t) for t in bad[:5])}" if bad else None
-    return ",".join(good), note
+    note = NOTES["unknown_tokens"].format(key=c.key, tokens=_names(bad[:NOTE_NAMES])) if bad else None
+    return HIDE_SEP.join(good), note
 
 
 READERS: dict[str, Callable] = {"number": _number, "onoff": _onoff, "words": _word, "list": _hide}  # by Kind.url
@@ -407,11 +434,11 @@ READERS: dict[str, Callable] = {"number": _number, "onoff": _onoff, "words": _wo
 def parse_value(c: Control, raw: str) -> tuple[object | None, str | None]:
     """(value or None, note or None) for one raw URL value of control c."""
     if c.spec.url is None:
-        return None, f"{c.key} is never read from a link (it may be long or private); ignored"
+        return None, NOTES["never_linked"].format(key=c.key)
     raw = raw.strip(SPACE)
     limit = c.spec.max_chars
     if len(raw) > limit:
-        return None, f"{c.key}: value of {len(raw)} characters is too long (max {limit}); kept default"
+        return None, NOTES["too_long"].format(key=c.key, chars=len(raw), limit=limit)
     return READERS[c.spec.url](c, raw)
 
 
@@ -425,14 +452,14 @@ def parse_query(query: str) -> tuple[State, list[str]]:
         c = BY_KEY.get(key)
         if c is None:
             if seen[key] == 1:
-                notes.append(f"unknown setting {_show(key)} ignored")
+                notes.append(NOTES["unknown_key"].format(raw=_show(key)))
             continue
         value, note = parse_value(c, raw)
         if note:
             notes.append(note)
         if value is not None:
             values[key] = value
-    notes += [f"{k} was given {n} times; the last valid one counts" for k, n in seen.items() if n > 1 and k in BY_KEY]
+    notes += [NOTES["repeated"].format(key=k, n=n) for k, n in seen.items() if n > 1 and k in BY_KEY]
     return from_values(values), notes
 
 
@@ -578,7 +605,9 @@ def rules(fills: dict[str, dict]) -> dict:
     reads it): the on/off words, the kinds table (KINDS), what a file box says (FILE_SAYS), each control's kind,
     default and bounds, presets and FILLS ({section: its view's FILLS}). The JS re-types none of it."""
     return {
-        "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE, "hide_words": HIDE_WORDS, "file_says": FILE_SAYS,
+        "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE, "hide_words": HIDE_WORDS, "hide_sep": HIDE_SEP,
+        "file_says": FILE_SAYS, "notes": {"say": NOTES, "show_chars": SHOW_CHARS, "cut": SHOW_CUT, "names": NOTE_NAMES,
+                                          "join": NOTE_JOIN, "no_default": NO_DEFAULT},
         "kinds": {k.name: {f.name: getattr(k, f.name) for f in dataclasses.fields(k) if f.name != "type"}
                   | {"whole": k.type is int} for k in KINDS.values()},
         "sections": SECTIONS,
