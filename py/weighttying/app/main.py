@@ -139,7 +139,7 @@ def set_query(query: str, sections: list[str] | None = None, carried: str = "{}"
     page, _ = state.parse_query(query)  # the page already showed the notes of the query it booted with
     page = state.carry(page, json.loads(carried))
     for sid in state.SECTIONS if sections is None else sections:
-        _store.follow(sid, getattr(page, sid))
+        _store.take_playback(sid, getattr(page, sid))
 
 
 def link(sid: str, send_patch) -> None:

@@ -58,7 +58,7 @@ class Store:
         # model on the same batch): owned here, passed to both sections' views, so each is computed once.
         self.differences = Differences()
         self.sections = {name: cls(**vars(getattr(initial, name))) for name, cls in SECTION_CLASSES.items()}
-        self._followed = {name: vars(getattr(initial, name)) for name in SECTION_CLASSES}  # follow()'s last values
+        self._taken = {name: vars(getattr(initial, name)) for name in SECTION_CLASSES}  # take_playback()'s last values
         for sid, obj in self.sections.items():
             obj.param.watch(lambda *_, sid=sid: self._changed(sid), [p for p in obj.param if p != "name"])
 
@@ -77,13 +77,13 @@ class Store:
     def _changed(self, sid: str) -> None:
         self.on_change({sid: state.link_values(self.page, sid)})
 
-    def follow(self, section: str, values) -> None:
+    def take_playback(self, section: str, values) -> None:
         """Move one section to the values its playback controls hold (a state.<Section>), before its hand-over:
-        only those that moved since the last follow, so a value this side set itself stays (a text typed before
+        only those that moved since the last take, so a value this side set itself stays (a text typed before
         Python makes the own-text sample 'yours'; a later move of another control must not undo that)."""
-        new, old = vars(values), self._followed[section]
+        new, old = vars(values), self._taken[section]
         self.sections[section].param.update(**{k: v for k, v in new.items() if v != old[k]})
-        self._followed[section] = new
+        self._taken[section] = new
 
     def reset(self, section: str) -> None:
         """Put one section's controls back to their defaults (one URL write)."""
