@@ -79,12 +79,12 @@ def test_slots_keep_the_last_good_html_and_say_why_a_setting_failed(monkeypatch)
     monkeypatch.setitem(sys.modules, broken.__name__, broken)
     monkeypatch.setitem(S.SECTION, "sweep", S.Section("sweep", S.Sweep, broken.__name__, None, ""))
     store = Store(S.State())
-    slots = kit.Slots(store, "sweep").follow(["sigma"])
+    slots = kit.Slots(store, "sweep").redraw_on(["sigma"])
     assert slots["a"].object == views_kit.slot("a", "<p>0.25</p>") and slots.error.object == ""
     store["sweep"].sigma = 5.0
     assert slots["a"].object == views_kit.slot("a", "<p>0.25</p>")
     assert "ValueError" in slots.error.object and "&lt;too&gt;" in slots.error.object
-    store["sweep"].in_scale = 2.0  # not followed
+    store["sweep"].in_scale = 2.0  # not redrawn on
     assert len(calls) == 2
     store["sweep"].sigma = 0.5
     assert slots["a"].object == views_kit.slot("a", "<p>0.5</p>") and slots.error.object == ""
@@ -103,7 +103,7 @@ def test_a_figure_downloads_as_svg_with_its_overlay_and_the_reproducing_link():
     import xml.etree.ElementTree as ET
 
     store = Store(S.parse_query("sweep.sigma=0.5")[0], base_url="http://x/")
-    slots = kit.Slots(store, "sweep").follow()
+    slots = kit.Slots(store, "sweep").redraw_on()
     fig = slots.figure("resid")
     [stack] = [c for c in fig.select(pn.Column) if "wt-stack" in c.css_classes]
     assert stack.styles["display"] == "grid" and list(stack.objects) == [slots["resid"], slots["resid_at"]]

@@ -57,7 +57,7 @@ class Slots:
                                               lambda: [p.object for p in panes]))
         return pn.Column(shown, sizing_mode="stretch_width")  # a box of its own: wrap_row restyles it, not the stack
 
-    def follow(self, fields: Sequence[str] | None = None) -> "Slots":
+    def redraw_on(self, fields: Sequence[str] | None = None) -> "Slots":
         """Draw now and again whenever one of `fields` (default: every control of the section) changes."""
         obj = self.store[self.section]
         self.store[self.section].param.watch(self.show, list(fields or [p for p in obj.param if p != "name"]))

@@ -18,7 +18,7 @@ SECTIONS = state.SECTIONS
 
 def generic(store: Store, sid: str) -> pn.viewable.Viewable:
     """A section with no controls of its own beyond the shared ones: every slot follows every control."""
-    Slots(store, sid).follow()
+    Slots(store, sid).redraw_on()
     return layout(store, sid, figures=tuple(contract.view(sid).OVERLAYS.values()))
 
 

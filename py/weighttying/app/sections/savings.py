@@ -21,6 +21,6 @@ def build(store: Store) -> pn.viewable.Viewable:
     p.param.update(**view.reconcile(values()))  # a shared link: make preset and numbers agree before drawing
     p.param.watch(lambda *_: p.param.update(**view.reconcile(values(), "preset")), "preset")
     p.param.watch(lambda event, *_: p.param.update(**view.reconcile(values(), event.name)), list(view.FIELDS))
-    Slots(store, "savings").follow()
+    Slots(store, "savings").redraw_on()
     exports = export_buttons(store, "savings", "tying-savings-presets", view.preset_rows)
     return layout(store, "savings", figures=("curve",), downloads=[exports])

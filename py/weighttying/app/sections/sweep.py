@@ -15,6 +15,6 @@ from ..store import Store
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The sweep section's Panel root, bound to store["sweep"]."""
-    Slots(store, "sweep").follow()
+    Slots(store, "sweep").redraw_on()
     return layout(store, "sweep", figures=("resid", "logit"),
                   downloads=[export_buttons(store, "sweep", "sweep", lambda: view.rows(store.state_of("sweep")))])

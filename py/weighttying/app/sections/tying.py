@@ -11,7 +11,7 @@ from ..store import Store
 
 def build(store: Store) -> pn.viewable.Viewable:
     """The tying section's Panel root, bound to store["tying"]."""
-    Slots(store, "tying").follow()
+    Slots(store, "tying").redraw_on()
     exports = export_buttons(store, "tying", "tying-parameter-count",
                              lambda: view.count_rows(store.state_of("tying").V, store.state_of("tying").d))
     return layout(store, "tying", downloads=[exports])
