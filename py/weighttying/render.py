@@ -16,6 +16,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from . import colours
+
 W, H = 480, 240  # SVG viewBox; the page scales it to the column width (every unit of height is 1.25 px of page
 # at 600 px)
 PAD = 52  # the left margin: an axis's tick values, four characters at a phone's larger figure text (style.css)
@@ -534,13 +536,8 @@ def lines_at(series: dict[str, Sequence[float]], grid: Sequence[float], x: float
     return _mark(float(_scale(i, 0, n - 1, b[0], b[2])), float(_scale(y, lo, hi, b[3], b[1])), inside)
 
 
-# The page's figure colours (style.css, light scheme) for a figure saved as a file.
-FILE_CSS = (".wt-s0{stroke:#0b63b6}.wt-s1{stroke:#b36b00}rect.wt-s0,circle.wt-s0{fill:#0b63b6}"
-            "rect.wt-s1,text.wt-s1{fill:#b36b00}.wt-s2{stroke:#0b63b6;stroke-dasharray:5 4}"
-            ".wt-s3{stroke:#b36b00;stroke-dasharray:5 4}text.wt-s2{fill:#0b63b6}text.wt-s3{fill:#b36b00}"
-            ".wt-band{fill:#b36b00;fill-opacity:.25}"
-            ".wt-at{fill:none;stroke:#1d1d1f;stroke-width:3}text{fill:#1d1d1f}text.wt-s0{fill:#0b63b6}"
-            ".wt-grid{stroke:#d4d4d8;stroke-width:.75}.wt-tick,.wt-axis{fill:#56565b}.wt-head{font-weight:600}")
+# The page's figure colours (its light scheme: weighttying.colours) for a figure saved as a file.
+FILE_CSS = colours.file_css()
 
 
 def standalone(fragments: Sequence[str], url: str) -> str:

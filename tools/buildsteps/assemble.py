@@ -49,6 +49,7 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
     files |= {name: (SITE / name).read_bytes() for name in SITE_FILES}
     for sheet in SHARING_CSS:  # the page's and the live sections' rules in common, written once
         files[sheet] += b"\n" + (SITE / "shared.css").read_bytes()
+    files["style.css"] = coloured(files["style.css"], page_data["colours"])
     files[PAGE_SCRIPT] = bundle("main.js", "the page's script")
     # The worker: site/worker.js and its imports (the payload unpacker, the checked fetch it shares with the
     # page's player) as one ES module with no import or export left, so the served page starts it as a module
@@ -154,6 +155,13 @@ def page(html: str, config: dict, csp: str) -> str:
             raise BuildError(f"site/index.html lacks the <!--build:{slot}--> slot")
         html = html.replace(f"<!--build:{slot}-->", value)
     return html
+
+
+def coloured(sheet: bytes, root: str) -> bytes:
+    """site/style.css with its light :root (weighttying.colours.root_css) in its /*build:colours*/ slot."""
+    if sheet.count(b"/*build:colours*/") != 1:
+        raise BuildError("site/style.css needs one /*build:colours*/ slot, where the light colours go")
+    return sheet.replace(b"/*build:colours*/", root.encode())
 
 
 def serve_module():
