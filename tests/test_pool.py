@@ -92,7 +92,7 @@ def test_a_part_whose_first_batch_is_only_the_tokenised_text_gives_progress():
     st = state.Owntext(sample="yours", text=PASTED, steps=20)
     gather = pool.Gather("owntext", st, 2, 40)
     first = next(pool.Part(pool.encode(pool.split("owntext", st, 2)[0])).points)
-    assert "entry" in first and gather.add(0, pool.encode({"points": [first], "done": False, "step": 0}))["step"] == 0
+    assert "entry" in first and gather.add(0, pool.encode({"points": [first], "done": False, "step": 0, "flush": False}))["step"] == 0
     assert gather.results()["yours"]["chars"] == len(PASTED)
 
 
@@ -276,3 +276,18 @@ def test_a_flushed_point_ends_its_batch_so_the_readers_code_starts_after_a_sent_
     part.batch(60)
     checks = pool.decode(part.batch(60))["points"]
     assert len(checks) == 1 and checks[0]["entry"]["kind"] == "ok" and "flush" not in checks[0]  # the race comes next
+    assert first["flush"] and pool.decode(part.batch(60))["flush"] is False  # the batches that end on one say so
+
+
+def test_a_flushed_batch_is_drawn_at_once_however_recent_the_last_update():
+    """The code lab's checks are the answer a reader waits for: with updates due only once a minute, the Panel worker
+    still draws them as they arrive, before the race, and then only the race's end."""
+    from weighttying.app import pooled
+    said, emit = fake_page(run_parts)
+    pooled.setup(1, emit)
+    st = state.Codelab(bug="yours", code=codelab.original_source(), steps=20)
+    points = drive(pooled.steps("codelab", st, st.steps, lambda: iter(()), draw_s=60.0))
+    merged = [p["merged"] for p in points if p["merged"] is not None]
+    assert len(merged) == 2 and merged[0]["yours"]["race"]["steps"] == []  # the checks alone, then the whole race
+    assert merged[0]["yours"]["verdict"] == codelab.checks(codelab.original_source())["verdict"]
+    assert merged[1]["yours"]["race"]["steps"][-1] == st.steps

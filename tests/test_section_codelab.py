@@ -15,7 +15,7 @@ from weighttying.app.store import Store
 from weighttying.precision import carried
 from weighttying.views import codelab as codelab_view
 from weighttying.views import contract, kit
-from test_section_repeat import run_until_done, shown
+from test_section_repeat import button, run_until_done, shown
 
 DEFAULT = state.State().codelab
 BUGS = [b.id for b in codelab_bugs.BUGS]
@@ -126,6 +126,24 @@ def test_the_readers_code_never_runs_in_the_panel_worker_and_a_failure_keeps_the
     broken = codelab_view.checked("def lesson_backward(:\n")
     out = codelab_view.slots(dataclasses.replace(DEFAULT, bug=codelab_view.YOURS), {codelab_view.YOURS: {**good, "failed": broken}})
     assert 'data-line="1"' in out["verdict"] and "SyntaxError" in out["verdict"] and "codelab-wrong-rows" in out["strip"]
+
+
+def test_a_run_leaves_the_last_results_shown_until_its_first_answer():
+    """Run holds what is shown (its checks come within a moment: no "not checked" flash, no redraw before the work
+    is asked for); the answer then replaces it."""
+    import asyncio
+    store = Store(state.parse_query("codelab.bug=in_scale&codelab.steps=30")[0])
+    root = section.build(store)
+    run_until_done(root, "Run")
+    before = shown(root)
+
+    async def click_and_look() -> str:
+        button(root, "Run").clicks += 1  # the Run's start, up to its first await
+        return shown(root)
+    held = asyncio.run(click_and_look())
+    assert hooks(held) == hooks(before) and "codelab-race-final" in hooks(held)  # every number shown, as it was
+    run_until_done(root, "Run")
+    assert "codelab-race-final" in shown(root)
 
 
 def test_an_edit_in_the_live_section_selects_yours():

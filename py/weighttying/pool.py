@@ -102,8 +102,9 @@ class Part:
 
     def batch(self, budget: float = BUDGET_S) -> str:
         """The points computed in about `budget` s (a superseded key, view.LATEST, only on the batch's last); a point
-        the view marks "flush" ends its batch at once (it is worth showing now, or what follows may never return)."""
-        out, t0 = [], time.perf_counter()
+        the view marks "flush" ends its batch at once and marks it (it is worth showing now, or what follows may never
+        return): {points, done, step, flush}."""
+        out, t0, flush = [], time.perf_counter(), False
         while time.perf_counter() - t0 < budget:
             point = next(self.points, None)
             if point is None:
@@ -115,7 +116,7 @@ class Part:
             if flush:
                 break
         stale = [{k: v for k, v in p.items() if k not in self.view.LATEST} for p in out[:-1]]
-        return encode({"points": stale + out[-1:], "done": self.done, "step": self.step})
+        return encode({"points": stale + out[-1:], "done": self.done, "step": self.step, "flush": flush})
 
 
 class Gather:
@@ -126,12 +127,13 @@ class Gather:
         self.view, self.st, self.total = view(section), st, total
         self.streams = [[] for _ in range(parts)]
         self.done = [False] * parts
+        self.flushed = False  # the last batch taken in ended on a point its view marked "flush": show it now
 
     def add(self, part: int, batch: str) -> dict:
         """A part's batch (Part.batch) taken in: the run's progress {step (of total), loss (the worst)}."""
         got = decode(batch)
         self.streams[part] += got["points"]
-        self.done[part] = got["done"]
+        self.done[part], self.flushed = got["done"], got["flush"]
         return self.progress()
 
     def restart(self, part: int) -> None:

@@ -51,8 +51,8 @@ def heard(kind: str, run: int, part: int, text: str) -> None:
 
 async def steps(section: str, st, total: int, alone: Callable[[], Iterator[dict]], draw_s: float = 0.0):
     """The Run of st in the pool: progress dicts {step, loss, merged (the results so far, None when unchanged)},
-    at most one every draw_s s or its cost / SHARE but the last (and one at once when the loss is not finite), or
-    {step, note}."""
+    at most one every draw_s s or its cost / SHARE but the last (and one at once when the loss is not finite or a
+    batch was flushed: Part.batch), or {step, note}."""
     run, specs = next(_ids), pool.split(section, st, SIZE["workers"])
     gather, queue = pool.Gather(section, st, len(specs), total), asyncio.Queue()
     shown = [pool.encode(gather.results())]  # nothing yet: what the Run's start drew
@@ -67,7 +67,7 @@ async def steps(section: str, st, total: int, alone: Callable[[], Iterator[dict]
         return results if changed else None
 
     def due(progress: dict) -> bool:
-        return gather.finished or not math.isfinite(progress["loss"]) or (
+        return gather.finished or gather.flushed or not math.isfinite(progress["loss"]) or (
             time.perf_counter() - drawn[0] >= max(draw_s, cost[0] / SHARE))
     _emit("pool-run", json.dumps({"sid": section, "run": run, "parts": [json.dumps(s) for s in specs],
                                   "quiet_s": pool.view(section).QUIET_S}))

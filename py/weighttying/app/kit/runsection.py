@@ -48,17 +48,19 @@ class RunSection:
     `draw(run)` replaces `run.slots.show` for a section whose slots need more than its results; `check()` names
     why Run cannot start (a bad input: said in the status line, the results shown stay), "" when it can; `steps`
     replaces the view's for a Run that needs what only the live section holds (the store's memo, Panel's batching).
+    With `hold`, a Run's start leaves the results shown as they are until its first answer replaces them: for a
+    Run whose answer comes within a moment, where blanking them would flash and delay the answer by a redraw.
     """
 
     def __init__(self, store: Store, section: str, label: str, collect: Callable[[dict, dict], bool],
                  fresh: Callable[[], dict] = dict, keep: Sequence[str] = (),
                  draw: Callable[["RunSection"], None] | None = None, check: Callable[[], str] = lambda: "",
-                 steps: Callable[[object], Iterator[dict]] | None = None):
+                 steps: Callable[[object], Iterator[dict]] | None = None, hold: bool = False):
         view = contract.view(section)
         if view.steps is None:
             raise TypeError(f"view {view.module} has no Run (steps, total) for app.kit.RunSection")
         steps, total = steps or view.steps, view.total
-        self.store, self.section, self.view, self.fresh, self.keep = store, section, view, fresh, keep
+        self.store, self.section, self.view, self.fresh, self.keep, self.hold = store, section, view, fresh, keep, hold
         self.results: dict = built(store, section) or fresh()
         self.slots = Slots(store, section, lambda: self.results)
         self.draw = (lambda: draw(self)) if draw else self.slots.show
@@ -105,11 +107,13 @@ class RunSection:
         return self.store.built is None and views_kit.built_applies(self.view, self.st())
 
     def _restart(self, steps: Callable[[object], Iterator[dict]]) -> Iterator[dict]:
-        """A live run's start: the build's results go (but the parts no run redoes), the slots show that."""
+        """A live run's start: the build's results go (but the parts no run redoes), the slots show that (with
+        `hold`, they stay until the run's first answer)."""
         self.live = True
-        self.results.clear()
-        self.results.update(self.fresh(), **kept(self.store, self.section, self.keep))
-        self.draw()
+        if not self.hold:
+            self.results.clear()
+            self.results.update(self.fresh(), **kept(self.store, self.section, self.keep))
+            self.draw()
         return steps(self.st())
 
     def _changed(self, *_) -> None:

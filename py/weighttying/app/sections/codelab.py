@@ -41,7 +41,8 @@ def build(store: Store) -> pn.viewable.Viewable:
             run.results[codelab_view.YOURS] = {**good["entry"], "failed": mine}
         run.slots.show()
 
-    run = RunSection(store, "codelab", "Run", codelab_view.collect, check=check, steps=here, draw=draw)
+    # hold: the last verdict stays until the new one, which the worker sends first (a "Not checked yet" would flash)
+    run = RunSection(store, "codelab", "Run", codelab_view.collect, check=check, steps=here, draw=draw, hold=True)
     obj = store["codelab"]  # an edit makes the code the reader's, as before Python (player.js: the kind's `own`)
     obj.param.watch(lambda _: setattr(obj, "bug", codelab_view.YOURS), "code")
     kinds = ((codelab_view.script, "codelab.py", "Python script"), (codelab_view.notebook, "codelab.ipynb", "notebook"))
