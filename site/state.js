@@ -1,29 +1,34 @@
-// The page's state rules, applied: how a URL value is read, clamped and written, and how a choice fills in
-// other controls. The rules themselves are data that weighttying.state emits (state.rules: the value syntax and
-// words, each control's kind, default and bounds, presets, FILLS), in the page config as "state"; nothing here is
-// a rule of its own, so a link reads alike in both languages (tests/url_cases.json runs in pytest and node).
+// The page's state rules, applied before Python: how a URL value is read, clamped and written, how a choice fills
+// in other controls, how a file box reads a file. Every constant and word of them is data weighttying.state emits
+// (state.rules: the value syntax and words, the notes, each control's kind, default and bounds, presets, FILLS, what a
+// link leaves unescaped, a file box's words), in the page config as "state"; the code is state.py's, line for line,
+// over it, plus how Python's repr, quote and UTF-8 decoder behave. tests/url_cases.json runs in pytest and node, and
+// both check that its cases run every branch, so a link reads alike in both languages.
 
 export function fmt(x) {
-  // state.fmt: the URL form of a value (Python's repr for floats, 1/0 for booleans).
+  // state.fmt: the URL form of a value (Python's repr for floats, 1/0 for booleans). repr writes a float's shortest
+  // round-tripping digits, positionally for exponents -4 to 15, else with a signed exponent of at least two digits;
+  // a whole number as an int (state.fmt). The shared cases (url_cases.json "fmt") hold Python's answers.
   if (typeof x === "boolean") return x ? "1" : "0";
-  if (typeof x !== "number" || (Number.isInteger(x) && Math.abs(x) < 1e16)) return String(x);
+  if (typeof x !== "number") return String(x);
   const [mantissa, power] = x.toExponential().split("e"); // the shortest digits that round-trip, as repr's
   const e = Number(power);
   if (e >= -4 && e < 16) return String(x); // repr writes these positionally, as String does
   return `${mantissa}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
 }
 
-export function quote(text) {
-  // urllib.parse.quote(text, safe=",.-+"), the escaping of state.to_query.
-  const hex = (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`;
-  return encodeURIComponent(text).replaceAll("%2C", ",").replaceAll("%2B", "+").replace(/[!'()*]/g, hex);
+export function quote(text, keeps) {
+  // urllib.parse.quote(text, safe=state.URL_SAFE), the escaping of state.to_query: keeps (state.url_keeps) as they
+  // are, every other character as its UTF-8 bytes percent-encoded.
+  const percent = (ch) => [...new TextEncoder().encode(ch)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`);
+  return [...text].map((ch) => (keeps.includes(ch) ? ch : percent(ch).join(""))).join("");
 }
 
 export function fill(fills, values, defaults, changed = "") {
   // state.fill: the updates that make each choice of FILLS agree with the fields it fills in. values and
   // defaults are {field: value} of one section; changed is the field just set, or "" for a state from a link.
   const out = {};
-  for (const [key, rule] of Object.entries(fills || {})) {
+  for (const [key, rule] of Object.entries(fills)) {
     const want = rule.by[values[key]];
     if (!want || Object.entries(want).every(([f, v]) => values[f] === v)) continue;
     if (changed === key || (!changed && Object.keys(want).every((f) => values[f] === defaults[f]))) {
@@ -121,7 +126,7 @@ export function codec(rules) {
   function toQuery(values) {
     // state.to_query: every value that differs from its default and may enter a link, in page order.
     return rules.controls.filter((c) => c.key in values && values[c.key] !== c.default && kind(c).url)
-      .map((c) => `${c.key}=${quote(fmt(values[c.key]))}`).join("&");
+      .map((c) => `${c.key}=${quote(fmt(values[c.key]), rules.url_keeps)}`).join("&");
   }
 
   const said = (name, vals) => fillIn(rules.file_says[name], vals);
@@ -131,8 +136,8 @@ export function codec(rules) {
     // size: the file's, where only its first limit + 1 bytes were read (a file over the limit is not read whole).
     if (!size) return { text: null, problem: "" };
     if (size > limit) {
-      const tenths = Math.floor(size / 100000);
-      return { text: null, problem: said("too_big", { mb: `${Math.floor(tenths / 10)}.${tenths % 10}`, limit_mb: String(limit / 1e6) }) };
+      const tenths = Math.floor(size / (rules.mb / 10));
+      return { text: null, problem: said("too_big", { mb: `${Math.floor(tenths / 10)}.${tenths % 10}`, limit_mb: fmt(limit / rules.mb) }) };
     }
     try {
       return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), problem: "" };

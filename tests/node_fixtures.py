@@ -7,6 +7,7 @@ here by the build's own functions over small inputs. tests/test_node.py fails wh
   their sha256 (16 hex digits), with the fragment of each slot the prerender shows (prerendered).
 - files.json: what state.decoded makes of small files (FILES): their characters, or why it refuses them.
 - readout.json: the numbers and figures CPython draws, which readout.js reads back (tests/test_readout_js.py).
+- says.json: the status lines' words (controls.SAYS, the page config's "says") and each line as Python fills it in.
 - classroom.html: a classroom file's config and payload (tools/single_file.py) over two small page files, in
   blocks of CHUNK bytes, as the browser reads it (windows-1252).
 """
@@ -65,11 +66,21 @@ def readout() -> str:
     return json.dumps(test_readout_js.cases())
 
 
+def says() -> str:
+    from weighttying import controls
+    blanks = {"error": "the file was modified", "wanted": "d = 48", "near": "d = 64"}
+    lines = [[name, {"takes_over": controls.SAYS["takes_over"][w], "later": controls.SAYS["later"][w], **blanks},
+              controls.SAYS[name].format(takes_over=controls.SAYS["takes_over"][w], later=controls.SAYS["later"][w], **blanks)]
+             for name, words in controls.SAYS.items() if isinstance(words, str) for w in controls.SAYS["later"]]
+    return json.dumps({"says": controls.SAYS, "lines": lines}, indent=1, ensure_ascii=False) + "\n"
+
+
 # Files a file box reads: (why, bytes as hex, repeated this often, the limit in bytes); files.json adds what
 # state.decoded makes of each, for site/state.js's decoded.
 FILES = [("empty", "", 1, 2_000_000), ("ASCII", "6162", 1, 2_000_000), ("two-byte letter", "c3a9", 1, 2_000_000),
          ("four-byte emoji", "f09f9880", 1, 2_000_000), ("a lone 0xff", "61ff62", 1, 2_000_000),
          ("a sequence cut by a letter", "61e28258", 1, 2_000_000), ("a sequence cut off at the end", "61e282", 1, 2_000_000),
+         ("an emoji cut off at the end", "61f09f98", 1, 2_000_000),
          ("a surrogate", "61eda080", 1, 2_000_000), ("an overlong zero", "c080", 1, 2_000_000),
          ("an emoji then a stray continuation", "f09f988080", 1, 2_000_000), ("after a good letter", "c3a9ff", 1, 2_000_000),
          ("Latin-1 far in", "6162" * 5000 + "e9", 1, 2_000_000), ("over the limit", "61", 2_100_006, 2_000_000),
@@ -87,7 +98,8 @@ def files() -> str:
 
 
 FIXTURES = {"rules.json": lambda: rules().encode(), "playback.json": lambda: playback().encode(),
-            "classroom.html": classroom, "readout.json": lambda: readout().encode(), "files.json": lambda: files().encode()}
+            "classroom.html": classroom, "readout.json": lambda: readout().encode(), "files.json": lambda: files().encode(),
+            "says.json": lambda: says().encode()}
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT / "tests"))

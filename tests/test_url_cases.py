@@ -3,12 +3,16 @@ file records, and state.fill gives each fill case's updates. tests/node/state.te
 site/state.js over the rules the build put into the page, so the two languages read every case alike."""
 from __future__ import annotations
 
+import dis
 import json
 import re
+import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
+import node_fixtures
 from weighttying import prerender
 from weighttying import state
 CASES = json.loads((Path(__file__).with_name("url_cases.json")).read_text())
@@ -31,9 +35,9 @@ def test_query(case):
 
 @pytest.mark.parametrize("case", CASES["fills"], ids=lambda c: c["why"])
 def test_fill(case):
-    view = prerender.view(case["section"])
-    defaults = vars(getattr(state.State(), case["section"]))
-    assert state.fill(view.FILLS, case["values"], defaults, case["changed"]) == case["updates"]
+    fills = case["fills"] if "fills" in case else prerender.view(case["section"]).FILLS
+    defaults = case["defaults"] if "defaults" in case else vars(getattr(state.State(), case["section"]))
+    assert state.fill(fills, case["values"], defaults, case["changed"]) == case["updates"]
 
 
 def control(c: dict) -> state.Control:
@@ -46,6 +50,17 @@ def control(c: dict) -> state.Control:
 def test_value(case):
     value, note = state.parse_value(control(case["control"]), case["raw"])
     assert (repr(value), note) == (repr(case["value"]), case["note"])
+
+
+@pytest.mark.parametrize("case", CASES["fmt"], ids=lambda c: c["why"])
+def test_fmt(case):
+    assert state.fmt(case["x"]) == case["to"]
+
+
+@pytest.mark.parametrize("case", CASES["quote"], ids=lambda c: c["why"])
+def test_quote(case):
+    assert quote(case["text"], safe=state.URL_SAFE) == case["to"]
+    assert all(ch in state.url_keeps() for ch in case["to"] if ch != "%")  # what JS keeps as it is, the rest escaped
 
 
 def test_the_cases_cover_every_kind_of_control_and_note():
@@ -61,6 +76,46 @@ def test_the_cases_cover_every_kind_of_control_and_note():
         assert any(said.fullmatch(n) for n in notes), name
     whats = {state.KINDS[c["control"]["kind"]].what for c in CASES["values"] if c["note"] and "is not a" in c["note"]}
     assert whats == {k.what for k in state.KINDS.values() if k.what}
+
+
+def missed_lines(functions, run) -> dict[str, list[int]]:
+    """{name: lines of it that never ran} of functions while run() runs (sys.settrace, as coverage tools count)."""
+    codes, ran = {f.__code__ for f in functions}, set()
+
+    def line(frame, event, _):
+        if event == "line":
+            ran.add((frame.f_code, frame.f_lineno))
+        return line
+
+    before = sys.gettrace()
+    sys.settrace(lambda frame, event, _: line if frame.f_code in codes else None)
+    try:
+        run()
+    finally:
+        sys.settrace(before)
+    missed = {f.__name__: sorted({n for _, n in dis.findlinestarts(f.__code__) if n and n > f.__code__.co_firstlineno}
+                                 - {n for code, n in ran if code is f.__code__}) for f in functions}
+    return {name: lines for name, lines in missed.items() if lines}
+
+
+def test_the_cases_run_every_line_of_the_rules_both_languages_run():
+    """The shared cases run every line of the Python side of each rule site/state.js runs too (its own side is
+    counted by V8 in tests/node/state.test.mjs): a branch no case takes would be a branch the languages may read
+    differently unnoticed."""
+    def run():
+        for q in CASES["queries"]:
+            state.to_query(state.parse_query(q["query"])[0])
+        for v in CASES["values"]:
+            state.parse_value(control(v["control"]), v["raw"])
+        for f in CASES["fills"]:
+            test_fill(f)
+        for f in CASES["fmt"]:
+            state.fmt(f["x"])
+        for _, hexed, times, limit in node_fixtures.FILES:
+            state.decoded(bytes.fromhex(hexed) * times, limit)
+    rules = [state.parse_query, state.parse_value, *state.READERS.values(), state._show, state._names, state.fill,
+             state.fmt, state.to_query, state.decoded]
+    assert missed_lines(rules, run) == {}
 
 
 def test_the_rules_are_json_and_name_every_control():

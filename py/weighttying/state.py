@@ -38,6 +38,7 @@ FALSE_WORDS = ("0", "false", "no", "off")
 HIDE_WORDS = ("prose", "controls")  # besides section ids and control keys
 SPACE = " \t\n\r\f\v"
 HIDE_SEP = ","  # between the hide list's tokens
+URL_SAFE = ",.-+"  # what to_query leaves unescaped besides quote's own letters, digits and _.-~ (a hide list reads)
 
 # What a link's reader says of a value it refuses or changes, worded once: rules() hands these to site/state.js, which
 # fills them in before Python as parse_query does. {raw} is the value as _show quotes it; a note names at most
@@ -99,6 +100,7 @@ BY_TYPE = {bool: "toggle", int: "whole", float: "number"}  # a field's kind when
 FILE_SAYS = {"too_big": "The file is {mb} MB; the limit is {limit_mb} MB. Nothing was changed.",
              "not_text": "The file is not UTF-8 text (byte {at}); nothing was changed.",
              "read": "Read {name}: {chars} characters."}
+MB = 1_000_000  # the bytes of the MB a file box names (rules() hands it to site/state.js)
 
 
 def decoded(data: bytes | None, limit: int) -> tuple[str | None, str]:
@@ -106,8 +108,8 @@ def decoded(data: bytes | None, limit: int) -> tuple[str | None, str]:
     if not data:
         return None, ""
     if len(data) > limit:
-        tenths = len(data) // 100_000
-        return None, FILE_SAYS["too_big"].format(mb=f"{tenths // 10}.{tenths % 10}", limit_mb=f"{limit / 1e6:g}")
+        tenths = len(data) // (MB // 10)
+        return None, FILE_SAYS["too_big"].format(mb=f"{tenths // 10}.{tenths % 10}", limit_mb=fmt(limit / MB))
     try:
         return data.decode("utf-8"), ""
     except UnicodeDecodeError as err:
@@ -482,14 +484,20 @@ def fmt(x: object) -> str:
     if isinstance(x, bool):
         return "1" if x else "0"
     if isinstance(x, float):
-        return repr(x) if x != int(x) or abs(x) >= 1e16 else str(int(x))
+        text = repr(x)
+        return str(int(x)) if x.is_integer() and "e" not in text else text  # 2.0 as 2, 1e+16 as repr writes it
     return str(x)
+
+
+def url_keeps() -> str:
+    """The characters to_query writes as they are (the rest percent-encoded as UTF-8): quote's, for site/state.js."""
+    return "".join(ch for ch in map(chr, range(128)) if quote(ch, safe=URL_SAFE) == ch)
 
 
 def to_query(state: State) -> str:
     """The query string (no leading '?') holding every non-default value of state."""
     defaults = values(State())
-    return "&".join(f"{k}={quote(fmt(v), safe=',.-+')}" for k, v in values(state).items()
+    return "&".join(f"{k}={quote(fmt(v), safe=URL_SAFE)}" for k, v in values(state).items()
                     if v != defaults[k] and BY_KEY[k].spec.url)
 
 
@@ -602,11 +610,13 @@ def fill(fills: dict, values: dict[str, object], defaults: dict[str, object], ch
 
 def rules(fills: dict[str, dict]) -> dict:
     """Every rule above as data, for the page's JS (build.py puts it into the page's config as "state"; site/state.js
-    reads it): the on/off words, the kinds table (KINDS), what a file box says (FILE_SAYS), each control's kind,
-    default and bounds, presets and FILLS ({section: its view's FILLS}). The JS re-types none of it."""
+    reads it): the on/off words, the kinds table (KINDS), the notes (NOTES) and how they quote, what a link leaves
+    unescaped, what a file box says (FILE_SAYS, MB), each control's kind, default and bounds, presets and FILLS
+    ({section: its view's FILLS}). The JS re-types none of it; it runs the readers, fmt, fill and decoded over it."""
     return {
         "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE, "hide_words": HIDE_WORDS, "hide_sep": HIDE_SEP,
-        "file_says": FILE_SAYS, "notes": {"say": NOTES, "show_chars": SHOW_CHARS, "cut": SHOW_CUT, "names": NOTE_NAMES,
+        "url_keeps": url_keeps(),
+        "file_says": FILE_SAYS, "mb": MB, "notes": {"say": NOTES, "show_chars": SHOW_CHARS, "cut": SHOW_CUT, "names": NOTE_NAMES,
                                           "join": NOTE_JOIN, "no_default": NO_DEFAULT},
         "kinds": {k.name: {f.name: getattr(k, f.name) for f in dataclasses.fields(k) if f.name != "type"}
                   | {"whole": k.type is int} for k in KINDS.values()},

@@ -1,11 +1,21 @@
 // tests/url_cases.json against site/state.js over the page's rules (tests/node/rules.json, what the build emits): the
-// same values, to_query and note counts tests/test_url_cases.py asserts for weighttying.state.
+// same values, to_query and note counts tests/test_url_cases.py asserts for weighttying.state. V8 counts the blocks
+// of state.js these cases run (state.js is loaded after the count starts): the last test asks that every one ran,
+// so the rules that run in both languages have no branch the shared cases miss.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { resolve } from "node:path";
-import { codec, fill, fmt, quote } from "../../site/state.js";
+import { pathToFileURL } from "node:url";
 import { files, rules as fixture, root } from "./fixtures.mjs";
+
+const session = new Session();
+session.connect();
+await session.post("Profiler.enable");
+await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: true });
+const stateUrl = pathToFileURL(resolve(root, "site", "state.js")).href;
+const { codec, fill, fmt, quote } = await import(stateUrl);
 
 const rules = fixture();
 const cases = JSON.parse(readFileSync(resolve(root, "tests", "url_cases.json"), "utf8"));
@@ -29,8 +39,8 @@ for (const q of cases.queries) {
 
 for (const f of cases.fills) {
   test(`fill: ${f.why}`, () => {
-    const defaults = Object.fromEntries(c.section(f.section).map((ctl) => [ctl.name, ctl.default]));
-    assert.deepEqual(fill(rules.fills[f.section], f.values, defaults, f.changed), f.updates);
+    const defaults = f.defaults || Object.fromEntries(c.section(f.section).map((ctl) => [ctl.name, ctl.default]));
+    assert.deepEqual(fill(f.fills || c.fills(f.section), f.values, defaults, f.changed), f.updates);
   });
 }
 
@@ -43,17 +53,13 @@ for (const v of cases.values) {
   });
 }
 
-test("fmt writes floats as Python's repr does", () => {
-  const cases = [[0.25, "0.25"], [1e-5, "1e-05"], [1.5e-7, "1.5e-07"], [1e16, "1e+16"], [1.5e16, "1.5e+16"],
-    [123456789012345.6, "123456789012345.6"], [1e21, "1e+21"], [0.0001, "0.0001"], [-2.5e-5, "-2.5e-05"],
-    [5, "5"], [true, "1"], [false, "0"], ["fine", "fine"]];
-  for (const [x, want] of cases) assert.equal(fmt(x), want, String(x));
-});
+for (const f of cases.fmt) {
+  test(`fmt: ${f.why}`, () => assert.equal(fmt(f.x), f.to));
+}
 
-test("quote escapes as urllib.parse.quote(text, safe=',.-+') does", () => {
-  assert.equal(quote("a,b.c-d+e_f~g"), "a,b.c-d+e_f~g");
-  assert.equal(quote("x y/z!*'()é"), "x%20y%2Fz%21%2A%27%28%29%C3%A9");
-});
+for (const q of cases.quote) {
+  test(`quote: ${q.why}`, () => assert.equal(quote(q.text, rules.url_keeps), q.to));
+}
 
 test("a value read from a number box is clamped into the control's bounds", () => {
   const V = c.byKey.get("tying.V");
@@ -72,3 +78,13 @@ for (const f of files()) {
     assert.deepEqual({ chars: text === null ? null : [...text].length, problem }, { chars: f.chars, problem: f.problem });
   });
 }
+
+test("the shared cases run every block of state.js", async () => {
+  const { result } = await session.post("Profiler.takePreciseCoverage");
+  const text = readFileSync(resolve(root, "site", "state.js"), "utf8");
+  const line = (offset) => text.slice(0, offset).split("\n").length;
+  const missed = result.find((script) => script.url === stateUrl).functions
+    .flatMap((f) => f.ranges.filter((r) => r.count === 0).map((r) => `line ${line(r.startOffset)}: ${text.slice(r.startOffset, r.startOffset + 60)}`));
+  assert.deepEqual(missed, []);
+});
+
