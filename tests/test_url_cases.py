@@ -144,6 +144,17 @@ def test_no_state_rule_is_typed_in_the_site_js():
         assert not re.search(r"\\d|\[0-9\]", text), f"{js.name} types a digit pattern"
 
 
+def test_no_note_is_worded_in_the_site_js():
+    """What a note or a file box says is state.py's (NOTES, FILE_SAYS, emitted in the rules): no page script types a
+    piece of one (the words between its {fields}, a few words long)."""
+    pieces = {piece.strip() for said in (*state.NOTES.values(), *state.FILE_SAYS.values())
+              for piece in re.split(r"\{\w+\}", said) if len(piece.strip()) >= 12}
+    assert len(pieces) >= 10, pieces  # the notes are split into pieces a script could copy
+    for js in sorted((Path(__file__).resolve().parent.parent / "site").glob("*.js")):
+        text = js.read_text()
+        assert not [p for p in pieces if p in text], f"{js.name} words a note: {[p for p in pieces if p in text]}"
+
+
 def test_one_writer_of_the_address_bar_and_no_branch_on_a_kind():
     """site/address.js is the page's one caller of replaceState; no code of py/ or site/ compares a control's kind
     or key with a name (a kind's behaviour is a row of KINDS and its tables, read by property)."""
