@@ -8,6 +8,9 @@
 - The editor (CodeMirror, the page's own): the build's text, line numbers, Python highlighting, undo, Escape then
   Tab leaves it, a bug's "Put this code in the editor"; typing selects "yours" and never enters the address; code
   typed while Python loads is in the live section after the hand-over, and edits after it reach it too.
+- Taken away: the reader's code, run and raced live, downloaded as a script and as a notebook from the section's
+  buttons; CPython runs both and prints the verdict, the random check's miss probability and the race's final loss
+  the page shows.
 """
 from __future__ import annotations
 
@@ -202,3 +205,41 @@ def test_reader_code_cannot_reach_the_network(live):
     verdict.wait_for(timeout=120_000)
     said = verdict.get_attribute("data-value")
     assert "fetch is refused here" in said and not any("example.com" in u for u in requests), said
+
+
+def test_the_downloaded_script_and_notebook_print_what_the_page_shows(live, tmp_path):
+    # the reader's own code run and raced on the page, then taken away: CPython prints the page's numbers
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    from weighttying.precision import carried
+    page = live.page
+    mine = codelab.bug_source("in_scale") + "# mine, to take home\n"
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(mine)
+    until(lambda: page.evaluate(LIVE_BOX_JS) == mine)
+    page.keyboard.press("Control+Enter")
+    page.locator(f"{LIVE} [data-testid=codelab-race-final]").wait_for(timeout=120_000)
+    hooks = shown(page, LIVE)
+    files = {}
+    page.locator(f"{LIVE} .wt-data .card-header").first.click()  # the downloads' card, closed by default
+    for kind, name in (("Python script", "codelab.py"), ("notebook", "codelab.ipynb")):
+        with page.expect_download(timeout=30_000) as got:
+            page.locator(LIVE).get_by_role("button", name=f"Download the code and its check ({kind})").click()
+        assert got.value.suggested_filename == name
+        got.value.save_as(tmp_path / name)
+        files[name] = (tmp_path / name).read_text()
+    env = {**os.environ, "PYTHONPATH": str(Path(codelab.__file__).parents[1])}  # the package the build ships as a wheel
+    printed = subprocess.run([sys.executable, "codelab.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             check=True).stdout
+    assert hooks["codelab-verdict"] in printed and f"CODE = {mine!r}" in files["codelab.py"]
+    miss = float(re.search(r"misses it with probability (\S+)", printed).group(1))
+    final = float(re.search(r"yours (\S+)", printed).group(1))
+    assert carried(miss) == float(hooks["codelab-random-miss"]) and carried(final) == float(hooks["codelab-race-final"])
+    namespace: dict = {}
+    for cell in json.loads(files["codelab.ipynb"])["cells"][1:]:
+        exec(cell["source"], namespace)  # the notebook's cells in order, as a kernel runs them
+    assert namespace["out"]["verdict"] == hooks["codelab-verdict"]
