@@ -65,9 +65,9 @@ NO_DEFAULT = "none"
 class Kind:
     """One kind of control, declared once: the type of its values, how a link holds it (`url`: "number", "onoff",
     "words", "list", or None for never), the longest value read, a number's syntax and what a bad one is not, and
-    its input before Python (`input`, controls.INPUTS), and whether its value is the reader's own text (`own`: the
-    latest one a section takes, pasted or from a file, replaces its others). Its Panel widget is
-    app/store.WIDGETS[name]. rules() hands every field to site/state.js, which reads these properties and never a
+    its input form (`input`: how controls.INPUTS, site/player.js and app/store.WIDGETS draw it; its param follows
+    `type`), and whether its value is the reader's own text (`own`: the latest one a section takes, pasted or from a
+    file, replaces its others). rules() hands every field to site/state.js, which reads these properties and never a
     kind's name."""
     name: str
     type: type

@@ -21,26 +21,21 @@ from ..views.kit import Differences
 SLIDER_MAX_STEPS = 5000  # an integer range wider than this gets a number box, not a slider
 
 
-def _string(c: state.Control) -> param.Parameter:
-    return param.String(c.default, doc=c.help)
+# The param.Parameter that mirrors a control, by the type of its values (state.Kind.type); WIDGETS below draws it
+PARAMETER_TYPES = {float: param.Number, int: param.Integer, bool: param.Boolean, str: param.String}
 
 
-def _bounded(cls: type) -> Callable[[state.Control], param.Parameter]:
-    return lambda c: cls(c.default, bounds=(c.lo, c.hi), doc=c.help)
-
-
-# The param.Parameter that mirrors a control of each kind (by state.Kind name); WIDGETS below draws it
-PARAMETERS = {
-    "number": _bounded(param.Number), "whole": _bounded(param.Integer), "log": _bounded(param.Number),
-    "choice": lambda c: param.Selector(default=c.default, objects=list(c.choices), doc=c.help),
-    "toggle": lambda c: param.Boolean(c.default, doc=c.help),
-    "hide": _string, "text": _string, "file": _string, "line": _string, "code": _string,
-}
+def parameter(c: state.Control) -> param.Parameter:
+    """Control c as a param: one of its choices, or a value of its kind's type within its bounds (if it has any)."""
+    if c.choices:
+        return param.Selector(default=c.default, objects=list(c.choices), doc=c.help)
+    bounds = {} if c.lo is None and c.hi is None else {"bounds": (c.lo, c.hi)}
+    return PARAMETER_TYPES[c.type](c.default, doc=c.help, **bounds)
 
 
 SECTION_CLASSES = {
     name: param.parameterized_class(
-        name.title(), {c.name: PARAMETERS[c.kind](c) for c in state.CONTROLS if c.section == name})
+        name.title(), {c.name: parameter(c) for c in state.CONTROLS if c.section == name})
     for name in (*state.SECTIONS, "page")
 }
 
@@ -193,15 +188,21 @@ def _file(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     return pn.Column(picker, said, sizing_mode="stretch_width")  # the picker's name is its label
 
 
-# Each kind's Panel widget, by state.Kind name: (the section's param object, control) -> widget
+def _numeric(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
+    """A number's widget: a log slider and box for a log kind, a whole number's slider or box, else a slider."""
+    if c.log:
+        return log_control(obj, c)
+    return _whole(obj, c) if c.type is int else _number(obj, c)
+
+
+# Each input form's Panel widget, by state.Kind.input as the page's are (controls.INPUTS, site/player.js):
+# (the section's param object, control) -> widget
 WIDGETS = {
-    "number": _number,
-    "whole": _whole,
-    "log": lambda obj, c: log_control(obj, c),
-    "choice": lambda obj, c: pn.widgets.RadioButtonGroup.from_param(obj.param[c.name], name=c.name),
-    "toggle": lambda obj, c: pn.widgets.Checkbox.from_param(obj.param[c.name], name=c.name),
-    "hide": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name),
-    "text": _text,
+    "number": _numeric,
+    "select": lambda obj, c: pn.widgets.RadioButtonGroup.from_param(obj.param[c.name], name=c.name),
+    "checkbox": lambda obj, c: pn.widgets.Checkbox.from_param(obj.param[c.name], name=c.name),
+    "text": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name),
+    "textarea": _text,
     "code": _code,
     "file": _file,
     "line": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
@@ -211,7 +212,7 @@ WIDGETS = {
 
 def control(store: Store, c: state.Control) -> pn.viewable.Viewable:
     """The labelled widget for control c with its help text beside it, hidden in teacher mode."""
-    w = WIDGETS[c.kind](store[c.section], c)
+    w = WIDGETS[c.spec.input](store[c.section], c)
     help_text = pn.pane.HTML(help_html(c), margin=(0, 10), css_classes=["wt-help-pane"])
     hidden = store.hidden(c.key) or store.hidden("controls")
     # a stable handle per control for tests and for teacher-mode CSS: .wt-ctl-<section>-<name>
