@@ -84,7 +84,9 @@ def artifact_license(path: Path) -> tuple[str, dict[str, str]]:
     if path.name.endswith(".tar.gz"):
         with tarfile.open(path) as t:
             names = [m.name for m in t.getmembers() if m.isfile()]
-            read = lambda n: t.extractfile(n).read()  # noqa: E731
+
+            def read(n: str) -> bytes:
+                return t.extractfile(n).read()
             meta = next(n for n in names if n.count("/") == 1 and n.endswith("/PKG-INFO"))
             texts = {n: read(n).decode(errors="replace") for n in names if LICENSE_FILE.match(n)}
             headers = HeaderParser().parsestr(read(meta).decode(errors="replace"))
