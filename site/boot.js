@@ -102,12 +102,12 @@ export function startLab(config, transport, { live, address, player }) {
   const { needScripts } = scriptLoader({ config, transport, loaded, firstPaint, current, fail });
   const { render, handOver, applyPatches } = liveSections({ S, transport, address, current, prerendered, needScripts,
     setStatus, sendChange: (...args) => sendChange(...args) });
-  const { sendChange, pump, follow } = scheduler({ S, address, current, handOver });
+  const { sendChange, pump, playerMoved } = scheduler({ S, address, current, handOver });
   const { heartbeat, crashed, restart } = watch({ S, address, player, current, prerendered, failedAssets, stopWorker,
     fail, say, showNotes, start });
   const { onMessage } = messages({ S, address, pool, current, crashed, fail, setStatus, showNotes, needScripts, pump,
     render, applyPatches });
-  Object.assign(S, { restart, follow });
+  Object.assign(S, { restart, playerMoved });
   watchAssets({ S, config, failedAssets, say });
 
   function promiseReady() {

@@ -5,7 +5,7 @@
 // The lab's state (boot.js's S) the hook shows, each read when asked: a restart replaces lab, worker, ready, ...
 export const LAB = ["status", "progress", "label", "error", "missing", "notes", "timings", "worker", "lab", "ready",
   "pool", "early", "near", "crashes", "patchesSent", "patchesReceived", "lastPatchAt", "queueHighWater",
-  "cspViolations", "heartbeat", "restart", "follow"];
+  "cspViolations", "heartbeat", "restart", "playerMoved"];
 
 export function hook({ config, transport, address, page, player, lab }) {
   // {config, transport, address, page, player}, query (the address bar's), and the lab's LAB names, as getters.

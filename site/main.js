@@ -30,7 +30,7 @@ const player = startPlayer(config, rules, transport, {
   address, embed: page.embed,
   paused: () => !!lab && lab.status === "paused",
   played: (sid, off) => lab && lab.early.played(sid, off),
-  follow: () => lab && lab.follow(),
+  playerMoved: () => lab && lab.playerMoved(),
 });
 lab = startLab(config, transport, { live: page.live, address, player });
 // The one hook (hook.js): read-only, for tests and bench; nothing on the page reads it.

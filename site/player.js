@@ -84,14 +84,14 @@ function inputsFor(rules) {
   };
 }
 
-function keeper(rules, address, follow) {
+function keeper(rules, address, playerMoved) {
   // (sid, c, v, linked): control c's value v (null: none) of section sid, one no link holds, to the address for the
   // live lab (which follows), with LINKED, link values written beside it. The reader's own text (a paste, a file)
   // replaces the section's others, as the live section does.
   return (sid, c, v, linked = {}) => {
     if (v === null) return;
     const others = rules.kind(c).own ? rules.section(sid).filter((o) => o !== c && rules.kind(o).own) : [];
-    if (address.fromPlayer(sid, { ...linked, ...Object.fromEntries(others.map((o) => [o.key, o.default])), [c.key]: v })) follow();
+    if (address.fromPlayer(sid, { ...linked, ...Object.fromEntries(others.map((o) => [o.key, o.default])), [c.key]: v })) playerMoved();
   };
 }
 
@@ -210,11 +210,11 @@ function loadTables(P, files, transport, embed, play, status) {
   return need;
 }
 
-export function startPlayer(config, rules, transport, { address, embed, paused, played, follow }) {
+export function startPlayer(config, rules, transport, { address, embed, paused, played, playerMoved }) {
   // rules: site/state.js's codec of the page's rules; transport: where files come from (boot.js); address: the
   // address bar's one writer (address.js); embed: the one section shown, if any (page.js). The live lab is made
   // after the player (it restarts it: P.sync), so it is reached by callbacks (main.js): paused(), whether it waits
-  // for the reader's go; played(sid, off), early.js's; follow(), it follows what the player wrote to the URL.
+  // for the reader's go; played(sid, off), early.js's; playerMoved(), the lab takes what the player wrote to the URL.
   const files = config.playback || {};
   const P = {
     tables: {}, // section id -> its table, once loaded and checked
@@ -236,7 +236,7 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
   const controls = (sid) => rules.section(sid).filter((c) => rules.kind(c).url && ctlOf(player(sid), c.name));
   const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
   const controlOf = (sid, key) => rules.byKey.get(`${sid}.${key}`);
-  const inputs = inputsFor(rules), kept = keeper(rules, address, follow);
+  const inputs = inputsFor(rules), kept = keeper(rules, address, playerMoved);
   const held = (sid) => controls(sid).some((c) => c.own && P.state[sid][c.name] === c.own)
     && Object.keys(address.carried([sid])).some((key) => rules.kind(rules.byKey.get(key)).own);
   const { play, status, isDefault, linkValues } = answers(P, rules, { paused, played, held }, { player, controls, defaults });
@@ -313,7 +313,7 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
     play(sid);
     const q = address.query;
     // the address bar shows what the player holds; the live lab follows it (it starts from it)
-    if (address.fromPlayer(sid, linkValues(sid)) && address.query !== q) follow();
+    if (address.fromPlayer(sid, linkValues(sid)) && address.query !== q) playerMoved();
   }
 
   document.addEventListener("input", changed);

@@ -100,7 +100,7 @@ export function scheduler({ S, address, current, handOver }) {
     }
   }
 
-  function follow() {
+  function playerMoved() {
     // The player moved a section it holds (address.js): a section goes live only once Python holds that state (pump).
     const lab = S.lab;
     if (!lab || lab.phase === "paused") return;
@@ -109,5 +109,5 @@ export function scheduler({ S, address, current, handOver }) {
     else pump(lab);
   }
 
-  return { sendChange, send, pump, follow };
+  return { sendChange, send, pump, playerMoved };
 }
