@@ -200,7 +200,7 @@ export function install(doc = document) {
   let say = 0;
   // A figure redrawn under the readout (a slider moved, a live run streaming its curve) is a new <svg> in the
   // same slot: the readout follows it, at the same cursor, instead of reporting a figure no longer shown.
-  const redrawn = new MutationObserver(() => { if (now.svg && !now.svg.isConnected) follow(); });
+  const redrawn = new MutationObserver(() => { if (now.svg && !now.svg.isConnected) showOnRedrawn(); });
 
   function draw() {
     const fig = dataOf(now.svg), m = now.svg.getScreenCTM();
@@ -238,7 +238,7 @@ export function install(doc = document) {
     say = setTimeout(() => { if (live.textContent !== now.text) live.textContent = now.text; }, by === "mouse" ? 250 : 0);
   }
 
-  function follow() {
+  function showOnRedrawn() {
     const root = now.above.find((a) => a.isConnected);
     const svg = root && now.slot && root.querySelector(`.wt-slot[data-slot="${CSS.escape(now.slot)}"] ${FIGURE}`);
     const fig = svg && dataOf(svg), m = svg && svg.getScreenCTM();
