@@ -83,11 +83,12 @@ class RunSection:
             return steps(st)
         self.runner = Runner(label, lambda: self._restart(run), lambda: total(self.st()), step,
                              lambda last: redraw(True), check)
-        self.follows, self.live = not view.RUN_KEYS, False  # follows: results follow every control, no Run wait
+        # no RUN_KEYS: the results follow every control, so a change reruns (unless the build's results apply), no Run wait
+        self.reruns_on_change, self.live = not view.RUN_KEYS, False
         obj = store[section]
         others = [p for p in obj.param if p != "name" and p not in view.RUN_KEYS]
         obj.param.watch(self._changed, list(view.RUN_KEYS) or others)
-        if not self.follows and others:  # the other controls redraw the same results
+        if not self.reruns_on_change and others:  # the other controls redraw the same results
             obj.param.watch(lambda *_: self.draw(), others)
         self.draw()
         if self.unrun():
@@ -102,7 +103,7 @@ class RunSection:
         the settings shown (with RUN_KEYS: no results.json at all, and the settings are the defaults)."""
         if self.live or self.runner.job.running:
             return False
-        if self.follows:
+        if self.reruns_on_change:
             return not self.results
         return self.store.built is None and views_kit.built_applies(self.view, self.st())
 
@@ -120,9 +121,9 @@ class RunSection:
         """The RUN_KEYS policy (see the class): the results shown always belong to the settings shown."""
         if self.runner.job.running:
             self.runner.stop(f"Settings changed: the run was stopped. Press “{self.runner.run.name}” to run "
-                             "with the new settings." if not self.follows else "")
+                             "with the new settings." if not self.reruns_on_change else "")
         self.results.clear()
         self.results.update(built(self.store, self.section) or self.fresh())
         self.draw()
-        if self.follows and not self.results:
+        if self.reruns_on_change and not self.results:
             self.runner.start()
