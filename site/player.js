@@ -106,12 +106,19 @@ async function readFile(rules, ctl, limit, file) {
   return text;
 }
 
-function answers(P, rules, { paused, played, held }, { player, controls, defaults }) {
-  // What a section shows from its table (play), what its status line says (status), what a link holds of it;
-  // paused(): the lab waits for the reader's go; played(sid, off): early.js is told of each answer; held(sid): the
-  // section shows the reader's own text's choice and holds that text for the live lab.
-  const later = () => (paused() ? "once you load the live lab (the button at the top)"
-    : "when the live lab (Python in your browser) has loaded");
+export function said(says, name, blanks = {}) {
+  // Status line NAME of says (weighttying.controls.SAYS) with its {blanks} filled in, as Python's str.format fills them.
+  return says[name].replace(/\{(\w+)\}/g, (_, k) => blanks[k]);
+}
+
+function answers(P, rules, says, { paused, played, held }, { player, controls, defaults }) {
+  // What a section shows from its table (play), what its status line says (status: the words of says, the page
+  // config's, weighttying.controls.SAYS), what a link holds of it; paused(): the lab waits for the reader's go;
+  // played(sid, off): early.js is told of each answer; held(sid): the section shows the reader's own text's choice
+  // and holds that text for the live lab.
+  const waiting = () => (paused() ? "paused" : "loading");
+  const say = (name, blanks) => said(says, name, blanks);
+  const later = () => says.later[waiting()];
 
   function play(sid) {
     // Show the table's answer for the section's state: exact on the grid, else the nearest, marked.
@@ -150,22 +157,19 @@ function answers(P, rules, { paused, played, held }, { player, controls, default
     const approx = P.approx[sid] || [];
     el.dataset.held = "false";
     if (P.errors[sid]) {
-      line.textContent = `The precomputed answers could not be used: ${P.errors[sid]}. This section answers ${later()}.`;
+      line.textContent = say("failed", { error: P.errors[sid], later: later() });
       el.dataset.error = "true";
     } else if (!P.tables[sid] && !isDefault(sid)) {
-      line.textContent = "Loading the precomputed answers…";
+      line.textContent = say("fetching");
     } else if (held(sid)) {
-      line.textContent = `Your text is kept in this page: it is read and trained on ${later()}; nothing shown yet ` +
-        "comes from it.";
+      line.textContent = say("held", { later: later() });
       el.dataset.held = "true";
     } else if (approx.length) {
       const wanted = approx.map(([k, v]) => `${k} = ${fmt(v)}`).join(", ");
       const near = approx.map(([k, , shown]) => `${k} = ${fmt(shown)}`).join(", ");
-      line.textContent = `Approximate: nothing was precomputed for ${wanted}, so this shows the nearest answer that ` +
-        `was (${near}). The exact one comes ${later()}.`;
+      line.textContent = say("approx", { wanted, near, later: later() });
     } else {
-      line.textContent = `Computed at build by this page's own code (the weighttying package, in CPython) for every step ` +
-        `of these controls; the live lab takes over ${paused() ? "once you load it (the button at the top)" : "when Python has loaded in your browser"}.`;
+      line.textContent = say("computed", { takes_over: says.takes_over[waiting()] });
     }
   }
 
@@ -239,7 +243,7 @@ export function startPlayer(config, rules, transport, { address, embed, paused, 
   const inputs = inputsFor(rules), kept = keeper(rules, address, playerMoved);
   const held = (sid) => controls(sid).some((c) => c.own && P.state[sid][c.name] === c.own)
     && Object.keys(address.carried([sid])).some((key) => rules.kind(rules.byKey.get(key)).own);
-  const { play, status, isDefault, linkValues } = answers(P, rules, { paused, played, held }, { player, controls, defaults });
+  const { play, status, isDefault, linkValues } = answers(P, rules, config.says, { paused, played, held }, { player, controls, defaults });
   P.play = play;
   P.query = (sid) => rules.toQuery(linkValues(sid)); // section sid's setting as a link writes it (site/early.js)
 

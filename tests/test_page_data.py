@@ -1,15 +1,28 @@
-"""The render side's rules are written once, in Python, and the page reads them as data the build emits: the light
-colours (colours.LIGHT, written into the stylesheet's /*build:colours*/ slot, and into a figure saved as a file)."""
+"""The render side's rules are written once, in Python, and the page reads them as data the build emits: the status
+lines' words (controls.SAYS, the page config's "says": site/player.js fills them in, tests/node/says.test.mjs) and
+the light colours (colours.LIGHT, written into the stylesheet's /*build:colours*/ slot, and into a figure saved as a
+file)."""
 from __future__ import annotations
 
+import html
+import json
 import re
 
 import pytest
 
-from weighttying import colours, render
+from weighttying import colours, controls, render
 from harness import ROOT
 from tools.buildsteps.assemble import coloured
 from tools.buildsteps.base import BuildError
+
+
+def config_of(dist_dir) -> dict:
+    page = (dist_dir / "index.html").read_text()
+    return json.loads(re.search(r'<script id="wt-build" type="application/json">(.*?)</script>', page, re.S)[1])
+
+
+def test_the_page_config_carries_the_status_words(dist_dir):
+    assert config_of(dist_dir)["says"] == controls.SAYS
 
 
 def test_the_stylesheet_has_the_light_colours_before_the_dark_ones(dist_dir):
@@ -34,3 +47,15 @@ def test_a_figure_saved_as_a_file_is_drawn_in_the_light_colours_alone():
     saved = render.standalone([render.bars({"tied": [1, 2], "untied": [2, 1]}, "t", "x", "y")], "http://x/")
     used = set(re.findall(r"#[0-9a-f]{3,6}\b", render.FILE_CSS, re.I))
     assert used == {colours.LIGHT[k] for k in ("accent", "band", "fg", "line", "muted")} and render.FILE_CSS in saved
+
+
+def test_no_status_line_is_typed_in_the_page_scripts():
+    scripts = "".join(p.read_text() for p in (ROOT / "site").glob("*.js"))
+    lines = [w for v in controls.SAYS.values() for w in (v.values() if isinstance(v, dict) else [v])]
+    typed = [piece for line in lines for piece in re.split(r"\{\w+\}", line) if len(piece) > 12 and piece in scripts]
+    assert not typed, f"status words typed in site/*.js instead of read from the page config: {typed}"
+
+
+def test_the_prerendered_status_line_is_the_one_while_the_lab_loads():
+    said = re.search(r'data-testid="player-status">([^<]*)<', controls.html_of("sweep", {}))[1]
+    assert html.unescape(said) == controls.SAYS["computed"].format(takes_over=controls.SAYS["takes_over"]["loading"])

@@ -12,9 +12,23 @@ import json
 
 from . import state
 
-# player.js says the same while the live lab is loading (and other things when it is not)
-STATUS = ("Computed at build by this page's own code (the weighttying package, in CPython) for every "
-          "step of these controls; the live lab takes over when Python has loaded in your browser.")
+# Every line a section's status line says before Python, the page config's "says" (tools/buildsteps/assemble.py):
+# site/player.js picks one and fills its {blanks}, "takes_over" and "later" by whether the live lab loads by itself
+# or waits for the reader's go. The prerender says "computed" with the lab loading.
+SAYS = {
+    "computed": "Computed at build by this page's own code (the weighttying package, in CPython) for every step of "
+                "these controls; the live lab takes over {takes_over}.",
+    "takes_over": {"loading": "when Python has loaded in your browser",
+                   "paused": "once you load it (the button at the top)"},
+    "later": {"loading": "when the live lab (Python in your browser) has loaded",
+              "paused": "once you load the live lab (the button at the top)"},
+    "failed": "The precomputed answers could not be used: {error}. This section answers {later}.",
+    "fetching": "Loading the precomputed answers…",
+    "held": "Your text is kept in this page: it is read and trained on {later}; nothing shown yet comes from it.",
+    "approx": "Approximate: nothing was precomputed for {wanted}, so this shows the nearest answer that was ({near}). "
+              "The exact one comes {later}.",
+}
+STATUS = SAYS["computed"].format(takes_over=SAYS["takes_over"]["loading"])
 
 
 def _attr(x: object) -> str:

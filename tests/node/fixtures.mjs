@@ -19,5 +19,8 @@ export const playback = () => JSON.parse(read("playback.json"));
 // ({chars, problem}).
 export const files = () => JSON.parse(read("files.json"));
 
+// The status lines' words (weighttying.controls.SAYS) and each line as Python fills it in: [name, blanks, text].
+export const says = () => JSON.parse(read("says.json"));
+
 // A classroom file (tools/single_file.py) over two small page files, as the browser reads it (windows-1252).
 export const classroom = () => new TextDecoder("windows-1252").decode(read("classroom.html"));

@@ -72,6 +72,8 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
         "id": sha256("".join(f"{k}:{sha256(v)}\n" for k, v in sorted(files.items())).encode())[:16],
         # The page's state rules as data (weighttying.state.rules): site/state.js reads the URL by them.
         "state": page_data["rules"],
+        # The words of the player's status lines (weighttying.controls.SAYS), which site/player.js fills in.
+        "says": page_data["says"],
         # The modules declaring a test build's sections, which the worker names to weighttying.state as this
         # build did ($WT_TEST_SECTIONS); "" on the real page.
         "test_sections": os.environ.get("WT_TEST_SECTIONS", ""),
