@@ -39,6 +39,6 @@ installDrop(document); // a dropped file goes to the live section under it, neve
 // the code lab's editor, the page's own (codelab.js): its Share links carry the address's query, like the page's
 installEditor(document, { pageUrl: () => shareUrl(address), dropFragment: address.dropFragment });
 // The readout's tooltip and aria-live region go in <body>, and the opening figure is there: once the page is parsed.
-const parsed = () => { installReadout(); installFront(document); };
+const parsed = () => { installReadout(config.readout); installFront(document); };
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", parsed, { once: true });
 else parsed();

@@ -2,27 +2,33 @@
 // render.py marks with <svg data-fig='JSON'> (its kind, plot box and plotted numbers). The same markup is
 // prerendered, played back and live (Panel's panes, in open shadow roots), so one listener on the document
 // reads each event's composedPath() and never needs Python. The pure functions below are exported for
-// tests/node/readout.test.mjs; install() wires them to the page (site/main.js calls it once).
+// tests/node/readout.test.mjs; install() wires them to the page (site/main.js calls it once). What they read a
+// figure's data by, `rules`, is render.py's (render.readout_rules, the page config's "readout"): its numbers' digits
+// and whole-number limit, a strip chart's dot spread and size; the plot box is in each figure's data.
 
 const FIGURE = "svg[data-fig]";
 const GAP = 8;     // px between the reported value and its tooltip
 const MARGIN = 4;  // px the tooltip keeps from the viewport's edges
+const STRIP_ROOM = 0.05;  // of a strip chart's column: the highlight's room beside its dots' spread
+const DOT_ROOM = 2;  // viewBox units: the highlight's room above and below a strip chart's dots
 
-/** Python's f"{x:.4g}" (render.num): 4 significant figures, exponent form below 1e-4 and from 1e4. */
-export function g4(x) {
+/** Python's f"{x:.{digits}g}" (render.num): `digits` significant figures, exponent form below 1e-4 (Python's
+ * format spec) and from 10^digits. */
+export function g(x, digits) {
   if (x === 0) return "0";
-  const [m, e] = x.toExponential(3).split("e");
+  const [m, e] = x.toExponential(digits - 1).split("e");
   const exp = Number(e);
-  if (exp < -4 || exp >= 4) {
+  if (exp < -4 || exp >= digits) {
     return `${m.replace(/\.?0+$/, "")}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
   }
-  return x.toFixed(3 - exp).replace(/(\..*?)0+$/, "$1").replace(/\.$/, ""); // toFixed: digits only after the point
+  // toFixed counts digits only after the point
+  return x.toFixed(digits - 1 - exp).replace(/(\..*?)0+$/, "$1").replace(/\.$/, "");
 }
 
-/** A number of the figure's data as render.shown writes it: whole numbers in full, others g4, text as is. */
-export function shown(v) {
+/** A number of the figure's data as render.shown writes it: whole numbers in full, others g, text as is. */
+export function shown(v, rules) {
   if (typeof v === "string") return v;
-  return Number.isInteger(v) && Math.abs(v) < 1e15 ? String(v) : g4(v);
+  return Number.isInteger(v) && Math.abs(v) < rules.whole_below ? String(v) : g(v, rules.digits);
 }
 
 const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
@@ -76,25 +82,27 @@ export function step(fig, cur, key) {
 }
 
 /** The readout's text for the cursor: what the figure plots there, named by its axes and series. */
-export function describe(fig, cur) {
+export function describe(fig, cur, rules) {
+  const text = (v) => shown(v, rules);
   if (fig.kind === "heatmap") {
-    return `${fig.x} = ${shown(fig.xs[cur.j])}, ${fig.y} = ${shown(fig.ys[cur.i])}: ${fig.z} ${shown(fig.zs[cur.i][cur.j])}`;
+    return `${fig.x} = ${text(fig.xs[cur.j])}, ${fig.y} = ${text(fig.ys[cur.i])}: ${fig.z} ${text(fig.zs[cur.i][cur.j])}`;
   }
   if (fig.kind === "bars") {
-    const each = fig.series.map(([name, c]) => `${name ? name + ": " : ""}${shown(c[cur.i] ?? 0)} ${fig.y}`);
+    const each = fig.series.map(([name, c]) => `${name ? name + ": " : ""}${text(c[cur.i] ?? 0)} ${fig.y}`);
     return `${fig.x} ${fig.bins[cur.i]}: ${each.join(", ")}`;
   }
   if (fig.kind === "strips") {
     const [name, values, band] = fig.groups[cur.i];
-    return `${name}: ${fig.y} ${values.map(shown).join(", ") || "none yet"}${band ? ` (shaded: ${shown(band[0])} to ${shown(band[1])})` : ""}`;
+    return `${name}: ${fig.y} ${values.map(text).join(", ") || "none yet"}${band ? ` (shaded: ${text(band[0])} to ${text(band[1])})` : ""}`;
   }
-  const each = fig.series.map(([name, y]) => `${name} ${cur.i < y.length ? shown(y[cur.i]) : "none"}`);
-  return `${fig.x} ${shown(fig.xs[cur.i])}: ${each.join(", ")}`;
+  const each = fig.series.map(([name, y]) => `${name} ${cur.i < y.length ? text(y[cur.i]) : "none"}`);
+  return `${fig.x} ${text(fig.xs[cur.i])}: ${each.join(", ")}`;
 }
 
 /** The reported value's place in viewBox units, as render.py draws it: {rect: {x, y, w, h}, dots: [[x, y]]}
- * (a heatmap's cell, a bin's bars down to the axis, a line chart's points at the step: their box and dots). */
-export function mark(fig, cur) {
+ * (a heatmap's cell, a bin's bars down to the axis, a strip's dots, a line chart's points at the step: their box
+ * and dots). */
+export function mark(fig, cur, rules) {
   const [x0, y0, x1, y1] = fig.box;
   const [nx, ny] = extent(fig);
   if (fig.kind === "heatmap") {
@@ -105,14 +113,15 @@ export function mark(fig, cur) {
   if (fig.kind === "bars") {
     const w = (x1 - x0) / nx;
     const peak = Math.max(0, ...fig.series.map(([, c]) => (typeof c[cur.i] === "number" ? c[cur.i] : 0)));
-    const top = yOf(peak, 0, fig.top || 1);
+    const top = yOf(peak, 0, fig.top);
     return { rect: { x: x0 + cur.i * w, y: top, w, h: y1 - top }, dots: [] };
   }
-  if (fig.kind === "strips") {  // the column's dots, which render.strips spreads over its middle 30 %
+  if (fig.kind === "strips") {  // the column's dots, spread either side of its middle, with room around them
     const w = (x1 - x0) / nx, ys = fig.groups[cur.i][1].filter((v) => typeof v === "number")
       .map((v) => yOf(v, fig.lo, fig.hi));
-    const top = ys.length ? Math.min(...ys) - 6 : y0, bottom = ys.length ? Math.max(...ys) + 6 : y1;
-    return { rect: { x: x0 + (cur.i + 0.3) * w, y: top, w: 0.4 * w, h: bottom - top }, dots: [] };
+    const half = (rules.strip_spread + STRIP_ROOM) * w, edge = rules.dot_r + DOT_ROOM;
+    const top = ys.length ? Math.min(...ys) - edge : y0, bottom = ys.length ? Math.max(...ys) + edge : y1;
+    return { rect: { x: x0 + (cur.i + 0.5) * w - half, y: top, w: 2 * half, h: bottom - top }, dots: [] };
   }
   const x = nx > 1 ? x0 + (x1 - x0) * cur.i / (nx - 1) : (x0 + x1) / 2;
   const dots = fig.series.map(([, y]) => y[cur.i]).filter((v) => typeof v === "number")
@@ -189,8 +198,8 @@ function element(cls, attrs = {}) {
 }
 
 /** Wire the readout to the page: one tooltip, one highlight, one aria-live region, listeners on the
- * document. Returns what is shown ({svg, cur, by, text}) for tests. */
-export function install(doc = document) {
+ * document; rules: the page config's "readout". Returns what is shown ({svg, cur, by, text}) for tests. */
+export function install(rules, doc = document) {
   const tip = element("wt-readout", { "aria-hidden": "true", "data-testid": "readout" });
   const box = element("wt-readout-mark", { "aria-hidden": "true" });
   const live = element("wt-readout-live", { "aria-live": "polite", "data-testid": "readout-live" });
@@ -205,7 +214,7 @@ export function install(doc = document) {
   function draw() {
     const fig = dataOf(now.svg), m = now.svg.getScreenCTM();
     if (!fig || !m || !now.svg.isConnected) return hide();
-    const at = mark(fig, now.cur), r = toScreen(m, at.rect);
+    const at = mark(fig, now.cur, rules), r = toScreen(m, at.rect);
     tip.textContent = now.text;
     tip.hidden = box.hidden = false;
     Object.assign(box.style, { left: `${r.left}px`, top: `${r.top}px`, width: `${r.right - r.left}px`,
@@ -231,7 +240,7 @@ export function install(doc = document) {
       redrawn.disconnect();
       redrawn.observe(svg.getRootNode(), { childList: true, subtree: true });
     }
-    Object.assign(now, { svg, cur, by, at, text: describe(fig, cur) });
+    Object.assign(now, { svg, cur, by, at, text: describe(fig, cur, rules) });
     draw();
     // A mouse sweeping across a heatmap would queue every cell it crosses: announce where it rests.
     clearTimeout(say);

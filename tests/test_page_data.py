@@ -1,7 +1,7 @@
 """The render side's rules are written once, in Python, and the page reads them as data the build emits: the status
-lines' words (controls.SAYS, the page config's "says": site/player.js fills them in, tests/node/says.test.mjs) and
-the light colours (colours.LIGHT, written into the stylesheet's /*build:colours*/ slot, and into a figure saved as a
-file)."""
+lines' words (controls.SAYS, the page config's "says": site/player.js fills them in, tests/node/says.test.mjs), what
+the readout reads a figure's data by (render.readout_rules, "readout": tests/test_readout_js.py) and the light
+colours (colours.LIGHT, written into the stylesheet's /*build:colours*/ slot, and into a figure saved as a file)."""
 from __future__ import annotations
 
 import html
@@ -19,6 +19,10 @@ from tools.buildsteps.base import BuildError
 def config_of(dist_dir) -> dict:
     page = (dist_dir / "index.html").read_text()
     return json.loads(re.search(r'<script id="wt-build" type="application/json">(.*?)</script>', page, re.S)[1])
+
+
+def test_the_page_config_carries_the_readout_rules(dist_dir):
+    assert config_of(dist_dir)["readout"] == render.readout_rules()
 
 
 def test_the_page_config_carries_the_status_words(dist_dir):

@@ -24,9 +24,13 @@ PAD = 52  # the left margin: an axis's tick values, four characters at a phone's
 TOP, BOTTOM, RIGHT = 26, 50, 12  # above the plot the y axis's title (and a colour scale's), under it the x axis's
 # tick values and title; on the right the end of the plot
 HEAD = 22  # a panel's heading adds a line above all that
+DIGITS = 4  # significant figures of a number in a table or a figure's readout
+WHOLE_BELOW = 1e15  # whole numbers under this show in full (a vocabulary of 50257); from here on as `num`,
+# where digits in full would be float noise (2**53 is 9.0e15)
+STRIP_SPREAD, DOT_R = 0.15, 4  # a strip chart's dots: spread over this share of a column either side of its middle
 
 
-def num(x: object, digits: int = 4) -> str:
+def num(x: object, digits: int = DIGITS) -> str:
     """A cell's text: finite floats to `digits` significant figures, inf/NaN named as such."""
     if isinstance(x, (bool, np.bool_)):
         return "yes" if x else "no"
@@ -67,17 +71,23 @@ def diagram(body: str, title: str, desc: str, width: float, height: float, attrs
 
 # ---- the readout's data: what a figure shows, as site/readout.js reads it ------------------------------
 
-def shown(x: object, digits: int = 4) -> str:
+def shown(x: object, digits: int = DIGITS) -> str:
     """A number as the readout shows it: whole numbers in full digits (a vocabulary of 50257), others as
     `num` (`digits` significant figures) but whole once rounded (12345.6 as 12350); non-finite as `num`."""
     if isinstance(x, (float, np.floating, int, np.integer)) and not isinstance(x, (bool, np.bool_)) \
             and math.isfinite(x):
         r = float(x) if float(x).is_integer() else float(num(float(x), digits))
-        return str(int(r)) if r.is_integer() and abs(r) < 1e15 else num(r)
+        return str(int(r)) if r.is_integer() and abs(r) < WHOLE_BELOW else num(r)
     return num(x)
 
 
-def _jnum(x: object, digits: int = 4) -> str:
+def readout_rules() -> dict:
+    """What site/readout.js reads a figure's data by (the page config's "readout"): `shown`'s significant figures
+    and whole-number limit, and how `strips` spreads its dots; the rest of a figure's geometry is in its data."""
+    return {"digits": DIGITS, "whole_below": WHOLE_BELOW, "strip_spread": STRIP_SPREAD, "dot_r": DOT_R}
+
+
+def _jnum(x: object, digits: int = DIGITS) -> str:
     """x as a JSON token of the readout data: the shown number, its exponent short; other text quoted."""
     s = shown(x, digits)
     if not re.fullmatch(r"-?\d+(\.\d+)?(e[+-]\d+)?", s):
@@ -85,7 +95,7 @@ def _jnum(x: object, digits: int = 4) -> str:
     return re.sub(r"e([+-])0*(\d)", lambda m: "e" + ("-" if m[1] == "-" else "") + m[2], s)
 
 
-def _jlist(xs: Iterable[object], digits: int = 4) -> str:
+def _jlist(xs: Iterable[object], digits: int = DIGITS) -> str:
     """A JSON list of readout numbers."""
     return "[" + ",".join(_jnum(x, digits) for x in xs) + "]"
 
@@ -249,8 +259,8 @@ def _frame(ys: dict[str, np.ndarray]) -> tuple[int, float, float]:
 
 
 def _scale(v: np.ndarray, lo: float, hi: float, a: float, b: float) -> np.ndarray:
-    """Map v from [lo, hi] to [a, b] (a flat range maps to the middle)."""
-    return a + (b - a) * ((v - lo) / (hi - lo) if hi > lo else 0.5)
+    """Map v (a number or an array) from [lo, hi] to [a, b] (a flat range maps to the middle: a curve of one point)."""
+    return a + (b - a) * ((v - lo) / (hi - lo) if hi > lo else np.full(np.shape(v), 0.5))
 
 
 def _key(i: int, name: str) -> str:
@@ -387,7 +397,7 @@ def _colorbar(lo: float, hi: float, b: tuple, label: str) -> str:
 
 
 def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str, xlabel: str,
-            ylabel: str, mark: np.ndarray | None = None, zname: str = "value", zdigits: int = 4,
+            ylabel: str, mark: np.ndarray | None = None, zname: str = "value", zdigits: int = DIGITS,
             heading: str = "", zlabel: str = "", alt: str = "", zrange: tuple[float, float] | None = None) -> str:
     """z[i, j] at (xs[j], ys[i]) coloured by log10|z| beside a colour scale titled `zlabel` (default: |zname|);
     cells where `mark` is true are outlined; the readout names a cell's value `zname` and gives it to
@@ -483,8 +493,9 @@ def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, flo
             body.append(f'<rect class="wt-band" x="{x0 + 0.2 * cw:.1f}" y="{b1:.1f}" width="{0.6 * cw:.1f}" '
                         f'height="{b0 - b1:.1f}"/>')
         ok = y[np.isfinite(y)]
-        spread = np.linspace(-0.15, 0.15, len(ok)) if len(ok) > 1 else np.zeros(len(ok))
-        body += [f'<circle class="wt-s0" cx="{x0 + (0.5 + s) * cw:.1f}" cy="{_scale(v, lo, hi, b[3], b[1]):.1f}" r="4"/>'
+        spread = np.linspace(-STRIP_SPREAD, STRIP_SPREAD, len(ok)) if len(ok) > 1 else np.zeros(len(ok))
+        body += [f'<circle class="wt-s0" cx="{x0 + (0.5 + s) * cw:.1f}" cy="{_scale(v, lo, hi, b[3], b[1]):.1f}" '
+                 f'r="{DOT_R}"/>'
                  for s, v in zip(spread, ok)]
         desc.append(f"{name}: {', '.join(num(v, 3) for v in y) or 'none'}")
     if rule is not None:

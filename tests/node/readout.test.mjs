@@ -1,31 +1,41 @@
 // site/readout.js's pure functions under `node --test`, against cases CPython wrote (tests/node/readout.json, or the
-// file tests/test_readout_js.py writes and passes in WT_READOUT_CASES): render.num's formatting, and render.py's
-// figures (their data and the centre of each drawn cell, bar or point) mapped back to the cursor and the text the
-// readout shows.
+// file tests/test_readout_js.py writes and passes in WT_READOUT_CASES), read by the rules CPython wrote with them
+// (render.readout_rules, the page config's "readout"): render.num's formatting, and render.py's figures (their data
+// and each drawn cell, bar, dot or point) mapped back to the cursor, the text the readout shows and its highlight.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import test from "node:test";
 
-import { cursorAt, describe, fit, g4, mark, place, shown, start, step, toScreen, toUser } from "../../site/readout.js";
+import { cursorAt, describe, fit, g, mark, place, shown, start, step, toScreen, toUser } from "../../site/readout.js";
 import { root } from "./fixtures.mjs";
 
 const cases = JSON.parse(readFileSync(process.env.WT_READOUT_CASES || resolve(root, "tests", "node", "readout.json"), "utf8"));
+const { rules } = cases;
+const ROUNDED = 0.06;  // render.py writes coordinates to 0.1 units
+const NEAR = 0.5;  // and a figure's data holds its numbers to rules.digits significant figures
 
-test("g4 and shown write numbers as render.num and render.shown do", () => {
-  for (const [x, text] of cases.g4) assert.equal(g4(x), text, `g4(${x})`);
-  for (const [v, text] of cases.shown) assert.equal(shown(v), text, `shown(${JSON.stringify(v)})`);
+test("g and shown write numbers as render.num and render.shown do", () => {
+  for (const [x, digits, text] of cases.g) assert.equal(g(x, digits), text, `g(${x}, ${digits})`);
+  for (const [v, text] of cases.shown) assert.equal(shown(v, rules), text, `shown(${JSON.stringify(v)})`);
 });
 
-test("the centre of every drawn cell, bar and point maps to its cursor and the value CPython plotted", () => {
+test("every drawn cell, bar, dot and point maps to its cursor, the value CPython plotted and a highlight holding it", () => {
   for (const { fig, points } of cases.figures) {
-    for (const { at, cur, texts } of points) {
+    for (const { at, item, cell, dot, cur, texts } of points) {
       const got = cursorAt(fig, at[0], at[1]);
       assert.deepEqual(got, cur, `${fig.kind} at ${at}`);
-      const said = describe(fig, got);
+      const said = describe(fig, got, rules);
       for (const t of texts) assert.ok(said.includes(t), `${fig.kind} ${JSON.stringify(cur)}: "${said}" lacks "${t}"`);
-      const r = mark(fig, got).rect;  // the highlight holds the point it reports
-      assert.ok(r.x - 0.5 <= at[0] && at[0] <= r.x + r.w + 0.5, `${fig.kind} mark x ${JSON.stringify(r)} vs ${at}`);
+      const { rect: r, dots } = mark(fig, got, rules), where = `${fig.kind} mark ${JSON.stringify(r)} vs ${item}`;
+      const [x, y, w, h] = item;
+      assert.ok(r.x - NEAR <= x && x + w <= r.x + r.w + NEAR, where);
+      assert.ok(r.y - NEAR <= y && y + h <= r.y + r.h + NEAR, where);
+      if (cell) {  // a heatmap's highlight is its cell
+        for (const [a, b] of [[r.x, x], [r.y, y], [r.w, w], [r.h, h]]) assert.ok(Math.abs(a - b) <= 2 * ROUNDED, where);
+      }
+      if (dot) assert.ok(dots.some(([dx, dy]) => Math.abs(dx - dot[0]) <= NEAR && Math.abs(dy - dot[1]) <= NEAR),
+                         `${fig.kind} dots ${JSON.stringify(dots)} lack ${dot}`);
     }
   }
 });
@@ -58,9 +68,15 @@ test("a cursor carried to a redrawn, smaller figure stays on it", () => {
 });
 
 test("a series shorter than the axis reads 'none' there, a non-finite cell reads as render.num names it", () => {
-  assert.equal(describe(curve, { i: 3, j: 0 }), "step 15: a 0, b none");
-  assert.equal(describe(heat, { i: 1, j: 2 }), "σ = 3, inScale = 20: v overflow (inf)");
-  assert.equal(mark(curve, { i: 3, j: 0 }).dots.length, 1);
+  assert.equal(describe(curve, { i: 3, j: 0 }, rules), "step 15: a 0, b none");
+  assert.equal(describe(heat, { i: 1, j: 2 }, rules), "σ = 3, inScale = 20: v overflow (inf)");
+  assert.equal(mark(curve, { i: 3, j: 0 }, rules).dots.length, 1);
+});
+
+test("a flat value range puts a point at the plot's middle height, as render._scale does", () => {
+  // render.py's charts always widen their range (render._frame), so no figure of CPython's reaches this
+  const flat = { ...curve, lo: 2, hi: 2, series: [["a", [2, 2, 2, 2]]] };
+  assert.deepEqual(mark(flat, { i: 1, j: 0 }, rules).dots, [[40 + 430 / 3, 115]]);
 });
 
 test("screen and viewBox coordinates are inverse", () => {

@@ -74,6 +74,8 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
         "state": page_data["rules"],
         # The words of the player's status lines (weighttying.controls.SAYS), which site/player.js fills in.
         "says": page_data["says"],
+        # What site/readout.js reads a figure's data by (weighttying.render.readout_rules).
+        "readout": page_data["readout"],
         # The modules declaring a test build's sections, which the worker names to weighttying.state as this
         # build did ($WT_TEST_SECTIONS); "" on the real page.
         "test_sections": os.environ.get("WT_TEST_SECTIONS", ""),

@@ -18,13 +18,13 @@ from .wheels import package_files
 def computed() -> Path:
     """What CPython computes for the page from weighttying alone, no artifact: {"sections": each section's
     prerendered HTML, "results": results.json's text, "tables": {id: its playback table's text}, "rules": the
-    state rules as data (prerender.rules), "says": the status lines' words (controls.SAYS), "colours": the
-    stylesheet's light :root (colours.root_css)}.
+    state rules as data (prerender.rules), "says": the status lines' words (controls.SAYS), "readout": what the
+    readout reads figures by (render.readout_rules), "colours": the stylesheet's light :root (colours.root_css)}.
     Each section is cached on its own (section_part), so a test build (--with-test-sections) computes only its test
     sections and reuses the page's."""
     sys.path.insert(0, str(ROOT / "py"))
     import numpy
-    from weighttying import colours, controls, prebuilt, prerender, state as S
+    from weighttying import colours, controls, prebuilt, prerender, render, state as S
 
     sources = [Path(__file__), *sorted(package_files(ROOT / "py" / "weighttying"))]  # the cache is the machine's
     package = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sources)]
@@ -39,7 +39,7 @@ def computed() -> Path:
             "sections": {sid: p["section"] for sid, p in parts.items()},
             "results": prebuilt.dumps({sid: parts[sid]["results"] for sid in prebuilt.RUN_SECTIONS}).decode(),
             "tables": {sid: p["table"] for sid, p in parts.items()}, "rules": prerender.rules(),
-            "says": controls.SAYS, "colours": colours.root_css()}))
+            "says": controls.SAYS, "readout": render.readout_rules(), "colours": colours.root_css()}))
 
     return cached([*package, *tests], "computed.json", make)
 
