@@ -45,7 +45,7 @@ export function codec(rules) {
   // kind is a row of rules.kinds; what is done with a value follows that row's properties (url, syntax, max_chars).
   const byKey = new Map(rules.controls.map((c) => [c.key, c]));
   const kind = (c) => rules.kinds[c.kind];
-  const hideTokens = new Set([...rules.hide_words, ...rules.sections, ...byKey.keys()]);
+  const hideTokens = new Set(rules.hide_tokens); // state.HIDE_TOKENS: what a hide list may name
   const chars = (s) => [...s]; // Python counts code points, not UTF-16 units
   const told = rules.notes; // how a note quotes and joins what it names
   const shown = (raw) => chars(raw).length <= told.show_chars ? raw : chars(raw).slice(0, told.show_chars).join("") + told.cut;

@@ -614,7 +614,7 @@ def rules(fills: dict[str, dict]) -> dict:
     unescaped, what a file box says (FILE_SAYS, MB), each control's kind, default and bounds, presets and FILLS
     ({section: its view's FILLS}). The JS re-types none of it; it runs the readers, fmt, fill and decoded over it."""
     return {
-        "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE, "hide_words": HIDE_WORDS, "hide_sep": HIDE_SEP,
+        "true": TRUE_WORDS, "false": FALSE_WORDS, "space": SPACE, "hide_tokens": sorted(HIDE_TOKENS), "hide_sep": HIDE_SEP,
         "url_keeps": url_keeps(),
         "file_says": FILE_SAYS, "mb": MB, "notes": {"say": NOTES, "show_chars": SHOW_CHARS, "cut": SHOW_CUT, "names": NOTE_NAMES,
                                           "join": NOTE_JOIN, "no_default": NO_DEFAULT},
