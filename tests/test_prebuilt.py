@@ -87,7 +87,7 @@ def boot(built_results, query=""):
         return start(self, steps, *args, **kw)
 
     async def run():
-        doc, store = Document(), Store(state.parse_query(query)[0], base_url="http://x/", built=built_results)
+        doc, store = Document(), Store(state.parse_query(query)[0], base_url="http://x/", prebuilt=built_results)
         jobs.Job.start = record
         try:
             with set_curdoc(doc):
@@ -136,7 +136,7 @@ def test_settings_the_build_did_not_run_show_pending_not_the_builds_numbers():
 
 def test_run_recomputes_live_the_same_numbers_and_cancel_stops_it():
     async def run():
-        store = Store(state.State(), base_url="http://x/", built=built())
+        store = Store(state.State(), base_url="http://x/", prebuilt=built())
         root = importlib.import_module("weighttying.app.sections.repeat").build(store)
         [train] = [b for b in root.select(pn.widgets.Button) if b.name.startswith("Train")]
         before = slot_panes(root)
@@ -174,7 +174,7 @@ def test_the_run_keys_policy_a_change_stops_the_run_and_waits_for_run(sid):
     """The one policy (app.kit.RunSection, docs/DESIGN.md): a RUN_KEYS change stops a run in flight and shows
     the pending state, starting nothing; back at the defaults the build's results show again."""
     async def run():
-        store = Store(state.State(), base_url="http://x/", built=built())
+        store = Store(state.State(), base_url="http://x/", prebuilt=built())
         root = importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
         go = [b for b in root.select(pn.widgets.Button) if b.name.startswith(("Train", "Run"))][-1]
         cancel = [b for b in root.select(pn.widgets.Button) if b.name == "Cancel"][-1]

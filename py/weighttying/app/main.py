@@ -88,7 +88,7 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     initial, notes = state.parse_query(query)
     results, problems = built_results(built, built_problem)
     _store = Store(initial, on_change=lambda values: emit("values", json.dumps(values)), base_url=address,
-                   built=results)
+                   prebuilt=results)
     _scheme = scheme_of(initial.page, preferred)
     _docs.clear()
     if notes or problems:  # the link held values we did not use: show why (the URL shows the State we use)

@@ -44,11 +44,11 @@ class Store:
     """Live State: `store[section].<control>` are params; `store.page` is the page's frozen State."""
 
     def __init__(self, initial: state.State, on_change: Callable[[dict], None] = lambda values: None,
-                 base_url: str = "", built: dict[str, dict] | None = None):
+                 base_url: str = "", prebuilt: dict[str, dict] | None = None):
         self.on_change, self.base_url = on_change, base_url  # base_url: the page's address, for stamps
         # The build's default run results by section (weighttying.prebuilt); None: the page has none
         # (results.json missing or modified), so run sections compute their default results live.
-        self.built = built
+        self.prebuilt = prebuilt
         # The page's central differences at init (the gradient check and path drop check the same default
         # model on the same batch): owned here, passed to both sections' views, so each is computed once.
         self.differences = Differences()

@@ -105,7 +105,7 @@ class RunSection:
             return False
         if self.reruns_on_change:
             return not self.results
-        return self.store.built is None and views_kit.built_applies(self.view, self.st())
+        return self.store.prebuilt is None and views_kit.built_applies(self.view, self.st())
 
     def _restart(self, steps: Callable[[object], Iterator[dict]]) -> Iterator[dict]:
         """A live run's start: the build's results go (but the parts no run redoes), the slots show that (with

@@ -72,7 +72,7 @@ SECTION_SLOTS: "weakref.WeakKeyDictionary[Store, dict[str, Slots]]" = weakref.We
 def built(store: Store, section: str) -> dict | None:
     """The build's results for the section's current settings, as a copy the section may extend;
     None when there are none for them (other settings, or no results file)."""
-    data = (store.built or {}).get(section)
+    data = (store.prebuilt or {}).get(section)
     if data is None or not views_kit.built_applies(contract.view(section), store.state_of(section)):
         return None
     return copy.deepcopy(data)
@@ -81,5 +81,5 @@ def built(store: Store, section: str) -> dict | None:
 def kept(store: Store, section: str, keys: Sequence[str]) -> dict:
     """The parts `keys` of the build's results that a live run keeps because it does not recompute them (the
     seed spread that judges a single run, the paper's tuned lens); {} without the build's results."""
-    data = (store.built or {}).get(section) or {}
+    data = (store.prebuilt or {}).get(section) or {}
     return {k: copy.deepcopy(data[k]) for k in keys if k in data}

@@ -34,8 +34,8 @@ def build(store: Store) -> pn.viewable.Viewable:
     def known() -> dict | None:
         return view.known_numeric(st(), memo)
 
-    if store.built and "pathdrop" in store.built:  # the default seed's central differences, from the build
-        view.adopt(state.Pathdrop(), store.built["pathdrop"], memo)
+    if store.prebuilt and "pathdrop" in store.prebuilt:  # the default seed's central differences, from the build
+        view.adopt(state.Pathdrop(), store.prebuilt["pathdrop"], memo)
 
     def draw(run: RunSection) -> None:
         if (num := known()) is None:  # the check Runner is computing them and draws when done
