@@ -110,10 +110,10 @@ def collect(results: dict, point: dict) -> bool:
     return False
 
 
-def kept_entries(built: dict | None, running: str) -> dict:
+def kept_entries(prebuilt: dict | None, running: str) -> dict:
     """The build's entries a live run keeps (the other shipped samples at the defaults; the one `running` is
     being recomputed), each marked as the build's."""
-    return {k: {**e, "origin": BUILT} for k, e in (built or {}).items() if k in owntext.SAMPLES and k != running}
+    return {k: {**e, "origin": BUILT} for k, e in (prebuilt or {}).items() if k in owntext.SAMPLES and k != running}
 
 
 def shown(c: str) -> str:

@@ -11,7 +11,7 @@ from ...views import kit as views_kit
 from .. import pooled
 from ..store import Store
 from .runner import Runner, on_document_ready
-from .slots import Slots, built, kept
+from .slots import Slots, kept, prebuilt_for
 
 
 
@@ -33,7 +33,7 @@ def every(seconds: float, fn: Callable[[], None]) -> Callable[[bool], None]:
 class RunSection:
     """A section's run and everything around it, one lifecycle for every section with one (docs/DESIGN.md):
 
-    - `results` is what the slots show: at hand-over the build's for the current settings (`built`), and
+    - `results` is what the slots show: at hand-over the build's for the current settings (`prebuilt_for`), and
       nothing runs by itself;
     - Run restarts from `fresh()` plus the build's `keep` parts (which no run recomputes) and streams each
       progress dict of the view's `steps(st)` (`total(st)` steps) into it (`collect(results, point)`, True
@@ -61,7 +61,7 @@ class RunSection:
             raise TypeError(f"view {view.module} has no Run (steps, total) for app.kit.RunSection")
         steps, total = steps or view.steps, view.total
         self.store, self.section, self.view, self.fresh, self.keep, self.hold = store, section, view, fresh, keep, hold
-        self.results: dict = built(store, section) or fresh()
+        self.results: dict = prebuilt_for(store, section) or fresh()
         self.slots = Slots(store, section, lambda: self.results)
         self.draw = (lambda: draw(self)) if draw else self.slots.show
         redraw = every(DRAW_S, self.draw)
@@ -83,7 +83,7 @@ class RunSection:
             return steps(st)
         self.runner = Runner(label, lambda: self._restart(run), lambda: total(self.st()), step,
                              lambda last: redraw(True), check)
-        # no RUN_KEYS: the results follow every control, so a change reruns (unless the build's results apply), no Run wait
+        # no RUN_KEYS: results follow every control, a change reruns (unless the build's results apply), no Run wait
         self.reruns_on_change, self.live = not view.RUN_KEYS, False
         obj = store[section]
         others = [p for p in obj.param if p != "name" and p not in view.RUN_KEYS]
@@ -123,7 +123,7 @@ class RunSection:
             self.runner.stop(f"Settings changed: the run was stopped. Press “{self.runner.run.name}” to run "
                              "with the new settings." if not self.reruns_on_change else "")
         self.results.clear()
-        self.results.update(built(self.store, self.section) or self.fresh())
+        self.results.update(prebuilt_for(self.store, self.section) or self.fresh())
         self.draw()
         if self.reruns_on_change and not self.results:
             self.runner.start()

@@ -69,7 +69,7 @@ class Slots:
 SECTION_SLOTS: "weakref.WeakKeyDictionary[Store, dict[str, Slots]]" = weakref.WeakKeyDictionary()
 
 
-def built(store: Store, section: str) -> dict | None:
+def prebuilt_for(store: Store, section: str) -> dict | None:
     """The build's results for the section's current settings, as a copy the section may extend;
     None when there are none for them (other settings, or no results file)."""
     data = (store.prebuilt or {}).get(section)

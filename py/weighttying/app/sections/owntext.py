@@ -12,7 +12,7 @@ import panel as pn
 from ... import owntext
 from ...views import owntext as view
 from ...views.kit import note
-from ..kit import RunSection, built, export_buttons, html_pane, layout
+from ..kit import RunSection, export_buttons, html_pane, layout, prebuilt_for
 from ..store import Store
 
 
@@ -58,7 +58,7 @@ def build(store: Store) -> pn.viewable.Viewable:
         return problem(view.yours(st)) if st.sample == view.YOURS else ""  # no text yet: "The text is empty: paste ..."
 
     run = RunSection(store, "owntext", "Run", view.collect,
-                     fresh=lambda: view.kept_entries(built(store, "owntext"), store.state_of("owntext").sample),
+                     fresh=lambda: view.kept_entries(prebuilt_for(store, "owntext"), store.state_of("owntext").sample),
                      check=check)
 
     def entry() -> dict | None:
