@@ -73,7 +73,7 @@ def built_results(text: str | None, problem: str = "") -> tuple[dict | None, lis
 
 
 def start(query: str, emit: Callable[[str, str], None], preferred: str = "light", address: str = "",
-          built: str | None = None, built_problem: str = "") -> str:
+          results_text: str | None = None, results_problem: str = "") -> str:
     """Set up the live State from a URL query; JSON {sections, query}: the sections to build (each with
     build(sid), in the order the page asks for them) and the query the State holds.
 
@@ -82,11 +82,11 @@ def start(query: str, emit: Callable[[str, str], None], preferred: str = "light"
     section's now, then a section's after each change; the page's address bar writes the URL of the sections
     Python holds from them). preferred is the reader's prefers-color-scheme ("dark" or "light"), used when the link
     says theme=auto. address is the page's URL without query (http or file://), the base of every link an
-    export or figure carries. built is results.json's text (None: not loaded, built_problem says why).
+    export or figure carries. results_text is results.json's text (None: not loaded, results_problem says why).
     """
     global _store, _scheme
     initial, notes = state.parse_query(query)
-    results, problems = built_results(built, built_problem)
+    results, problems = built_results(results_text, results_problem)
     _store = Store(initial, on_change=lambda values: emit("values", json.dumps(values)), base_url=address,
                    prebuilt=results)
     _scheme = scheme_of(initial.page, preferred)
