@@ -26,20 +26,20 @@ def keep_freed_memory() -> None:
 
 
 
-def calibrate(seeds: int, experiments) -> None:
+def run_calibration(seeds: int, experiments) -> None:
     """Per experiment: print every candidate's distances as it is scored, then the winner and the recipe in use."""
-    from . import calibrate as C
+    from . import calibrate
 
     for name in experiments:
         scores = []
-        for s in C.iter_search(name, seeds=range(seeds)):
+        for s in calibrate.iter_search(name, seeds=range(seeds)):
             scores.append(s)
-            print(C.line(s), flush=True)
-        win = C.best(scores)
-        print(f"\nwinner of {len(scores)}: {C.line(win)}")
+            print(calibrate.line(s), flush=True)
+        win = calibrate.best(scores)
+        print(f"\nwinner of {len(scores)}: {calibrate.line(win)}")
         for v in win["verdicts"].values():
             print(f"  {v['id']}: ours {v['ours']:.4g} page {v.get('page', float('nan')):.4g}  {v['verdict']}")
-        now = C.current(name)
+        now = calibrate.current(name)
         print(f"in use: {now}" + ("" if now == win["candidate"] else "  (differs from the winner)") + "\n", flush=True)
 
 
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     keep_freed_memory()
     if args.command == "calibrate":
-        calibrate(args.seeds, args.only)
+        run_calibration(args.seeds, args.only)
         return 0
     from . import report
 
