@@ -109,12 +109,13 @@ from weighttying import owntext
 # the own-text section's run on a shipped sample (read from the wheel's package data), a few steps
 out["owntext"] = plain(owntext.run(owntext.shipped("song"), 24, owntext.Setup(d=8, steps=30, lr=0.5, seed=3)))
 from weighttying import pool
-from weighttying import state as S
+from weighttying import state
 # every run section's Run in 1 part (one worker's stack) and in 3 (a pool's), each part through its JSON batches
-small = {"tasks": S.Tasks(seeds=2, steps=12), "repeat": S.Repeat(steps=30), "pathdrop": S.Pathdrop(steps=10),
-         "paper": S.Paper(steps=12, seeds=2, scale=4.0),
-         "owntext": S.Owntext(sample="yours", text="the cat sat on the mat and the dog ran after it.\n" * 6, steps=12, d=8),
-         "codelab": S.Codelab(bug="yours", steps=20)}
+small = {"tasks": state.Tasks(seeds=2, steps=12), "repeat": state.Repeat(steps=30),
+         "pathdrop": state.Pathdrop(steps=10), "paper": state.Paper(steps=12, seeds=2, scale=4.0),
+         "owntext": state.Owntext(sample="yours", text="the cat sat on the mat and the dog ran after it.\n" * 6,
+                                  steps=12, d=8),
+         "codelab": state.Codelab(bug="yours", steps=20)}
 for section, st in small.items():
     merged = []
     for n in (1, 3):
