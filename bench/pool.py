@@ -97,10 +97,10 @@ NO_POOL = ("(() => { const W = window.Worker; let n = 0; window.Worker = functio
 # One Run as one part, as a numerics worker runs it (pool.Part, a batch at a time), wall seconds per repeat.
 FLOOR_PY = """
 import json, time
-from weighttying import pool, state as S
+from weighttying import pool, state
 out = {}
 for section in SECTIONS:
-    st = getattr(S.State(), section)
+    st = getattr(state.State(), section)
     spec = json.dumps(pool.split(section, st, 1)[0])
     out[section] = []
     for _ in range(REPEATS):

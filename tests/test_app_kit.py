@@ -14,7 +14,7 @@ import panel as pn
 import pytest
 
 from harness import probe_env
-from weighttying import prerender, state as S
+from weighttying import prerender, state
 from weighttying.app import kit, sections
 from weighttying.app.store import Store
 from weighttying.views import kit as views_kit
@@ -40,7 +40,7 @@ def slot_panes(root) -> dict[str, str]:
 
 @pytest.mark.parametrize("sid", QUERIES)
 def test_live_slots_are_the_views_html(sid):
-    store = Store(S.parse_query(QUERIES[sid])[0], base_url="http://x/")
+    store = Store(state.parse_query(QUERIES[sid])[0], base_url="http://x/")
     root = importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
     view = prerender.view(sid)
     want = view.slots(store.state_of(sid), None)
@@ -49,7 +49,7 @@ def test_live_slots_are_the_views_html(sid):
 
 
 def test_no_section_imports_another_and_state_is_read_one_way():
-    sections = set(S.SECTIONS)
+    sections = set(state.SECTIONS)
     for path in SECTIONS_DIR.glob("*.py"):
         text = path.read_text()
         for node in ast.walk(ast.parse(text)):
@@ -59,8 +59,8 @@ def test_no_section_imports_another_and_state_is_read_one_way():
 
 
 def test_state_of_is_the_frozen_section_state():
-    store = Store(S.parse_query("sweep.sigma=0.5&repeat.tied=0")[0])
-    assert store.state_of("sweep") == S.Sweep(sigma=0.5) and store.state_of("repeat") == S.Repeat(tied=False)
+    store = Store(state.parse_query("sweep.sigma=0.5&repeat.tied=0")[0])
+    assert store.state_of("sweep") == state.Sweep(sigma=0.5) and store.state_of("repeat") == state.Repeat(tied=False)
     store["sweep"].band = 0.3
     assert store.state_of("sweep").band == 0.3 and store.state_of("sweep") == store.page.sweep
 
@@ -77,8 +77,8 @@ def test_slots_keep_the_last_good_html_and_say_why_a_setting_failed(monkeypatch)
     broken = types.ModuleType("wt_test_broken_view")
     broken.__dict__.update(SLOTS=("a",), slots=broken_slots, PLAYBACK={"sigma": (0.25,)}, DEPENDS={"a": ("sigma",)})
     monkeypatch.setitem(sys.modules, broken.__name__, broken)
-    monkeypatch.setitem(S.SECTION, "sweep", S.Section("sweep", S.Sweep, broken.__name__, None, ""))
-    store = Store(S.State())
+    monkeypatch.setitem(state.SECTION, "sweep", state.Section("sweep", state.Sweep, broken.__name__, None, ""))
+    store = Store(state.State())
     slots = kit.Slots(store, "sweep").redraw_on(["sigma"])
     assert slots["a"].object == views_kit.slot("a", "<p>0.25</p>") and slots.error.object == ""
     store["sweep"].sigma = 5.0
@@ -102,7 +102,7 @@ def test_every_limits_redraws_but_forced_ones_always_run():
 def test_a_figure_downloads_as_svg_with_its_overlay_and_the_reproducing_link():
     import xml.etree.ElementTree as ET
 
-    store = Store(S.parse_query("sweep.sigma=0.5")[0], base_url="http://x/")
+    store = Store(state.parse_query("sweep.sigma=0.5")[0], base_url="http://x/")
     slots = kit.Slots(store, "sweep").redraw_on()
     fig = slots.figure("resid")
     [stack] = [c for c in fig.select(pn.Column) if "wt-stack" in c.css_classes]
@@ -140,12 +140,12 @@ def test_each_live_section_is_mostly_declarations():
     assert code_lines('"""doc"""\n# note\n\ndef f():\n    """doc\n    more"""\n    return 1  # why\n') == 2
 
 
-@pytest.mark.parametrize("sid", S.SECTIONS)
+@pytest.mark.parametrize("sid", state.SECTIONS)
 def test_live_layout_is_the_prerenders(sid):
     """kit.layout places a section's pieces as views.kit.compose does before Python: the claim slot, the control
     column beside the slots in the view's order (pairs side by side), then one closed "Data and downloads" card holding
     the view's DATA slots and every download of the section."""
-    store = Store(S.State(), base_url="http://x/")
+    store = Store(state.State(), base_url="http://x/")
     root = importlib.import_module(f"weighttying.app.sections.{sid}").build(store)
     view = prerender.view(sid)
     names = {id(p): n for n, p in kit.SECTION_SLOTS[store][sid].panes.items()}
@@ -166,7 +166,7 @@ def test_live_layout_is_the_prerenders(sid):
 
 
 def test_layout_refuses_a_piece_for_a_slot_it_does_not_place():
-    store = Store(S.State(), base_url="http://x/")
+    store = Store(state.State(), base_url="http://x/")
     kit.Slots(store, "sweep")
     for wrong in ({"figures": ("nope",)}, {"before": {"resid_at": []}}):
         with pytest.raises(ValueError, match=r"section 'sweep': layout names \['(nope|resid_at)'\], not a slot"):
@@ -175,11 +175,11 @@ def test_layout_refuses_a_piece_for_a_slot_it_does_not_place():
 
 NOTHING_TO_DOWNLOAD = """
 import json, panel as pn
-from weighttying import prerender, state as S
+from weighttying import prerender, state
 from weighttying.app import sections
 from weighttying.app.store import Store
-root = sections.build(Store(S.State(), base_url="http://x/"), "probe")
-print(json.dumps({"box": 'class="wt-data"' in prerender.section("probe", S.SECTION["probe"].state()),
+root = sections.build(Store(state.State(), base_url="http://x/"), "probe")
+print(json.dumps({"box": 'class="wt-data"' in prerender.section("probe", state.SECTION["probe"].state()),
                   "card": len(root.select(pn.Card)), "downloads": len(root.select(pn.widgets.FileDownload))}))
 """
 
@@ -192,4 +192,4 @@ def test_a_section_with_nothing_to_download_has_no_data_box():
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout.splitlines()[-1]) == {"box": False, "card": 0, "downloads": 0}
-    assert all('class="wt-data"' in prerender.section(sid, getattr(S.State(), sid)) for sid in S.SECTIONS)
+    assert all('class="wt-data"' in prerender.section(sid, getattr(state.State(), sid)) for sid in state.SECTIONS)

@@ -154,16 +154,16 @@ def drive(gen, stop_after: int | None = None) -> list[dict]:
 
 def fake_page(answer):
     """emit() of a page whose pool answers each "pool-run" with answer(run, specs): [(kind, part, text)]."""
-    import json as j
+    import json
 
     from weighttying.app import pooled
     said = []
 
     def emit(kind, data):
-        said.append((kind, j.loads(data)))
+        said.append((kind, json.loads(data)))
         if kind == "pool-run":
-            msg = j.loads(data)
-            for kind_, part, text in answer(msg["run"], [j.loads(s) for s in msg["parts"]]):
+            msg = json.loads(data)
+            for kind_, part, text in answer(msg["run"], [json.loads(s) for s in msg["parts"]]):
                 pooled.heard(kind_, msg["run"], part, text)
     return said, emit
 

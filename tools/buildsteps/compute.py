@@ -24,14 +24,14 @@ def computed() -> Path:
     sections and reuses the page's."""
     sys.path.insert(0, str(ROOT / "py"))
     import numpy
-    from weighttying import colours, controls, prebuilt, prerender, render, state as S
+    from weighttying import colours, controls, prebuilt, prerender, render, state
 
     sources = [Path(__file__), *sorted(package_files(ROOT / "py" / "weighttying"))]  # the cache is the machine's
     package = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sources)]
     tests = [f"{p.name}:{sha256(p)}" for p in test_section_files()]
-    extra = {s.id for s in S.extra_sections()}
+    extra = {s.id for s in state.extra_sections()}
     paths = {sid: cached([*package, sid, *(tests if sid in extra else [])], f"computed-{sid}.json",
-                         lambda out, sid=sid: section_part(sid, out)) for sid in S.SECTIONS}
+                         lambda out, sid=sid: section_part(sid, out)) for sid in state.SECTIONS}
 
     def make(out: Path) -> None:
         parts = {sid: json.loads(path.read_text()) for sid, path in paths.items()}
@@ -48,11 +48,12 @@ def section_part(sid: str, out: Path) -> None:
     """One section's share of computed() into OUT: its prerendered HTML, its default results (run sections;
     else None) and its playback table's text, in one process so the three share its heavy runs (views.kit's
     memo)."""
-    from weighttying import playback, prebuilt, prerender, state as S
+    from weighttying import playback, prebuilt, prerender, state
     from weighttying.views import kit
 
-    results = kit.with_results(prerender.view(sid), getattr(S.State(), sid)) if sid in prebuilt.RUN_SECTIONS else None
-    out.write_text(json.dumps({"section": prerender.section(sid, getattr(S.State(), sid)), "results": results,
+    st = getattr(state.State(), sid)
+    results = kit.with_results(prerender.view(sid), st) if sid in prebuilt.RUN_SECTIONS else None
+    out.write_text(json.dumps({"section": prerender.section(sid, st), "results": results,
                                "table": playback.table_text(sid)}))
 
 
