@@ -1,16 +1,30 @@
 """The code lab in the engine matrix (tests/engines.py): Chromium, Firefox and WebKit, served and from the classroom
 file (Chromium served is test_browser_codelab.py's too; here it costs one page load). One page visit per engine and
-place, opened with ?embed=codelab&live=click so Python waits for the reader; the file's visit alone is booted:
+place, opened with ?embed=codelab&live=click so Python waits for the reader, then booted where LIVE says:
 
   - before Python, every named bug answers at once with CPython's hooks (the verdict, the wrong rows of E and the
     rest: the playback tables), and nothing asks for Python;
   - the editor is mounted, the page's own, and shows the build's code;
-  - from the file (where the classroom copy must do all of it alone), a backward pasted while Python waits is carried
-    to the live lab, runs with Run on a numerics worker, and its verdict, hooks and race are CPython's for that code;
-    nothing is requested off the file, and the code never enters the address; on that live page a run-time error is
-    named at its line over the last results, and a js.fetch is refused by name at its line;
+  - booted (from the file, where the classroom copy must do all of it alone, and served), a backward pasted while
+    Python waits is carried to the live lab, runs with Run on a numerics worker, and its verdict, hooks and race are
+    CPython's for that code; nothing is requested off the page, and the code never enters the address;
+  - on that live page, one Run after another: every kind of error the lab names (a shape mismatch, a name, a missing,
+    misshaped or non-finite gradient, a syntax error) is said in CPython's words at the reader's line and column,
+    marked there in the editor (a gradient's error names its parameter and no line, as CPython's does, and nothing
+    is marked), over the results of the last code that ran; a js.fetch is refused by name at its line;
+  - from the file in Firefox and WebKit, an endless loop: while it runs the lab still answers its k, after the view's
+    QUIET_S its worker is ended and the status line says so, the code stays, and the next Run, on a new worker (from
+    the classroom file), is exact; that the results shown stay over the loop is a strict xfail until the lab keeps them;
   - in each engine and place, a visit of its own: an edit is back after a reload with its note, and a shared link
     opens with its code shown and nothing run, the fragment gone from the address.
+
+Cost, measured on this box (2026-12-04, against the module before these tests, run just before it): booting a
+served visit (its boot, the pasted Run, every error) adds ~15 s in Chromium and Firefox and 25-30 s in WebKit, the
+errors on the file's visit 3-6 s, and the loop QUIET_S plus a new worker's start (~13 s in Firefox, ~23 s in
+WebKit): +17, +27 and +33 s, +77 s in all. WebKit's served boot would make that ~105 s, so its served visit is not
+booted: from the worker's answer on, the errors take the same path in both places, and its file visit checks them
+where the workers themselves come from the classroom file; and Chromium's loop is test_browser_codelab_loop.py's
+(served, whole page).
 
 One engine alone: `pytest tests/test_engines_codelab.py -k webkit` (or firefox, chromium).
 """
@@ -22,7 +36,7 @@ import time
 
 import pytest
 
-from harness import BOOT_TIMEOUT_S, until
+from harness import BOOT_TIMEOUT_S, FOCUS_SLIDER_JS, until
 from test_browser_codelab import HOOKS, LIVE_BOX_JS, want
 from test_browser_codelab_share import fragment_of
 from test_browser_player import HOOK, VALUES_JS, mismatches
@@ -32,7 +46,8 @@ from weighttying import codelab, codelab_bugs, state
 from weighttying.views import codelab as codelab_view
 
 pytestmark = pytest.mark.browser
-PLACES = ("file", "served")  # the file first: its page stays open for the live test
+PLACES = ("file", "served")
+LIVE = {"file": ("chromium", "firefox", "webkit"), "served": ("chromium", "firefox")}  # the visits booted (see above)
 STEPS = 30  # the race's steps for the pasted code: a few seconds in WebKit's Pyodide
 # A reader's own backward, not any named bug's text: the input path written as a loop that assigns, so a token the
 # batch reads again overwrites its row instead of adding to it. Its gradients are the buffered bug's, and the verdict
@@ -65,10 +80,15 @@ PASTE_JS = """(text) => { const e = document.querySelector('[data-testid=codelab
   return document.execCommand('insertText', false, text); }"""
 
 
-def cpython_pasted() -> dict[str, str]:
-    """{hook: data-value} the view writes for PASTED run at STEPS, computed here as a numerics worker does."""
+def booted_or_skip(engine, visit) -> None:
+    if engine.name not in LIVE[visit["place"]]:
+        pytest.skip(f"{engine.name}'s {visit['place']} visit is not booted (LIVE: see the module's docstring)")
+
+
+def cpython_pasted(k: int = state.Codelab().k) -> dict[str, str]:
+    """{hook: data-value} the view writes for PASTED run at STEPS and shown at K, computed as a numerics worker does."""
     yours = codelab_view.YOURS
-    st = dataclasses.replace(state.Codelab(), bug=yours, code=PASTED, steps=STEPS)
+    st = dataclasses.replace(state.Codelab(), bug=yours, code=PASTED, steps=STEPS, k=k)
     text = "".join(codelab_view.slots(st, {yours: codelab_view.outcome(PASTED, STEPS)}).values())
     return {k: html.unescape(v) for k, v in HOOK.findall(text) if k in HOOKS}
 
@@ -128,8 +148,9 @@ def test_the_editor_is_mounted_with_the_builds_code(visit):
     assert editor["text"].rstrip("\n") == codelab.original_source().rstrip("\n")
 
 
-@pytest.mark.parametrize("visit", PLACES[:1], indirect=True)
+@pytest.mark.parametrize("visit", PLACES, indirect=True)
 def test_a_pasted_backward_runs_live_with_cpythons_verdict(engine, visit):
+    booted_or_skip(engine, visit)
     page = visit["page"]
     assert page.js("() => window.__wt.status") == "paused", "the page was started before the paste"
     assert page.js(PLAY_JS, "wt-p-codelab-steps", str(STEPS)) == "paused"
@@ -143,14 +164,14 @@ def test_a_pasted_backward_runs_live_with_cpythons_verdict(engine, visit):
     assert end["status"] == "ready", end
     page.wait("() => !!document.querySelector('#live-codelab[data-live=true]')", timeout=60)
     page.wait(f"() => !!({FIND_JS})('codelab', '[data-testid=codelab-not-run]', '')", timeout=60)  # carried, not run
-    print(f"[{engine.name} file] booted in {time.monotonic() - t0:.1f} s")
+    print(f"[{engine.name} {visit['place']}] booted in {time.monotonic() - t0:.1f} s")
     expected = cpython_pasted()
     checks = codelab.checks(PASTED)
     assert expected["codelab-verdict"] == checks["verdict"] and checks["bug"] == "buffered", checks["verdict"]
     t = time.monotonic()
     page.click(FIND_JS, "codelab", "button", "Run")
     page.wait(f"() => !!({FIND_JS})('codelab', '.wt-status', 'Done.')", timeout=180)
-    print(f"[{engine.name} file] the pasted backward's Run ({STEPS} steps): {time.monotonic() - t:.1f} s")
+    print(f"[{engine.name} {visit['place']}] the pasted backward's Run ({STEPS} steps): {time.monotonic() - t:.1f} s")
     got = shown(page)
     assert got["codelab-verdict"] == expected["codelab-verdict"], (got, expected)
     assert got["codelab-wrong-rows"] == expected["codelab-wrong-rows"], (got, expected)
@@ -162,10 +183,25 @@ def test_a_pasted_backward_runs_live_with_cpythons_verdict(engine, visit):
     assert off == [], off
 
 
-# The reader's errors, from the file in every engine, on the page the pasted Run left live: a run-time error (a
-# product whose shapes do not fit) named at its line over the last results, a request to another origin refused
-# by name at its line, nothing leaving the file. (The endless loop is test_browser_codelab_loop.py's, Chromium.)
-SHAPES_WRONG = PASTED.replace("    dh = dlogits @ E\n", "    dh = dlogits @ E.T\n")
+# The reader's errors, in every engine and place, on the page the pasted Run left live, one Run each in turn: every
+# kind the lab names (a run-time error, a name, a missing, misshaped or non-finite gradient, a syntax error), each an
+# edit of PASTED, is said in CPython's words at the reader's line (marked in the editor there), over the results of
+# the last code that ran; a request to another origin is refused by name at its line, nothing leaving the page.
+def edited(old: str, new: str) -> str:
+    """PASTED with its one OLD replaced by NEW."""
+    assert PASTED.count(old) == 1, old
+    return PASTED.replace(old, new)
+
+
+ERRORS = {
+    "a shape mismatch": edited("    dh = dlogits @ E\n", "    dh = dlogits @ E.T\n"),
+    "a name": edited("    dx = cfg.res * dh + da @ W1.T\n", "    dx = cfg.res * dh + da @ W1t\n"),
+    "a missing gradient": edited(', "b2": dh.sum(axis=0)}', "}"),
+    "a misshaped gradient": edited('"b1": da.sum(axis=0)', '"b1": da'),
+    "non-finite numbers": edited('return {"E": dE,', 'return {"E": dE / 0,'),
+    "a syntax error": edited("        dE[t] = row\n", "        dE[t] = row)\n"),
+}
+KEPT = " The results shown are your last code that ran."
 FETCH = '''import js
 
 
@@ -174,33 +210,128 @@ def lesson_backward(params, cfg, inputs, cache, dlogits):
 '''
 VERDICT_JS = f"""() => {{ const v = ({FIND_JS})('codelab', '[data-testid=codelab-verdict]', '');
   return v && {{line: v.dataset.line || '', value: v.dataset.value}}; }}"""
+RUN_JS = f"""() => {{ const s = ({FIND_JS})('codelab', '[data-testid=run-status]', '');
+  return s && {{run: s.dataset.run, text: s.textContent}}; }}"""
+# A Run's end: its verdict no longer the one before (PREV) and its status line over.
+SETTLED_JS = f"""(prev) => {{ const v = ({VERDICT_JS})(), s = ({RUN_JS})();
+  return !!v && v.value !== prev && s?.run === 'over'; }}"""
+# The editor's error mark: its line and column (1-based, counted in the text before it) and the gutter's markers.
+MARK_JS = """() => { const lines = [...document.querySelectorAll('.wt-codelab-editor .cm-line')];
+  const gutter = document.querySelectorAll('.wt-codelab-editor .cm-lint-marker-error').length;
+  const m = document.querySelector('.wt-codelab-editor .cm-lintRange-error, .wt-codelab-editor .cm-lintPoint-error');
+  if (!m) return {line: 0, column: 0, gutter};
+  const line = m.closest('.cm-line'), before = document.createRange();
+  before.setStart(line, 0); before.setEnd(m, 0);
+  return {line: lines.indexOf(line) + 1, column: before.toString().length + 1, gutter}; }"""
 
 
-def run_code(page, text: str, done_js: str) -> dict:
-    """TEXT pasted into the live editor and Run pressed: the verdict once DONE_JS (given it) says it arrived."""
+def run_code(page, text: str) -> dict:
+    """TEXT pasted into the live editor and Run pressed: the verdict once the Run is over and its verdict new."""
+    prev = (page.js(VERDICT_JS) or {}).get("value")
     assert page.js(PASTE_JS, text)
     assert until(lambda: page.js(LIVE_BOX_JS) == text, timeout_s=30), "the live section never got the code"
     page.click(FIND_JS, "codelab", "button", "Run")
-    page.wait(f"() => ({done_js})(({VERDICT_JS})())", timeout=120)
+    page.wait(SETTLED_JS, prev, timeout=120, every=0.25)
     return page.js(VERDICT_JS)
 
 
-@pytest.mark.parametrize("visit", PLACES[:1], indirect=True)
-def test_the_readers_errors_are_named_at_their_line_and_a_fetch_is_refused(engine, visit):
-    page = visit["page"]
-    if page.js("() => window.__wt.status") != "ready":
+def but_verdict(hooks: dict[str, str]) -> dict[str, str]:
+    return {key: v for key, v in hooks.items() if key != "codelab-verdict"}
+
+
+def live_or_skip(engine, visit) -> None:
+    booted_or_skip(engine, visit)
+    if visit["page"].js("() => window.__wt.status") != "ready":
         pytest.skip("needs the page the pasted Run left live (run the module, not this test alone)")
-    before = shown(page)["codelab-wrong-rows"]
-    wrong = codelab.checks(SHAPES_WRONG)
-    assert wrong["kind"] == "runtime" and wrong["line"] == 5, wrong
-    got = run_code(page, SHAPES_WRONG, "(v) => v && v.line === '5'")
-    assert got["value"] == codelab_view.failure(wrong) + " The results shown are your last code that ran.", got
-    assert shown(page)["codelab-wrong-rows"] == before  # the last code that ran still shown
-    got = run_code(page, FETCH, "(v) => v && v.value.includes('refused')")
+
+
+@pytest.mark.parametrize("visit", PLACES, indirect=True)
+def test_the_readers_errors_are_named_at_their_line_and_a_fetch_is_refused(engine, visit):
+    live_or_skip(engine, visit)
+    page = visit["page"]
+    last = but_verdict(cpython_pasted())  # the last code that ran
+    assert but_verdict(shown(page)) == last
+    said = {kind: codelab_view.failure(codelab.checks(code)) + KEPT for kind, code in ERRORS.items()}
+    assert len(set(said.values())) == len(said)  # each Run's end is seen by its verdict changing
+    t0 = time.monotonic()
+    for kind, code in ERRORS.items():
+        wrong = codelab.checks(code)
+        assert wrong["kind"] != "ok", (kind, wrong)
+        got = run_code(page, code)
+        assert got == {"value": said[kind], "line": str(wrong["line"] or "")}, (kind, got, said[kind])
+        # marked at the reader's line (from its column, or from its start), with the gutter's marker; or nothing
+        at = {"line": wrong["line"], "column": wrong["column"] or 1, "gutter": 1}
+        mark = at if wrong["line"] else {"line": 0, "column": 0, "gutter": 0}
+        editor(page, code)
+        assert until(lambda: page.js(MARK_JS) == mark, timeout_s=10), (kind, page.js(MARK_JS), mark)
+        assert but_verdict(shown(page)) == last, kind  # the results kept
+    print(f"[{engine.name} {visit['place']}] {len(ERRORS)} errors: {time.monotonic() - t0:.1f} s")
+    got = run_code(page, FETCH)
     assert got["line"] == "5" and "fetch is refused here" in got["value"], got
     assert page.refused() == [], page.refused()
     assert page.js("() => performance.getEntriesByType('resource').every((r) => !r.name.includes('example.com'))")
 
+
+# The reader's endless loop, from the file in Firefox and WebKit, on the same live page: Run starts it on a numerics
+# worker; while it loops the lab still answers its k (the claim, redrawn by the Panel worker); after the view's QUIET_S
+# the pool ends that worker and the status line says so, the code still in the editor; the next Run, on a new worker,
+# checks the page's own code exactly. The results shown over the loop are kept for the test after it.
+LOOP = '''def lesson_backward(params, cfg, inputs, cache, dlogits):
+    while True:
+        pass
+'''
+LOOPED = ("firefox", "webkit")  # the engines whose file visit runs it (see the module's docstring)
+LOOPING_JS = "() => __wt.pool.workers.some((w) => w.tainted && w.part)"
+# The claim's miss probability is V, drawn live: in the Panel section's shadow root, not the build's prerender.
+CLAIM_JS = f"""(v) => {{ const c = ({FIND_JS})('codelab', '[data-testid=codelab-claim-miss]', '');
+  return !!c && c.getRootNode() instanceof ShadowRoot && c.dataset.value === v; }}"""
+
+
+@pytest.mark.parametrize("visit", PLACES[:1], indirect=True)
+def test_an_endless_loop_is_ended_while_the_lab_still_answers(engine, visit):
+    if engine.name not in LOOPED:
+        pytest.skip(f"{engine.name}'s endless loop is test_browser_codelab_loop.py's (LOOPED: the module's docstring)")
+    live_or_skip(engine, visit)
+    page = visit["page"]
+    k = state.Codelab().k + 1  # the k slider's next value
+    claim = dict(HOOK.findall(codelab_view.claim_html(k)))["codelab-claim-miss"]
+    started = page.js("() => __wt.pool.started")
+    assert page.js(PASTE_JS, LOOP)
+    assert until(lambda: page.js(LIVE_BOX_JS) == LOOP, timeout_s=30), "the live section never got the code"
+    page.click(FIND_JS, "codelab", "button", "Run")
+    page.wait(LOOPING_JS, timeout=60, every=0.1)
+    looping = time.monotonic()
+    assert page.evaluate(FOCUS_SLIDER_JS, ["k:", "codelab"]) is None
+    page.press("ArrowRight")
+    page.wait(CLAIM_JS, html.unescape(claim), timeout=codelab_view.QUIET_S, every=0.1)
+    answered = time.monotonic() - looping
+    assert page.js(LOOPING_JS), "the code stopped looping before k was answered"
+    quiet = f"ran for {codelab_view.QUIET_S:g} s without finishing a step"
+    page.wait(f"(q) => !!({FIND_JS})('codelab', '[data-testid=run-status]', q)", quiet,
+              timeout=codelab_view.QUIET_S + 30, every=0.1)
+    ended = time.monotonic() - looping
+    print(f"[{engine.name} {visit['place']}] k answered {answered:.1f} s into the loop, which ended at {ended:.1f} s")
+    assert answered < codelab_view.QUIET_S <= ended + 1, (answered, ended)
+    assert page.js("() => __wt.pool.hung.length") == 1 and not page.js("() => __wt.pool.workers.some((w) => w.part)")
+    assert editor(page, LOOP)["text"].rstrip("\n") == LOOP.rstrip("\n"), "the reader's code stays"
+    not_run = page.js(f"() => !!({FIND_JS})('codelab', '[data-testid=codelab-not-run]', '')")  # what it says instead
+    visit["over the loop"] = {"shown": but_verdict(shown(page)), "kept": but_verdict(cpython_pasted(k)),
+                              "not run": not_run}
+    t = time.monotonic()
+    got = run_code(page, codelab.original_source())
+    print(f"[{engine.name} {visit['place']}] the next Run, on a new worker: {time.monotonic() - t:.1f} s")
+    assert got["value"] == codelab.checks(codelab.original_source())["verdict"], got
+    assert page.js("() => __wt.pool.started") > started  # a new worker took over
+
+
+@pytest.mark.xfail(strict=True, reason="the lab clears its results at a Run's start (kit.RunSection, hold=False) and "
+                   "brings the last good ones back only with an error answer, never after a stopped Run")
+@pytest.mark.parametrize("visit", PLACES[:1], indirect=True)
+def test_the_last_results_stay_over_an_endless_loop(visit):
+    if "over the loop" not in visit:
+        pytest.skip("needs the loop test before it (run the module, not this test alone)")
+    over = visit["over the loop"]
+    assert over["shown"] == over["kept"], over
 
 
 # The reader's edit survives a reload, and a shared link opens its code unrun, in every engine and place: a visit of
