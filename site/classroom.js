@@ -42,7 +42,7 @@ export function classroomTransport(config) {
 
   // An inline script of this file that was edited (the guard before this one) keeps the lab off; if this script
   // was the one refused, site/guard.js says so.
-  const refused = refusals();
+  const refused = refusals({ afterGuard: true });
 
   const timings = {}; // ms since navigation: payload decoded, worker's bytes posted, page files unpacked
 
