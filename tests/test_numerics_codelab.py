@@ -293,10 +293,19 @@ GRADIENT = {  # an edit of the return or a gradient, the parameter named, and a 
 
 
 @pytest.mark.parametrize("case", GRADIENT)
-def test_a_bad_gradient_names_its_parameter(case):
+def test_a_bad_gradient_names_its_parameter_at_the_line_that_returned_it(case):
     (old, new), parameter, phrase = GRADIENT[case]
-    out = codelab.lab(edited(old, new))
+    text = edited(old, new)
+    out = codelab.lab(text)
     assert out["kind"] == "gradient" and out["parameter"] == parameter and phrase in out["message"], out
+    # the reader's return statement, or (a function that returns nothing) its last line run
+    assert out["line"] == len(text.rstrip("\n").splitlines()) and out["column"] is None, out
+
+
+def test_a_return_in_the_middle_is_the_line_named():
+    text = edited('    dh = dlogits @ E', '    dh = dlogits @ E\n    if dh.size:\n        return {"E": dh}')
+    out = codelab.lab(text)
+    assert out["kind"] == "gradient" and out["line"] == line_of(text, 'return {"E": dh}'), out
 
 
 @pytest.mark.parametrize("text,phrase", [(ORIGINAL.replace("def lesson_backward", "def backward"), "no function named"),

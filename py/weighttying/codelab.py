@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import sys
 import traceback
 import types
 from collections.abc import Mapping
@@ -160,33 +161,47 @@ def load(text: str):
     return backward
 
 
-def checked(grads, params: dict) -> dict[str, np.ndarray]:
+def checked(grads, params: dict, line: int | None = None) -> dict[str, np.ndarray]:
     """grads as float arrays, one per parameter of params; ReaderError naming the first one missing, of the
-    wrong kind or shape, or not finite."""
+    wrong kind or shape, or not finite, at `line` (where the reader's function returned them)."""
+    def wrong(message: str, name: str | None = None) -> ReaderError:
+        return ReaderError(error("gradient", message, line, parameter=name))
     if not isinstance(grads, Mapping):
         what = "None (is its return missing?)" if grads is None else f"a value of type {type(grads).__name__}"
-        raise ReaderError(error("gradient", f"{NAME} returned {what}, not a dict of gradients {{{', '.join(params)}}}"))
+        raise wrong(f"{NAME} returned {what}, not a dict of gradients {{{', '.join(params)}}}")
     out = {}
     for name, P in params.items():
         if name not in grads:
             have = ", ".join(map(str, grads)) or "nothing"
-            raise ReaderError(error("gradient", f"no gradient for {name}: the returned dict has {have}", parameter=name))
+            raise wrong(f"no gradient for {name}: the returned dict has {have}", name)
         try:
             g = np.asarray(grads[name])
         except Exception:  # ragged lists, or an object of the reader's whose conversion fails
             g = np.asarray(None)
         if g.dtype.kind not in "iuf":
-            raise ReaderError(error("gradient", f"the gradient of {name} is not an array of real numbers "
-                                                f"({type(grads[name]).__name__})", parameter=name))
+            raise wrong(f"the gradient of {name} is not an array of real numbers ({type(grads[name]).__name__})", name)
         if g.shape != P.shape:
-            raise ReaderError(error("gradient", f"the gradient of {name} has shape {g.shape}; {name} has shape "
-                                                f"{P.shape}", parameter=name))
+            raise wrong(f"the gradient of {name} has shape {g.shape}; {name} has shape {P.shape}", name)
         bad = int(g.size - np.isfinite(g).sum())
         if bad:
-            raise ReaderError(error("gradient", f"{bad} of the {g.size} entries of the gradient of {name} are not "
-                                                f"finite (nan or inf)", parameter=name))
+            raise wrong(f"{bad} of the {g.size} entries of the gradient of {name} are not finite (nan or inf)", name)
         out[name] = np.array(g, dtype=float)
     return out
+
+
+def returning_line(backward, *args):
+    """(backward(*args), the reader's line it returned from: its return statement, or its last line run)."""
+    at = [None]
+
+    def watch(frame, event, arg):
+        if event == "return" and frame.f_code is getattr(backward, "__code__", None):
+            at[0] = frame.f_lineno
+    previous = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        return backward(*args), at[0]
+    finally:
+        sys.setprofile(previous)
 
 
 def reader_loss_and_grads(backward, params: dict, cfg: model.Config, inputs, targets) -> tuple[float, dict]:
@@ -195,11 +210,12 @@ def reader_loss_and_grads(backward, params: dict, cfg: model.Config, inputs, tar
     mine = {name: P.copy() for name, P in params.items()}  # the reader may write into what it is given
     try:
         with np.errstate(all="ignore"):  # non-finite results are reported by name below, not as warnings
-            grads = backward(mine, cfg, np.array(inputs), {k: v.copy() for k, v in cache.items()}, dlogits.copy())
+            grads, line = returning_line(backward, mine, cfg, np.array(inputs), {k: v.copy() for k, v in cache.items()},
+                                         dlogits.copy())
             grads = dict(grads) if isinstance(grads, Mapping) else grads  # a mapping of the reader's own reads here
     except READER_ERRORS as exc:
         raise ReaderError(error("runtime", one_line(exc), reader_line(exc, backward))) from None
-    return loss, checked(grads, params)
+    return loss, checked(grads, params, line)
 
 
 def gradients(backward, seed: int = 0, cfg: model.Config = CONFIG) -> dict[str, np.ndarray]:
