@@ -129,7 +129,8 @@ for section, st in small.items():
     out[f"pool {section}"] = {"one": merged[0], "three": merged[1]}
 
 from weighttying import codelab, codelab_bugs
-# the code lab on its batch: every named bug's checks and a short race; a run-time error at the reader's line
+# the code lab on its batch: every named bug's checks and a short race; a run-time error and a gradient's at the
+# reader's line
 lab_cfg = codelab.config(0)
 lab_numeric = gradcheck.numerical_grads(model.init_params(lab_cfg), lab_cfg, *codelab.batch(0))
 
@@ -145,6 +146,8 @@ def without_rounding(lab):
 out["codelab"] = plain({bug.id: without_rounding(codelab.lab(codelab.bug_source(bug.id), steps=20, numeric=lab_numeric))
                         for bug in codelab_bugs.BUGS})
 out["codelab"]["runtime"] = plain(codelab.run_source(codelab.original_source().replace('params["W2"]', 'params["W3"]')))
+# a misshaped gradient, named at the line that returned it (a profile hook notes it)
+out["codelab"]["gradient"] = plain(codelab.run_source(codelab.original_source().replace('"b2": db2}', '"b2": db2[:3]}')))
 
 RESULT = json.dumps(out)
 RESULT
