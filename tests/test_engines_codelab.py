@@ -10,11 +10,11 @@ place, opened with ?embed=codelab&live=click so Python waits for the reader, the
     CPython's for that code; nothing is requested off the page, and the code never enters the address;
   - on that live page, one Run after another: every kind of error the lab names (a shape mismatch, a name, a missing,
     misshaped or non-finite gradient, a syntax error) is said in CPython's words at the reader's line and column,
-    marked there in the editor (a gradient's error names its parameter and no line, as CPython's does, and nothing
-    is marked), over the results of the last code that ran; a js.fetch is refused by name at its line;
+    marked there in the editor (a gradient's error at the line that returned it), over the results of the last code
+    that ran; a js.fetch is refused by name at its line;
   - from the file in Firefox and WebKit, an endless loop: while it runs the lab still answers its k, after the view's
     QUIET_S its worker is ended and the status line says so, the code stays, and the next Run, on a new worker (from
-    the classroom file), is exact; that the results shown stay over the loop is a strict xfail until the lab keeps them;
+    the classroom file), is exact, and the results shown over the loop are the last code's that ran;
   - in each engine and place, a visit of its own: an edit is back after a reload with its note, and a shared link
     opens with its code shown and nothing run, the fragment gone from the address.
 
@@ -148,6 +148,7 @@ def test_the_editor_is_mounted_with_the_builds_code(visit):
     assert editor["text"].rstrip("\n") == codelab.original_source().rstrip("\n")
 
 
+@pytest.mark.allow_skip_in_ci  # the engines and places LIVE and LOOPED leave out, by design (above)
 @pytest.mark.parametrize("visit", PLACES, indirect=True)
 def test_a_pasted_backward_runs_live_with_cpythons_verdict(engine, visit):
     booted_or_skip(engine, visit)
@@ -245,6 +246,7 @@ def live_or_skip(engine, visit) -> None:
         pytest.skip("needs the page the pasted Run left live (run the module, not this test alone)")
 
 
+@pytest.mark.allow_skip_in_ci  # the engines and places LIVE and LOOPED leave out, by design (above)
 @pytest.mark.parametrize("visit", PLACES, indirect=True)
 def test_the_readers_errors_are_named_at_their_line_and_a_fetch_is_refused(engine, visit):
     live_or_skip(engine, visit)
@@ -287,6 +289,7 @@ CLAIM_JS = f"""(v) => {{ const c = ({FIND_JS})('codelab', '[data-testid=codelab-
   return !!c && c.getRootNode() instanceof ShadowRoot && c.dataset.value === v; }}"""
 
 
+@pytest.mark.allow_skip_in_ci  # the engines and places LIVE and LOOPED leave out, by design (above)
 @pytest.mark.parametrize("visit", PLACES[:1], indirect=True)
 def test_an_endless_loop_is_ended_while_the_lab_still_answers(engine, visit):
     if engine.name not in LOOPED:
@@ -324,8 +327,7 @@ def test_an_endless_loop_is_ended_while_the_lab_still_answers(engine, visit):
     assert page.js("() => __wt.pool.started") > started  # a new worker took over
 
 
-@pytest.mark.xfail(strict=True, reason="the lab clears its results at a Run's start (kit.RunSection, hold=False) and "
-                   "brings the last good ones back only with an error answer, never after a stopped Run")
+@pytest.mark.allow_skip_in_ci  # the engines and places LIVE and LOOPED leave out, by design (above)
 @pytest.mark.parametrize("visit", PLACES[:1], indirect=True)
 def test_the_last_results_stay_over_an_endless_loop(visit):
     if "over the loop" not in visit:
