@@ -14,8 +14,7 @@ export default [
     rules: { "max-lines-per-function": ["error", { max: 120 }] },
   },
   // the worker's loadPyodide comes from pyodide.js, which it runs as importScripts would
-  { files: ["site/worker.js"], languageOptions: { globals: { ...globals.worker, loadPyodide: "readonly" } } },
+  { files: ["site/worker*.js"], languageOptions: { globals: { ...globals.worker, loadPyodide: "readonly" } } },
   { files: ["site/embed.js", "bench/worker_hook.js"], languageOptions: { sourceType: "script", globals: globals.worker } },
-  { files: ["bench/worker_hook.js"], languageOptions: { globals: { py: "readonly", post: "readonly", readable: "readonly" } } },
   { files: ["tests/node/**/*.mjs", "tests/*.mjs", "tools/*.mjs"], languageOptions: { globals: globals.node } },
 ];

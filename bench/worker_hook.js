@@ -7,12 +7,15 @@
   self.onmessage = (event) => {
     const msg = event.data;
     if (msg.type !== "bench") return shipped(event);
+    // the bundle's own names are not globals: the runtime through the worker's read-only hook (site/worker.js)
+    const py = self.__wtWorker.py;
     (async () => {
       try {
         const result = await py.runPythonAsync(msg.code);
-        post({ type: "bench", result: String(result), wasm_bytes: py._module.HEAP8.length });
+        self.postMessage({ type: "bench", result: String(result), wasm_bytes: py._module.HEAP8.length });
       } catch (err) {
-        post({ type: "bench", error: readable(err) });
+        const lines = String((err && err.message) || err).trim().split("\n");
+        self.postMessage({ type: "bench", error: lines[lines.length - 1] }); // a traceback's last line
       }
     })();
   };
