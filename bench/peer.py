@@ -255,9 +255,15 @@ def write_twins(site: Path) -> None:
                 p.with_name(p.name + ext).write_bytes(twin)
 
 
+def app_css() -> bytes:
+    """The page's stylesheet as the build writes it: site/style.css with its light colours filled in."""
+    from weighttying import colours
+    return assemble.coloured(APP_CSS.read_bytes(), colours.root_css())
+
+
 def inputs_key(pins: dict, peer_pins: dict, wheel: Path) -> str:
     import panel
-    parts = [Path(__file__).read_text(), APP.read_text(), APP_CSS.read_text(), json.dumps(pins, sort_keys=True),
+    parts = [Path(__file__).read_text(), APP.read_text(), app_css().decode(), json.dumps(pins, sort_keys=True),
              json.dumps(peer_pins, sort_keys=True), base.sha256(wheel), panel.__version__]
     return base.sha256("\n".join(parts).encode())[:16]
 
@@ -287,7 +293,7 @@ def build_peer(offline: bool = True) -> Path:
             simple_index(new, [ours[canonicalize_name(p)] for p in INDEX_FROM_PINS]
                          + [peer[canonicalize_name(base.split_filename(n)[0])] for n in peer_pins["index"]])
             write_twins(new)
-            shutil.copyfile(APP_CSS, new / APP_CSS.name)
+            (new / APP_CSS.name).write_bytes(app_css())
             (new / "serve.py").write_text(SERVE_PY.format(bench=str(ROOT / "bench")))
             for old in CACHE.glob("site-*"):  # earlier peers: the key changed
                 shutil.rmtree(old, ignore_errors=True)

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from weighttying import colours
+
 ROOT = Path(__file__).resolve().parents[1]
 ERROR = "RuntimeError: Could not parse script result"  # the first line of what the stand-ins raise
 
@@ -202,7 +204,7 @@ with redirect_stdout(printed):
 site = Path(printed.getvalue().strip())
 print(json.dumps({"exit": code, "site": str(site.relative_to(TMP)), "files": sorted(
     str(p.relative_to(site)) for p in site.rglob("*") if p.is_file()), "index": (site / "index.html").read_text()[:200],
-    "worker": (site / "peer_app.js").read_text()}))
+    "worker": (site / "peer_app.js").read_text(), "css": (site / "style.css").read_text()}))
 '''
 
 # README's commands, parsed by each script's own parser (stopped right after parsing: nothing runs).
@@ -341,6 +343,8 @@ def test_the_peer_builds_from_a_cold_cache(tmp_path):
     assert {"simple/narwhals/index.json", "simple/param/index.json"} <= set(got["files"])
     assert got["index"].startswith('<script src="pyodide/pyodide.js">')
     assert got["worker"].startswith("const LOCAL = ") and "micropip.set_index_urls" in got["worker"]
+    # the page's stylesheet as the build writes it: its light colours in their slot, as the measured page has them
+    assert colours.root_css() in got["css"] and "/*build:colours*/" not in got["css"]
 
 
 def documented() -> list[tuple[str, list[str]]]:
