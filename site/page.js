@@ -12,7 +12,8 @@ export function startPage(rules, address) {
   // carry. Returns the page's state (theme, embed, hide, live, projector, copied).
   const root = document.documentElement;
   const { values } = rules.parseQuery(location.search);
-  const hide = values.hide ? values.hide.split(",") : [];
+  // its words ("prose", "controls") are state.HIDE_WORDS (tests/test_page_data.py checks this file names no other)
+  const hide = values.hide ? values.hide.split(rules.hideSep) : [];
 
   // Theme: theme=light|dark pins the scheme; auto follows prefers-color-scheme, live.
   const theme = values.theme;

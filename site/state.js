@@ -147,7 +147,7 @@ export function codec(rules) {
   }
 
   const section = (sid) => rules.controls.filter((c) => c.section === sid);
-  return { byKey, kind, sections: rules.sections, section, read, parseQuery, toQuery, defaults, decoded, said,
+  return { byKey, kind, sections: rules.sections, hideSep: rules.hide_sep, section, read, parseQuery, toQuery, defaults, decoded, said,
     fills: (sid) => rules.fills[sid] || {} };
 }
 

@@ -63,3 +63,12 @@ def test_no_status_line_is_typed_in_the_page_scripts():
 def test_the_prerendered_status_line_is_the_one_while_the_lab_loads():
     said = re.search(r'data-testid="player-status">([^<]*)<', controls.html_of("sweep", {}))[1]
     assert html.unescape(said) == controls.SAYS["computed"].format(takes_over=controls.SAYS["takes_over"]["loading"])
+
+
+def test_the_hide_lists_words_in_the_page_script_are_pythons():
+    """page.js acts on the hide list's words before Python (the prose, the controls): exactly state.HIDE_WORDS, and
+    it splits the list by the codec's separator (state.HIDE_SEP), never a typed one."""
+    from weighttying import state
+    script = (ROOT / "site" / "page.js").read_text()
+    assert set(re.findall(r'hide\.includes\("(\w+)"\)', script)) == set(state.HIDE_WORDS)
+    assert "split(rules.hideSep)" in script and 'split(",")' not in script
