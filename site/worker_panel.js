@@ -54,13 +54,13 @@ export function boot({ config, query, scheme, address, pool }) {
   return booting(async () => {
     const base = baseOf(address);
     py = await startRuntime(config, base);
-    const built = builtResults(config, base); // small, fetched while the packages load (the classroom file: posted)
+    const results = builtResults(config, base); // small, fetched while the packages load (the classroom file: posted)
     await installPackages(config, base, config.packages);
     await step(2, () => {
       py.runPython(PRELUDE(config));
       py.runPython("import panel");
     });
-    const { text = null, problem = "" } = await built;
+    const { text = null, problem = "" } = await results;
     // Let the page's queued messages in first: the reader may have moved a control while Python started.
     await new Promise((resolve) => setTimeout(resolve, 0));
     await step(3, () => {
