@@ -1,9 +1,9 @@
 // Figures you can read: the value under the pointer, a tap or the keyboard's cursor, for every figure that
-// render.py marks with <svg data-fig='JSON'> (its kind, plot box and plotted numbers). The same markup is
+// render/ marks with <svg data-fig='JSON'> (its kind, plot box and plotted numbers). The same markup is
 // prerendered, played back and live (Panel's panes, in open shadow roots), so one listener on the document
 // reads each event's composedPath() and never needs Python. The pure functions below are exported for
 // tests/node/readout.test.mjs; install() wires them to the page (site/main.js calls it once). What they read a
-// figure's data by, `rules`, is render.py's (render.readout_rules, the page config's "readout"): its numbers' digits
+// figure's data by, `rules`, is render's (render.readout_rules, the page config's "readout"): its numbers' digits
 // and whole-number limit, a strip chart's dot spread and size; the plot box is in each figure's data.
 
 const FIGURE = "svg[data-fig]";
@@ -99,7 +99,7 @@ export function describe(fig, cur, rules) {
   return `${fig.x} ${text(fig.xs[cur.i])}: ${each.join(", ")}`;
 }
 
-/** The reported value's place in viewBox units, as render.py draws it: {rect: {x, y, w, h}, dots: [[x, y]]}
+/** The reported value's place in viewBox units, as render/charts.py draws it: {rect: {x, y, w, h}, dots: [[x, y]]}
  * (a heatmap's cell, a bin's bars down to the axis, a strip's dots, a line chart's points at the step: their box
  * and dots). */
 export function mark(fig, cur, rules) {

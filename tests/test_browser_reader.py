@@ -190,7 +190,7 @@ HELP_BESIDE_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
 }"""
 
 
-# Each figure (render.py's <svg data-fig>, overlays left out) as drawn: its section and slot, its width in CSS
+# Each figure (render/'s <svg data-fig>, overlays left out) as drawn: its section and slot, its width in CSS
 # px, its tick values per axis (y at the plot's left, x under it, the colour scale's beside it), whether it
 # has a heading and a colour-scale title (issue 29).
 FIGURES_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """

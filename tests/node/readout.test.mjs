@@ -1,6 +1,6 @@
 // site/readout.js's pure functions under `node --test`, against cases CPython wrote (tests/node/readout.json, or the
 // file tests/test_readout_js.py writes and passes in WT_READOUT_CASES), read by the rules CPython wrote with them
-// (render.readout_rules, the page config's "readout"): render.num's formatting, and render.py's figures (their data
+// (render.readout_rules, the page config's "readout"): render.num's formatting, and render/'s figures (their data
 // and each drawn cell, bar, dot or point) mapped back to the cursor, the text the readout shows and its highlight.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -12,7 +12,7 @@ import { root } from "./fixtures.mjs";
 
 const cases = JSON.parse(readFileSync(process.env.WT_READOUT_CASES || resolve(root, "tests", "node", "readout.json"), "utf8"));
 const { rules } = cases;
-const ROUNDED = 0.06;  // render.py writes coordinates to 0.1 units
+const ROUNDED = 0.06;  // render/ writes coordinates to 0.1 units
 const NEAR = 0.5;  // and a figure's data holds its numbers to rules.digits significant figures
 
 test("g and shown write numbers as render.num and render.shown do", () => {
@@ -74,7 +74,7 @@ test("a series shorter than the axis reads 'none' there, a non-finite cell reads
 });
 
 test("a flat value range puts a point at the plot's middle height, as render._scale does", () => {
-  // render.py's charts always widen their range (render._frame), so no figure of CPython's reaches this
+  // render/'s charts always widen their range (render/axes.py _frame), so no figure of CPython's reaches this
   const flat = { ...curve, lo: 2, hi: 2, series: [["a", [2, 2, 2, 2]]] };
   assert.deepEqual(mark(flat, { i: 1, j: 0 }, rules).dots, [[40 + 430 / 3, 115]]);
 });
