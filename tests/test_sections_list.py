@@ -58,7 +58,7 @@ def test_every_list_of_sections_is_the_registrys_in_its_order():
 def test_every_declared_part_exists_and_a_missing_one_is_named(monkeypatch):
     assert state.missing_parts(ROOT) == []
     wrong = state.Section("tying", state.Tying, "weighttying.views.tyingg", "weighttying.app.sections.nothere", "site/sections/x.html")
-    monkeypatch.setattr(state, "REGISTRY", (*state.REGISTRY, wrong))
+    monkeypatch.setattr(state.sections, "REGISTRY", (*state.REGISTRY, wrong))  # the module missing_parts reads
     assert state.missing_parts(ROOT) == [
         "section 'tying': its view module weighttying.views.tyingg is missing (weighttying/views/tyingg.py, looked up on sys.path)",
         "section 'tying': its app module weighttying.app.sections.nothere is missing "

@@ -4,7 +4,10 @@ checks it goes through everything a page section does."""
 from dataclasses import dataclass
 from pathlib import Path
 
-from weighttying.state import Section, spec
+# from the modules that define them: $WT_TEST_SECTIONS has this module imported while weighttying.state is still
+# building its registry, before the package itself holds these names
+from weighttying.state.kinds import spec
+from weighttying.state.sections import Section
 
 
 @dataclass(frozen=True)
