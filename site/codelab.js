@@ -145,7 +145,7 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   Object.assign(view.scrollDOM, { tabIndex: 0 });
   view.scrollDOM.setAttribute("aria-label", "Your backward's code, scrolling");
   const bar = controlsOf(host, view, original, storage);
-  // the code control's max_chars (state.py), which controls.py writes as the box's maxlength
+  // the code control's max_chars (state/kinds.py), which controls.py writes as the box's maxlength
   const maxChars = Number(start.getAttribute("maxlength"));
   installShare(bar, view, { original, maxChars, hold: (on) => { held = on; }, pageUrl, dropFragment });
   setInterval(marks(view, doc), MARK_MS);

@@ -1,8 +1,8 @@
 // The page's state rules, applied before Python: how a URL value is read, clamped and written, how a choice fills
 // in other controls, how a file box reads a file. Every constant and word of them is data weighttying.state emits
 // (state.rules: the value syntax and words, the notes, each control's kind, default and bounds, presets, FILLS, what a
-// link leaves unescaped, a file box's words), in the page config as "state"; the code is state.py's, line for line,
-// over it, plus how Python's repr, quote and UTF-8 decoder behave. tests/url_cases.json runs in pytest and node, and
+// link leaves unescaped, a file box's words), in the page config as "state"; the code is state/'s (url.py, files.py,
+// presets.py), line for line, over it, plus how Python's repr, quote and UTF-8 decoder behave. tests/url_cases.json runs in pytest and node, and
 // both check that its cases run every branch, so a link reads alike in both languages.
 
 export function fmt(x) {

@@ -145,7 +145,7 @@ def test_no_state_rule_is_typed_in_the_site_js():
 
 
 def test_no_note_is_worded_in_the_site_js():
-    """What a note or a file box says is state.py's (NOTES, FILE_SAYS, emitted in the rules): no page script types a
+    """What a note or a file box says is state/'s (NOTES, FILE_SAYS, emitted in the rules): no page script types a
     piece of one (the words between its {fields}, a few words long)."""
     pieces = {piece.strip() for said in (*state.NOTES.values(), *state.FILE_SAYS.values())
               for piece in re.split(r"\{\w+\}", said) if len(piece.strip()) >= 12}

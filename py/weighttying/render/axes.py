@@ -40,7 +40,9 @@ def _nice_log(lo: float, hi: float, least: int = 3) -> np.ndarray:
     """Round values within [lo, hi] (both > 0) for a log axis: decades (every other one past six), then
     1-2-5 and 1..9 in each decade while fewer than `least`."""
     k0, k1 = math.floor(math.log10(lo) - 1e-9), math.ceil(math.log10(hi) + 1e-9)
-    inside = lambda ts: [t for t in ts if lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9)]  # noqa: E731
+
+    def inside(ts: list[float]) -> list[float]:
+        return [t for t in ts if lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9)]
     decades = inside([10.0 ** k for k in range(k0, k1 + 1)])
     if len(decades) >= least:
         return np.array(decades[::2] if len(decades) > 6 else decades)
