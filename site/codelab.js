@@ -113,6 +113,14 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   host.dataset.mounted = "true";
   const original = start.defaultValue; // the control's default: the lesson's source, emitted at build
   let saving = 0, held = false; // held: a link's code is shown over the reader's own edit, which stays kept as it was
+  let unsaved = null; // the edit typed since the last keep (a keep waits for a pause in typing)
+  const save = () => {
+    // Kept now: at a pause in typing, and at once on Run and when the page goes away (a reload right after an
+    // edit must find it)
+    clearTimeout(saving);
+    if (unsaved !== null) keep(storage, original, unsaved);
+    unsaved = null;
+  };
   const still = host.querySelector(".wt-codelab-still");
   const view = new EditorView({
     parent: host,
@@ -122,7 +130,7 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
         lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
         indentOnInput(), bracketMatching(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), python(),
         lintGutter(),
-        keymap.of([{ key: "Mod-Enter", run: () => { written(view.state.doc.toString(), doc); run(); return true; } },
+        keymap.of([{ key: "Mod-Enter", run: () => { written(view.state.doc.toString(), doc); save(); run(); return true; } },
           ...defaultKeymap, ...historyKeymap, indentWithTab]),
         // on a phone a long line wraps under itself: the box scrolls one way only
         EditorView.lineWrapping,
@@ -133,8 +141,9 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
           written(text, doc);
           // held: not kept, and counted on the host (data-held), so a check can see an edit passed by unkept
           if (held) return void (host.dataset.held = String(Number(host.dataset.held || 0) + 1));
+          unsaved = text;
           clearTimeout(saving);
-          saving = setTimeout(() => keep(storage, original, text), 300);
+          saving = setTimeout(save, 300);
         }),
       ],
     }),
@@ -142,6 +151,7 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   // in the still code's place, the same size (site/style.css), above the bar; code longer than the box scrolls in
   // it, and a box that scrolls is a tab stop of its own (axe's scrollable-region-focusable: a keyboard scrolls it)
   still.replaceWith(view.dom);
+  doc.defaultView?.addEventListener("pagehide", save);
   Object.assign(view.scrollDOM, { tabIndex: 0 });
   view.scrollDOM.setAttribute("aria-label", "Your backward's code, scrolling");
   const bar = controlsOf(host, view, original, storage);

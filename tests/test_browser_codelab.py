@@ -143,6 +143,21 @@ def test_the_editor_before_python(browser, server):
         ctx.close()
 
 
+def test_an_edit_is_kept_even_when_the_page_reloads_at_once(browser, server):
+    # the keep waits for a pause in typing; a reload right after a keystroke must still find the edit
+    ctx = new_context(browser)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+        page.locator(EDITOR).wait_for(timeout=10_000)
+        type_at_end(page, "\n# kept at once")
+        page.reload(wait_until="domcontentloaded")
+        page.locator(EDITOR).wait_for(timeout=10_000)
+        assert editor_text(page).endswith("# kept at once")
+    finally:
+        ctx.close()
+
+
 def test_code_typed_before_python_is_in_the_live_section(browser, server):
     ctx = new_context(browser)
     try:
