@@ -102,6 +102,17 @@ def editor(page, text: str) -> dict:
     return page.js(EDITOR_JS)
 
 
+def paste(page, text: str) -> None:
+    """TEXT pasted over the editor's whole text (PASTE_JS), until the editor holds exactly it. WebKit's scripted
+    insertText over a selection of the whole editable sometimes leaves an empty first line (seen from the classroom
+    file, about one visit in four); a reader's paste is one input event, which CodeMirror handles itself."""
+    for _ in range(3):
+        assert page.js(PASTE_JS, text)
+        if until(lambda: editor(page, text)["text"] == text, timeout_s=2):
+            return
+    raise AssertionError(f"the editor holds {editor(page, text)['text'][:40]!r}..., not the pasted text")
+
+
 def shown(page) -> dict[str, str]:
     return {k: v for k, v in page.js(VALUES_JS, "codelab").items() if k in HOOKS}
 
@@ -155,7 +166,7 @@ def test_a_pasted_backward_runs_live_with_cpythons_verdict(engine, visit):
     page = visit["page"]
     assert page.js("() => window.__wt.status") == "paused", "the page was started before the paste"
     assert page.js(PLAY_JS, "wt-p-codelab-steps", str(STEPS)) == "paused"
-    assert page.js(PASTE_JS, PASTED)
+    paste(page, PASTED)
     page.wait("() => document.getElementById('wt-p-codelab-bug').value === 'yours'", timeout=10)
     assert editor(page, PASTED)["text"].rstrip("\n") == PASTED.rstrip("\n")
     assert page.js("() => document.getElementById('wt-p-codelab-code').value") == PASTED
@@ -229,7 +240,7 @@ MARK_JS = """() => { const lines = [...document.querySelectorAll('.wt-codelab-ed
 def run_code(page, text: str) -> dict:
     """TEXT pasted into the live editor and Run pressed: the verdict once the Run is over and its verdict new."""
     prev = (page.js(VERDICT_JS) or {}).get("value")
-    assert page.js(PASTE_JS, text)
+    paste(page, text)
     assert until(lambda: page.js(LIVE_BOX_JS) == text, timeout_s=30), "the live section never got the code"
     page.click(FIND_JS, "codelab", "button", "Run")
     page.wait(SETTLED_JS, prev, timeout=120, every=0.25)
@@ -299,7 +310,7 @@ def test_an_endless_loop_is_ended_while_the_lab_still_answers(engine, visit):
     k = state.Codelab().k + 1  # the k slider's next value
     claim = dict(HOOK.findall(codelab_view.claim_html(k)))["codelab-claim-miss"]
     started = page.js("() => __wt.pool.started")
-    assert page.js(PASTE_JS, LOOP)
+    paste(page, LOOP)
     assert until(lambda: page.js(LIVE_BOX_JS) == LOOP, timeout_s=30), "the live section never got the code"
     page.click(FIND_JS, "codelab", "button", "Run")
     page.wait(LOOPING_JS, timeout=60, every=0.1)
@@ -338,7 +349,10 @@ def test_the_last_results_stay_over_an_endless_loop(visit):
 
 # The reader's edit survives a reload, and a shared link opens its code unrun, in every engine and place: a visit of
 # its own, before Python (live=click), so nothing boots.
-KEPT_JS = "() => Object.keys(localStorage).some((k) => k.startsWith('weighttying.codelab.'))"
+# The edit TEXT kept (WebKit's scripted paste passes through a state with an extra first line, which leaving the
+# editor may keep for a moment: the wait is for the text itself)
+KEPT_JS = ("(text) => Object.entries(localStorage).some(([k, v]) => k.startsWith('weighttying.codelab.')"
+           " && v === text)")
 MOUNTED_JS = ("() => !!(window.__wt && !window.__wtBefore && document.querySelector('.wt-codelab-editor[data-mounted]')"
               " && document.querySelector('.wt-codelab-editor .cm-line'))")
 NOTE_JS = "() => document.querySelector('[data-testid=codelab-restored]').textContent"
@@ -365,8 +379,8 @@ def test_a_reload_restores_the_edit_and_a_shared_link_opens_unrun(engine, place,
     try:
         page.wait(MOUNTED_JS, timeout=60)
         page.js("() => localStorage.clear()")
-        assert page.js(PASTE_JS, MINE)
-        page.wait(KEPT_JS, timeout=10)
+        paste(page, MINE)
+        page.wait(KEPT_JS, MINE, timeout=10)
         reopened(page, f"{where}?embed=codelab&live=click&codelab.k=5")
         assert editor(page, MINE)["text"].rstrip("\n") == MINE.rstrip("\n")
         assert "Restored your edit" in page.js(NOTE_JS)
