@@ -7,15 +7,14 @@
   self.onmessage = (event) => {
     const msg = event.data;
     if (msg.type !== "bench") return shipped(event);
-    // the bundle's own names are not globals: the runtime through the worker's read-only hook (site/worker.js)
-    const py = self.__wtWorker.py;
+    // the bundle's own names are not globals: the runtime and readable() through the worker's hook (site/worker.js)
+    const { py, readable } = self.__wtWorker;
     (async () => {
       try {
         const result = await py.runPythonAsync(msg.code);
         self.postMessage({ type: "bench", result: String(result), wasm_bytes: py._module.HEAP8.length });
       } catch (err) {
-        const lines = String((err && err.message) || err).trim().split("\n");
-        self.postMessage({ type: "bench", error: lines[lines.length - 1] }); // a traceback's last line
+        self.postMessage({ type: "bench", error: readable(err) });
       }
     })();
   };

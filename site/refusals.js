@@ -6,12 +6,11 @@ export const GUARD_RAN = "__wtGuardRan";
 
 export function refusals({ afterGuard = false } = {}) {
   // afterGuard: this listener is the page script's, which the guard precedes: a guard that left no mark was refused
-  let refused = null;
+  const said = (which) => `a script inside this file was modified or damaged (${which}), so the browser refused to run it`;
+  let refused = afterGuard && !window[GUARD_RAN] ? said("weighttying: the classroom file's guard") : null;
   document.addEventListener("securitypolicyviolation", (e) => {
     if (e.blockedURI !== "inline" || !e.effectiveDirective.startsWith("script-src")) return;
-    refused = `a script inside this file was modified or damaged (it begins "${e.sample}"), so the browser refused to run it`;
+    refused = said(`it begins "${e.sample}"`);
   });
-  const guardMissing = afterGuard && !window[GUARD_RAN];
-  return () => refused || (guardMissing ? "a script inside this file was modified or damaged (weighttying: the " +
-    "classroom file's guard), so the browser refused to run it" : null);
+  return () => refused;
 }

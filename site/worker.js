@@ -3,12 +3,13 @@
 // (worker_python.js). The page gets readable one-line errors; full tracebacks go to the console.
 // An ES module: build.py bundles it with its imports (esbuild) into dist/worker.js, which the page starts as a
 // module worker and the classroom file's bootstrap runs as a script (it has no import or export left).
-import { post, python } from "./worker_python.js";
+import { post, python, readable } from "./worker_python.js";
 import * as panel from "./worker_panel.js";
 import * as numerics from "./worker_numerics.js";
 
-// A read-only hook for tests and bench (a module's names are not the worker's globals): the runtime, the part.
-self.__wtWorker = Object.freeze({ get py() { return python(); }, get part() { return numerics.partNow(); } });
+// A read-only hook for tests and bench (a module's names are not the worker's globals): the runtime, the part, and
+// how an error is said (bench/worker_hook.js says its own errors so)
+self.__wtWorker = Object.freeze({ get py() { return python(); }, get part() { return numerics.partNow(); }, readable });
 
 // Each message type is one kind's (their names do not overlap), so a message reaches its handler whatever came first.
 const HANDLERS = {

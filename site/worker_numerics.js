@@ -30,9 +30,8 @@ function sealed(scope, py) {
 /** The boot message's work: Python with NumPy and weighttying, then sealed off the network; "numerics-ready". */
 export function boot({ config, address }) {
   return booting(async () => {
-    const base = baseOf(address);
-    const py = await startRuntime(config, base);
-    await installPackages(config, base, ["numpy", "weighttying"]);
+    const py = await startRuntime(config, baseOf(address));
+    await installPackages(config, ["numpy", "weighttying"]);
     pool = py.pyimport("weighttying.pool");
     early = py.pyimport("weighttying.early");
     sealed(self, py);

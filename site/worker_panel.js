@@ -55,7 +55,7 @@ export function boot({ config, query, scheme, address, pool }) {
     const base = baseOf(address);
     py = await startRuntime(config, base);
     const results = builtResults(config, base); // small, fetched while the packages load (the classroom file: posted)
-    await installPackages(config, base, config.packages);
+    await installPackages(config, config.packages);
     await step(2, () => {
       py.runPython(PRELUDE(config));
       py.runPython("import panel");

@@ -103,6 +103,7 @@ async function whichWheels(config, runtime, message) {
 }
 
 let py = null; // the runtime, once started
+let runtime = null; // the absolute URL of its folder (the lock's too)
 
 /** The runtime, once startRuntime has started it (null before): for tests and bench (self.__wtWorker, worker.js). */
 export const python = () => py;
@@ -113,7 +114,7 @@ export const baseOf = (address) => (self.wtPosted ? address : self.location);
 
 /** Step 0: the runtime, from its checked bytes only; returns Pyodide. */
 export function startRuntime(config, base) {
-  const runtime = new URL(config.runtime, base).href;
+  runtime = new URL(config.runtime, base).href;
   return step(0, async () => {
     // nothing of the runtime runs unless it is the file the build recorded (runtime_checked: the time that takes)
     const t = performance.now();
@@ -130,9 +131,8 @@ export function startRuntime(config, base) {
   });
 }
 
-/** Step 1: PACKAGES installed, each checked against the lock's sha256 (a failure names its file). */
-export function installPackages(config, base, packages) {
-  const runtime = new URL(config.runtime, base).href;
+/** Step 1 (after startRuntime): PACKAGES installed, each checked against the lock's sha256 (a failure names its file). */
+export function installPackages(config, packages) {
   return step(1, async () => {
     const errors = [];
     await py.loadPackage(packages, { checkIntegrity: true, messageCallback: () => {}, errorCallback: (m) => errors.push(m) });

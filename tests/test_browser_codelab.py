@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -25,6 +30,7 @@ from conftest import live_page
 from harness import new_context, until, wait_booted
 from weighttying import codelab, codelab_bugs
 from weighttying import state
+from weighttying.precision import carried
 from weighttying.views import codelab as codelab_view
 from weighttying.views import contract, kit
 
@@ -224,12 +230,6 @@ def test_reader_code_cannot_reach_the_network(live):
 
 def test_the_downloaded_script_and_notebook_print_what_the_page_shows(live, tmp_path):
     # the reader's own code run and raced on the page, then taken away: CPython prints the page's numbers
-    import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-    from weighttying.precision import carried
     page = live.page
     mine = codelab.bug_source("in_scale") + "# mine, to take home\n"
     page.locator(EDITOR).click()

@@ -191,10 +191,10 @@ def checked(grads, params: dict, line: int | None = None) -> dict[str, np.ndarra
 
 def returning_line(backward, *args):
     """(backward(*args), the reader's line it returned from: its return statement, or its last line run)."""
-    at = [None]
+    at, code = [None], getattr(backward, "__code__", None)
 
-    def watch(frame, event, arg):
-        if event == "return" and frame.f_code is getattr(backward, "__code__", None):
+    def watch(frame, event, arg):  # called on every call and return while the reader's code runs
+        if event == "return" and frame.f_code is code:
             at[0] = frame.f_lineno
     previous = sys.getprofile()
     sys.setprofile(watch)

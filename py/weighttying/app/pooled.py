@@ -55,7 +55,7 @@ async def steps(section: str, st, total: int, alone: Callable[[], Iterator[dict]
     batch was flushed: Part.batch), or {step, note}."""
     run, specs = next(_ids), pool.split(section, st, SIZE["workers"])
     gather, queue = pool.Gather(section, st, len(specs), total), asyncio.Queue()
-    shown = [pool.encode(gather.results())]  # nothing yet: what the Run's start drew
+    shown = [pool.encode(gather.results())]  # nothing yet: the results a Run starts from
     drawn, cost = [-math.inf], [0.0]  # when the last update began, and what it cost (s)
     _runs[run] = queue
 
