@@ -13,4 +13,4 @@ from .exports import export_buttons, export_cell, figure_download, page_url
 from .panes import STYLE, failure, guard, html_pane, wrap_row
 from .runner import Runner, batched, on_document_ready
 from .runsection import DRAW_S, RunSection, every
-from .slots import SECTION_SLOTS, Slots, kept, prebuilt_for
+from .slot_panes import SECTION_SLOTS, Slots, kept, prebuilt_for

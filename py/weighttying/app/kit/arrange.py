@@ -9,7 +9,7 @@ import panel as pn
 from ...views import kit as views_kit
 from ..store import Store, controls
 from .panes import wrap_row
-from .slots import SECTION_SLOTS
+from .slot_panes import SECTION_SLOTS
 
 
 

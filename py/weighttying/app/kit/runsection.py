@@ -11,7 +11,7 @@ from ...views import kit as views_kit
 from .. import pooled
 from ..store import Store
 from .runner import Runner, on_document_ready
-from .slots import Slots, kept, prebuilt_for
+from .slot_panes import Slots, kept, prebuilt_for
 
 
 
