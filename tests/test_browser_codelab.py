@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html
 import json
@@ -52,16 +53,25 @@ def shown(page, box: str = BOX) -> dict[str, str]:
             for h in HOOKS if page.locator(f"{box} [data-testid={h}]").count()}
 
 
+@contextlib.contextmanager
+def opened(browser, url: str):
+    """A page of a fresh profile at URL (its DOM parsed), closed with its context after the test."""
+    ctx = new_context(browser)
+    try:
+        page = ctx.new_page()
+        page.goto(url, wait_until="domcontentloaded")
+        yield page
+    finally:
+        ctx.close()
+
+
 def wait_verdict(page, text: str, box: str = BOX) -> None:
     """Until the verdict's data-value is text: whole, since two bugs' verdicts can share every word but the bug's name."""
     expect(page.locator(f"{box} [data-testid=codelab-verdict]")).to_have_attribute("data-value", text, timeout=60_000)
 
 
 def test_every_named_bug_answers_before_python(browser, server):
-    ctx = new_context(browser)
-    try:
-        page = ctx.new_page()
-        page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+    with opened(browser, f"{server.url}?embed=codelab&live=click") as page:
         for bug in (b.id for b in codelab_bugs.BUGS):
             page.select_option("#wt-p-codelab-bug", bug)
             expected = want(bug)
@@ -75,8 +85,6 @@ def test_every_named_bug_answers_before_python(browser, server):
         assert shown(page)["codelab-random-miss"] == want("output_only", 5)["codelab-random-miss"]
         assert float(shown(page)["codelab-random-miss"]) == pytest.approx(outcome["random"]["miss_probability"], rel=1e-5)
         assert page.evaluate("() => !window.__wt || window.__wt.status !== 'ready'")  # no Python was asked for
-    finally:
-        ctx.close()
 
 
 STEPS = 40  # not the build's race: the race waits for Run
@@ -122,10 +130,7 @@ def type_at_end(page, text: str) -> None:
 
 
 def test_the_editor_before_python(browser, server):
-    ctx = new_context(browser)
-    try:
-        page = ctx.new_page()
-        page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+    with opened(browser, f"{server.url}?embed=codelab&live=click") as page:
         editor = page.locator(EDITOR)
         editor.wait_for(timeout=10_000)
         assert "Escape then Tab" in editor.get_attribute("aria-label")
@@ -145,30 +150,20 @@ def test_the_editor_before_python(browser, server):
         page.select_option("#wt-p-codelab-bug", "output_only")
         page.locator(f"{BOX} .wt-code-load").click()
         assert "    dE = dlogits.T @ h" in editor_text(page)
-    finally:
-        ctx.close()
 
 
 def test_an_edit_is_kept_even_when_the_page_reloads_at_once(browser, server):
     # the keep waits for a pause in typing; a reload right after a keystroke must still find the edit
-    ctx = new_context(browser)
-    try:
-        page = ctx.new_page()
-        page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+    with opened(browser, f"{server.url}?embed=codelab&live=click") as page:
         page.locator(EDITOR).wait_for(timeout=10_000)
         type_at_end(page, "\n# kept at once")
         page.reload(wait_until="domcontentloaded")
         page.locator(EDITOR).wait_for(timeout=10_000)
         assert editor_text(page).endswith("# kept at once")
-    finally:
-        ctx.close()
 
 
 def test_code_typed_before_python_is_in_the_live_section(browser, server):
-    ctx = new_context(browser)
-    try:
-        page = ctx.new_page()
-        page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+    with opened(browser, f"{server.url}?embed=codelab") as page:
         type_at_end(page, "\n# typed while Python loads")
         assert page.evaluate("() => window.__wt.status === 'booting' && !document.querySelector('[data-live=true]')")
         wait_booted(page)
@@ -177,8 +172,6 @@ def test_code_typed_before_python_is_in_the_live_section(browser, server):
         page.locator(f"{LIVE} [data-testid=codelab-not-run]").wait_for(timeout=30_000)
         type_at_end(page, "\n# and after")
         until(lambda: (page.evaluate(LIVE_BOX_JS) or "").endswith("# and after"))
-    finally:
-        ctx.close()
 
 
 def test_reader_code_runs_on_a_worker_errors_at_their_line_and_a_reload_restores_it(live):
