@@ -7,28 +7,34 @@
 export const LIVE_LINE = "Computed live in your browser by this page's own code (NumPy, in a worker of its own) " +
   "while the rest of the live lab loads; its controls take over when Python has loaded.";
 
-export function createEarly({ player: P, pool, paused }) {
-  // P: the player (its tables, state and query); pool: site/pool.js's; paused(): the lab waits for the reader's go.
-  const E = { asked: 0, answered: 0, firstAt: 0, shown: {}, played };
-  const latest = {}; // section id -> the state (JSON) asked for last; null once it is back on the grid
+export class Early {
+  asked = 0; // live answers asked of the pool
+  answered = 0; // live answers shown
+  firstAt = 0; // performance.now() when the first was shown
+  shown = {}; // section id -> {ms (asked to shown), at} of its latest shown answer
+  #latest = {}; // section id -> the state (JSON) asked for last; null once it is back on the grid
 
-  const playerOf = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
+  // player: the player (its tables, state and query); pool: site/pool.js's; paused(): the lab waits for the reader's go.
+  constructor({ player, pool, paused }) {
+    [this.player, this.pool, this.paused] = [player, pool, paused];
+  }
 
-  function played(sid, off) {
+  played(sid, off) {
     // The player just showed section sid's table answer; off: nearest only (its state is off the grid).
-    const t = P.tables[sid], el = playerOf(sid);
-    const key = off && t && t.early && !paused() ? JSON.stringify(P.state[sid]) : null;
-    latest[sid] = key;
+    const { player } = this;
+    const table = player.tables[sid], el = playerOf(sid);
+    const key = off && table && table.early && !this.paused() ? JSON.stringify(player.state[sid]) : null;
+    this.#latest[sid] = key;
     if (el) delete el.dataset.early;
-    if (!key || !pool.size) return;
-    E.asked += 1;
+    if (!key || !this.pool.size) return;
+    this.asked += 1;
     const t0 = performance.now();
-    pool.ask({ section: sid, query: P.query(sid) }).then((text) => {
-      if (latest[sid] === key) show(sid, JSON.parse(text), performance.now() - t0); // else the reader moved on
+    this.pool.ask({ section: sid, query: player.query(sid) }).then((text) => {
+      if (this.#latest[sid] === key) this.#show(sid, JSON.parse(text), performance.now() - t0); // else the reader moved on
     }, (err) => console.info(`weighttying: no live answer for ${sid} before the live lab (${err.message}); it shows the nearest precomputed one`));
   }
 
-  function show(sid, slots, ms) {
+  #show(sid, slots, ms) {
     // The worker's slots in place of the nearest ones, and the section's line says they are live.
     const el = playerOf(sid);
     if (!el) return; // Panel took the section over meanwhile
@@ -42,10 +48,10 @@ export function createEarly({ player: P, pool, paused }) {
     }
     Object.assign(el.dataset, { approx: "false", early: "true" });
     el.querySelector(".wt-player-status").textContent = LIVE_LINE;
-    E.answered += 1;
-    E.firstAt = E.firstAt || performance.now();
-    E.shown[sid] = { ms, at: performance.now() };
+    this.answered += 1;
+    this.firstAt = this.firstAt || performance.now();
+    this.shown[sid] = { ms, at: performance.now() };
   }
-
-  return E;
 }
+
+const playerOf = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);

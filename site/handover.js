@@ -1,19 +1,31 @@
 // A section goes live: Python's render is embedded unseen (render), then swapped in for the prerender in one frame
-// once Python holds the controls' state (handOver); the worker's patches are applied in a task of their own.
+// once Python holds the controls' state (handOver); the worker's patches are applied in a task of their own. A
+// restart puts the prerenders back (putBack).
 import { nameControls } from "./names.js";
 import { $ } from "./dom.js";
 
-export function liveSections({ S, transport, address, current, prerendered, needScripts, sendChange, setStatus }) {
-  // S: the lab's state (boot.js: timings, status, ready's settle); address: told which sections Python holds now;
-  // prerendered: live-ID -> the prerender it replaced (a restart puts it back).
+export class LiveSections {
+  prerendered = new Map(); // live-ID -> the prerendered content its live root replaced (putBack restores it)
 
-  async function render(lab, msg) {
-    await needScripts(lab);
+  // state: the lab's state (labstate.js: timings, status, ready); address: told which sections Python holds now;
+  // current(lab): lab is still the lab's; scripts: scripts.js's; sendChange: the scheduler's (it calls handOver);
+  // status: status.js's.
+  constructor({ state, transport, address, current, scripts, sendChange, status }) {
+    Object.assign(this, { state, transport, address, current, scripts, sendChange, status });
+    const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
+    // A press releases once its click is over (the next task): a page shrinking under a pressed button at its bottom
+    // scrolls up, the button moves from under the pointer and the click lands beside it. A key releases at once.
+    document.addEventListener("pointerup", () => setTimeout(release), { capture: true, passive: true });
+    document.addEventListener("keydown", release, { capture: true, passive: true });
+  }
+
+  async render(lab, msg) {
+    await this.scripts.need(lab);
     const sid = msg.sid;
-    const { docs_json, render_items } = transport.localize(JSON.parse(msg.data));
+    const { docs_json, render_items } = this.transport.localize(JSON.parse(msg.data));
     const el = $(`live-${sid}`);
     if (!el) throw new Error(`the page has no <div id="live-${sid}"> for section ${sid}`);
-    if (!prerendered.has(el.id)) prerendered.set(el.id, el.innerHTML);
+    if (!this.prerendered.has(el.id)) this.prerendered.set(el.id, el.innerHTML);
     // The live root is laid out unseen below the prerender until handOver() swaps them.
     el.append(Object.assign(document.createElement("div"), { id: `live-root-${sid}`, className: "wt-live-root wt-hold" }));
     for (const item of render_items) {
@@ -21,20 +33,20 @@ export function liveSections({ S, transport, address, current, prerendered, need
     }
     const t = performance.now();
     const [views] = await Bokeh.embed.embed_items(docs_json, render_items);
-    if (!current(lab)) return [...views.roots.values()].forEach((view) => view.remove()); // replaced meanwhile
+    if (!this.current(lab)) return [...views.roots.values()].forEach((view) => view.remove()); // replaced meanwhile
     nameControls($(`live-root-${sid}`));
-    S.timings[`embed:${sid}`] = performance.now() - t;
-    S.timings.embed = (S.timings.embed || 0) + S.timings[`embed:${sid}`];
+    this.state.embedded(sid, performance.now() - t);
     const jsdoc = [...views.roots.values()][0].model.document;
     lab.docs[sid] = jsdoc;
-    jsdoc.on_change((event) => sendChange(lab, sid, event), false);
+    jsdoc.on_change((event) => this.sendChange(lab, sid, event), false);
     lab.worker.postMessage({ type: "rendered", sid });
   }
 
-  function handOver(lab) {
+  handOver(lab) {
     // Python is free and holds the controls' state: every section built since is swapped in, in one frame:
     // prerender out, live root in. Each keeps at least its height until the reader's next input (a shift
     // right after input is not a layout shift), so nothing below it moves.
+    const { state } = this;
     const now = performance.now(), handed = [];
     for (const sid of lab.linked) {
       if (lab.live.has(sid)) continue;
@@ -45,39 +57,41 @@ export function liveSections({ S, transport, address, current, prerendered, need
       el.querySelectorAll(":scope > .wt-prerender").forEach((n) => n.remove());
       $(`live-root-${sid}`).classList.remove("wt-hold");
       el.dataset.live = "true";
-      S.timings.live[sid] = now;
+      state.wentLive(sid, now);
     }
-    address.handOver(handed); // Python holds them now: what it holds (e.g. derived values) is the truth
+    this.address.handOver(handed); // Python holds them now: what it holds (e.g. derived values) is the truth
     if (lab.live.size < lab.sections.length) {
       const share = lab.live.size / lab.sections.length;
       // short: the status line is one line (style.css); the header says how the others answer meanwhile
-      if (lab.live.size) setStatus("booting", `Live: ${lab.live.size} of ${lab.sections.length} sections`,
+      if (lab.live.size) this.status.setStatus("booting", `Live: ${lab.live.size} of ${lab.sections.length} sections`,
         lab.base + (1 - lab.base) * share);
       return;
     }
-    if (S.status === "ready") return;
-    S.timings.interactive = now;
-    setStatus("ready", "Live: every section recomputes as you change it", 1);
-    S.settle.resolve();
+    if (state.status === "ready") return;
+    state.timing("interactive", now);
+    this.status.setStatus("ready", "Live: every section recomputes as you change it", 1);
+    state.isReady();
   }
 
-  const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
-  // A press releases once its click is over (the next task): a page shrinking under a pressed button at its bottom
-  // scrolls up, the button moves from under the pointer and the click lands beside it. A key releases at once.
-  document.addEventListener("pointerup", () => setTimeout(release), { capture: true, passive: true });
-  document.addEventListener("keydown", release, { capture: true, passive: true });
-
-  function applyPatches(lab) {
+  applyPatches(lab) {
     const patches = lab.patches.splice(0);
-    if (!current(lab)) return; // it ended meanwhile: its replacement boots from the URL instead
+    if (!this.current(lab)) return; // it ended meanwhile: its replacement boots from the URL instead
     lab.patching += 1;
     try {
-      for (const msg of patches) lab.docs[msg.sid].apply_json_patch(transport.localize(msg.patch), msg.buffers);
+      for (const msg of patches) lab.docs[msg.sid].apply_json_patch(this.transport.localize(msg.patch), msg.buffers);
     } finally {
       lab.patching -= 1;
-      S.lastPatchAt = performance.now();
+      this.state.patchApplied(performance.now());
     }
   }
 
-  return { render, handOver, applyPatches };
+  putBack() {
+    // A restart: the live views go and every prerender they replaced comes back, at its own height.
+    if (window.Bokeh) Bokeh.index.roots.forEach((view) => view.remove());
+    for (const [id, content] of this.prerendered) {
+      $(id).innerHTML = content;
+      $(id).style.minHeight = "";
+      delete $(id).dataset.live;
+    }
+  }
 }

@@ -2,7 +2,8 @@
 // modules never use it (they are handed each other by main.js); it shows the live objects, so what a test reads is
 // current, but none of its names can be set or added (frozen: a strict-mode write throws, any other does nothing).
 
-// The lab's state (boot.js's S) the hook shows, each read when asked: a restart replaces lab, worker, ready, ...
+// The lab's state (labstate.js's LabState, startLab's result) the hook shows, each read when asked: a restart replaces
+// lab, worker, ready, ...
 export const LAB = ["status", "progress", "label", "error", "missing", "notes", "timings", "worker", "lab", "ready",
   "pool", "early", "near", "crashes", "patchesSent", "patchesReceived", "lastPatchAt", "queueHighWater",
   "cspViolations", "heartbeat", "restart", "playerMoved"];

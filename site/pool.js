@@ -46,9 +46,9 @@ export function shaped(msg) {
   return !!shape && Object.entries(shape).every(([key, type]) => typeof msg[key] === type);
 }
 
-function heard(pool, worker, msg, resolve, reject, { relay, finish, died }) {
-  // What a numerics worker said, to its boot's promise (resolve, reject) or createPool's relay, finish and died;
-  // its part's messages only while it runs that part, filed under the part it runs, whatever they name.
+function heard(pool, worker, msg, resolve, reject) {
+  // What a numerics worker said, to its boot's promise (resolve, reject) or the pool's relay, finish and died; its
+  // part's messages only while it runs that part, filed under the part it runs, whatever they name.
   if (!shaped(msg)) {
     if (msg?.type !== "progress" && msg?.type !== "timing") pool.dropped += 1; // its boot's words, not for the pool
     return;
@@ -57,9 +57,9 @@ function heard(pool, worker, msg, resolve, reject, { relay, finish, died }) {
   if (msg.type === "numerics-ready") resolve();
   else if (msg.type === "error" && msg.fatal) reject(new Error(msg.message));
   else if (msg.type === "lifeline") {
-    navigator.locks.request(worker.lock, () => died(worker, "")).catch(() => {});
-  } else if (msg.type === "points") mine && relay(worker, mine);
-  else if (msg.type === "part-error") mine && finish(worker, mine, "error", msg.message);
+    navigator.locks.request(worker.lock, () => pool.died(worker, "")).catch(() => {});
+  } else if (msg.type === "points") mine && pool.relay(worker, mine);
+  else if (msg.type === "part-error") mine && pool.finish(worker, mine, "error", msg.message);
   else if (msg.type === "ended") pool.ended.push({ run: msg.run, part: msg.part, step: msg.step, at: performance.now() });
   else if (msg.type === "slots" && !worker.tainted) answered(worker, msg);
 }
@@ -71,20 +71,20 @@ function answered(worker, { id, data, error }) {
   if (a) (error ? a.reject(new Error(error)) : a.resolve(data));
 }
 
-function startWorker(pool, { spawn, boot }, told) {
+function startWorker(pool, spawn, boot) {
   // A new numerics worker of pool, {w, ready (a promise), part (the one it runs), since (its part's last word, 0:
   // none running), slowest (its part's slowest batch, ms), asks (slots asked, by id), dead, quit}: what it says
-  // goes to told (createPool's relay, finish and died); its Web Lock says when it ends.
+  // goes to the pool (heard); its Web Lock says when it ends.
   const worker = { w: spawn(), part: null, since: 0, slowest: 0, asks: new Map(), dead: false, quit: false,
     lock: `weighttying-numerics-${Math.random().toString(36).slice(2)}` };
   pool.started += 1;
   worker.ready = new Promise((resolve, reject) => {
     worker.reject = reject;
-    worker.w.onmessage = (event) => heard(pool, worker, event.data, resolve, reject, told);
+    worker.w.onmessage = (event) => heard(pool, worker, event.data, resolve, reject);
     worker.w.onerror = (event) => {
       event.preventDefault();
       reject(new Error(event.message || "worker.js could not start"));
-      told.died(worker, `it threw ${event.message || "an error"}`);
+      pool.died(worker, `it threw ${event.message || "an error"}`);
     };
   });
   worker.ready.catch(() => {});
@@ -94,13 +94,30 @@ function startWorker(pool, { spawn, boot }, told) {
   return worker;
 }
 
-function hangWatch(pool, hang, died) {
-  // Every running part's worker: silent for longer than its bound (HANG), it is stuck in one call: ended (died),
-  // and its part runs again in a new worker. Time this page's own thread was held up does not count against it.
-  let timer = 0, tickAt = 0;
-  function tick() {
-    const now = performance.now(), gap = now - (tickAt || now);
-    tickAt = now;
+class HangWatch {
+  // Every running part's worker: silent for longer than its bound (HANG), it is stuck in one call: ended (the
+  // pool's died), and its part runs again in a new worker. Time this page's own thread was held up does not count
+  // against it.
+  #timer = 0; // the interval ticking while a part runs (0: none)
+  #tickAt = 0; // performance.now() of the last tick (0: none since armed)
+
+  constructor(pool, hang) {
+    [this.pool, this.hang] = [pool, hang];
+  }
+
+  arm() {
+    if (!this.#timer) this.#timer = setInterval(() => this.#tick(), this.hang.tickMs);
+  }
+
+  stop() {
+    clearInterval(this.#timer);
+    this.#timer = this.#tickAt = 0;
+  }
+
+  #tick() {
+    const { pool, hang } = this;
+    const now = performance.now(), gap = now - (this.#tickAt || now);
+    this.#tickAt = now;
     for (const w of pool.workers.filter((x) => x.since)) {
       if (gap > 4 * hang.tickMs) w.since += gap - hang.tickMs;
       const bound = w.part.quietMs || Math.max(hang.floorMs, hang.factor * w.slowest), silent = now - w.since;
@@ -108,43 +125,10 @@ function hangWatch(pool, hang, died) {
       const s = (ms) => (ms / 1000).toFixed(1);
       pool.hung.push({ run: w.part.run, part: w.part.part, silentMs: silent, boundMs: bound });
       w.w.terminate();
-      died(w, `no batch for ${s(silent)} s, where its slowest took ${s(w.slowest)} s`, true);
+      pool.died(w, `no batch for ${s(silent)} s, where its slowest took ${s(w.slowest)} s`, true);
     }
-    if (!pool.workers.some((x) => x.since)) stop();
+    if (!pool.workers.some((x) => x.since)) this.stop();
   }
-  function stop() {
-    clearInterval(timer);
-    timer = tickAt = 0;
-  }
-  return { arm: () => { if (!timer) timer = setInterval(tick, hang.tickMs); }, stop };
-}
-
-let asked = 0; // slots asks so far, their ids
-
-function askSlots(pool, msg, { start, failed, next, hold }) {
-  // A section's slots for a setting ({section, query}; site/early.js), from a worker without a part (started if
-  // there is none): a promise of their JSON text, rejected with why not. hold(): the pool is not idle.
-  if (!pool.size) return Promise.reject(new Error(pool.failed || "no numerics workers here"));
-  const clean = pool.workers.filter((w) => !w.dead && !w.tainted);
-  let worker = clean.find((w) => !w.part) || clean[0];
-  try {
-    worker = worker || start();
-  } catch (err) {
-    failed(err);
-    return Promise.reject(err);
-  }
-  hold();
-  const id = (asked += 1);
-  const answer = new Promise((resolve, reject) => {
-    worker.asks.set(id, { resolve, reject });
-    worker.ready.then(() => { if (!worker.dead) worker.w.postMessage({ type: "slots", id, ...msg }); }, (err) => {
-      worker.asks.delete(id);
-      reject(err);
-      if (!worker.dead) failed(err);
-    });
-  });
-  answer.then(next, next);
-  return answer;
 }
 
 /** What the section says when the worker running the reader's code died (WHY: what it said, if anything). */
@@ -182,88 +166,164 @@ function endIdleTainted(pool) {
   if (idle) endWorker(pool, idle);
 }
 
-function failPool(pool, err, post, release) {
-  // The pool cannot start: the Panel worker runs the waiting Runs itself (and asks no more: size 0).
-  pool.failed = `The pool of numerics workers could not start (${err.message}): this run is computed by the one Python worker instead.`;
-  pool.notes.push(pool.failed);
-  pool.size = 0;
-  for (const r of pool.runs.values()) post({ type: "pool", kind: "failed", sid: r.sid, run: r.run, part: null, text: pool.failed });
-  pool.runs.clear();
-  release();
-}
+export class Pool {
+  size; // numerics workers at most (0 once it failed: the Panel worker computes)
+  boots; // each worker's boot steps, as spawn records them (boot.js's watchBoots)
+  workers = []; // its numerics workers (startWorker says what each holds)
+  runs = new Map(); // run id -> {sid, run, parts, left, waiting}: the Runs not over, their parts not yet handed out
+  ended = []; // {run, part, step, at}: parts cancelled, as their workers confirmed
+  notes = []; // what the pool said to the sections (a part run again, the pool failed)
+  hung = []; // {run, part, silentMs, boundMs}: workers ended for their silence
+  started = 0; // workers started
+  released = 0; // workers the pool ended (idle, released, or giving their place)
+  failed = ""; // why the pool could not start ("": it could); then size is 0
+  dropped = 0; // messages from its workers dropped for their shape (SHAPES)
+  #spawn; #boot; #post; #idleMs; // as the constructor was given them
+  #idleTimer = 0; // releases the workers once idle for idleMs
+  #asked = 0; // slots asks so far, their ids
+  #watch; // the HangWatch over its running parts
 
-export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = HANG }) {
-  // size: workers at most; spawn(): a new Worker of worker.js; boot: the fields of its "boot" message;
-  // post(msg): to the Panel worker. Returns the pool, whose state tests and bench read (the hook, site/hook.js).
-  const pool = { size, workers: [], runs: new Map(), ended: [], notes: [], hung: [], started: 0, released: 0, failed: "", dropped: 0,
-    run, cancel, release, ask: (msg) => askSlots(pool, msg, { start, failed, next, hold: () => clearTimeout(idleTimer) }) };
-  let idleTimer = 0;
-  const start = () => startWorker(pool, { spawn, boot }, { relay, finish, died });
-  const watcher = hangWatch(pool, hang, died);
-  const failed = (err) => failPool(pool, err, post, release);
+  // spawn(): a new Worker of worker.js; boot: the fields of its "boot" message; post(msg): to the Panel worker. Tests
+  // and bench read its public fields (the hook, site/hook.js).
+  constructor({ size, spawn, boot, post, idleMs = IDLE_MS, hang = HANG, boots = [] }) {
+    [this.size, this.boots] = [size, boots];
+    [this.#spawn, this.#boot, this.#post, this.#idleMs] = [spawn, boot, post, idleMs];
+    this.#watch = new HangWatch(this, hang);
+  }
 
-  function relay(worker, msg) {
-    const r = pool.runs.get(msg.run);
+  run({ sid, run: id, parts, quiet_s: quietS }) {
+    // A Run's parts (JSON specs, weighttying.pool.split), each to a worker of its own; quietS: see the top.
+    const quietMs = quietS > 0 ? 1000 * quietS : 0;
+    this.runs.set(id, { sid, run: id, parts: parts.length, left: parts.length,
+      waiting: parts.map((spec, i) => ({ run: id, part: i, spec, tries: 0, quietMs })) });
+    if (!this.size) this.#fail(new Error(this.failed ? "it failed before" : "no workers allowed"));
+    else this.#next();
+  }
+
+  cancel({ run: id }) {
+    // Every part of the Run stops: a waiting one is dropped, a running one's worker confirms ("ended", its last step);
+    // one running the reader's code is ended instead, since that code may never return to read the cancel.
+    this.runs.delete(id);
+    for (const w of this.workers.filter((x) => x.part && x.part.run === id)) stopPart(this, w);
+    this.#next();
+  }
+
+  release() {
+    // Every worker ends (their memory goes back); the next Run starts new ones.
+    clearTimeout(this.#idleTimer);
+    this.#watch.stop();
+    for (const w of this.workers) {
+      w.quit = true;
+      for (const a of w.asks.values()) a.reject(new Error("the pool was released"));
+      w.w.terminate();
+    }
+    this.released += this.workers.length;
+    this.workers = [];
+  }
+
+  ask(msg) {
+    // A section's slots for a setting ({section, query}; site/early.js), from a worker without a part (started if
+    // there is none): a promise of their JSON text, rejected with why not.
+    if (!this.size) return Promise.reject(new Error(this.failed || "no numerics workers here"));
+    const clean = this.workers.filter((w) => !w.dead && !w.tainted);
+    let worker = clean.find((w) => !w.part) || clean[0];
+    try {
+      worker = worker || this.#start();
+    } catch (err) {
+      this.#fail(err);
+      return Promise.reject(err);
+    }
+    clearTimeout(this.#idleTimer); // not idle while it asks
+    const id = (this.#asked += 1);
+    const answer = new Promise((resolve, reject) => {
+      worker.asks.set(id, { resolve, reject });
+      worker.ready.then(() => { if (!worker.dead) worker.w.postMessage({ type: "slots", id, ...msg }); }, (err) => {
+        worker.asks.delete(id);
+        reject(err);
+        if (!worker.dead) this.#fail(err);
+      });
+    });
+    answer.then(() => this.#next(), () => this.#next());
+    return answer;
+  }
+
+  relay(worker, msg) {
+    // A batch of points of the part worker runs (heard), to the Panel worker.
+    const r = this.runs.get(msg.run);
     if (!r) return; // cancelled meanwhile (heard passes only the points of the part the worker runs)
     const now = performance.now();
     worker.slowest = Math.max(worker.slowest, now - worker.since);
     worker.since = now;
-    post({ type: "pool", kind: "points", sid: r.sid, run: msg.run, part: msg.part, text: msg.batch });
-    if (msg.done) finish(worker, msg);
+    this.#post({ type: "pool", kind: "points", sid: r.sid, run: msg.run, part: msg.part, text: msg.batch });
+    if (msg.done) this.finish(worker, msg);
   }
 
-  function finish(worker, msg, kind, text) {
+  finish(worker, msg, kind, text) {
     // worker's part is over (done, or its Python failed: kind "error"); the worker takes the next waiting part.
-    const r = pool.runs.get(msg.run);
+    const r = this.runs.get(msg.run);
     Object.assign(worker, { part: null, since: 0, slowest: 0 });
-    if (r && kind) post({ type: "pool", kind, sid: r.sid, run: msg.run, part: msg.part, text });
-    if (r && (r.left -= 1) === 0) pool.runs.delete(msg.run);
-    next();
+    if (r && kind) this.#post({ type: "pool", kind, sid: r.sid, run: msg.run, part: msg.part, text });
+    if (r && (r.left -= 1) === 0) this.runs.delete(msg.run);
+    this.#next();
   }
 
-  function died(worker, why, hung = false) {
-    // A worker that ended unasked (why: what it said, if anything) or hung (ended here): its part (if any) runs
-    // again in a new worker, and the section says so.
+  died(worker, why, hung = false) {
+    // A worker that ended unasked (why: what it said, if anything) or hung (ended by the HangWatch): its part (if
+    // any) runs again in a new worker, and the section says so.
     if (worker.quit || worker.dead) return;
     worker.dead = true;
     worker.reject(new Error(why));
     for (const a of worker.asks.values()) a.reject(new Error(`the numerics worker stopped${why ? ` (${why})` : ""}`));
-    pool.workers = pool.workers.filter((w) => w !== worker);
-    const part = worker.part, r = part && pool.runs.get(part.run);
+    this.workers = this.workers.filter((w) => w !== worker);
+    const part = worker.part, r = part && this.runs.get(part.run);
     if (!r) return;
     part.tries += 1;
-    if (part.quietMs) return finish(worker, part, "error", hung ? quietStop(part.quietMs) : readerDied(why));
+    if (part.quietMs) return this.finish(worker, part, "error", hung ? quietStop(part.quietMs) : readerDied(why));
     const stopped = hung ? `A numerics worker stopped answering (${why}) and was ended`
       : `A numerics worker stopped${why ? ` (${why})` : ""}`;
-    if (part.tries > MAX_RETRIES) return finish(worker, { run: part.run, part: part.part }, "error", `${stopped} ${part.tries} times running part ${part.part + 1}.`);
+    if (part.tries > MAX_RETRIES) return this.finish(worker, { run: part.run, part: part.part }, "error", `${stopped} ${part.tries} times running part ${part.part + 1}.`);
     const note = `${stopped}; its part (${part.part + 1} of ${r.parts}) was started again in a new one.`;
-    pool.notes.push(note);
-    post({ type: "pool", kind: "retry", sid: r.sid, run: part.run, part: part.part, text: note });
+    this.notes.push(note);
+    this.#post({ type: "pool", kind: "retry", sid: r.sid, run: part.run, part: part.part, text: note });
     r.waiting.unshift(part);
-    next();
+    this.#next();
   }
 
-  function next() {
+  #start() {
+    return startWorker(this, this.#spawn, this.#boot);
+  }
+
+  #fail(err) {
+    // The pool cannot start: the Panel worker runs the waiting Runs itself (and asks no more: size 0).
+    this.failed = `The pool of numerics workers could not start (${err.message}): this run is computed by the one Python worker instead.`;
+    this.notes.push(this.failed);
+    this.size = 0;
+    for (const r of this.runs.values()) this.#post({ type: "pool", kind: "failed", sid: r.sid, run: r.run, part: null, text: this.failed });
+    this.runs.clear();
+    this.release();
+  }
+
+  #next() {
     // Every waiting part to a free worker, starting workers up to size; idle: released after idleMs.
-    clearTimeout(idleTimer);
-    for (const r of pool.runs.values()) {
+    clearTimeout(this.#idleTimer);
+    for (const r of this.runs.values()) {
       while (r.waiting.length) {
         const part = r.waiting[0];
-        let free = pool.workers.find((w) => !w.part && !w.dead && (part.quietMs || !w.tainted));
+        let free = this.workers.find((w) => !w.part && !w.dead && (part.quietMs || !w.tainted));
         try {
-          if (!free && pool.workers.length >= pool.size) endIdleTainted(pool);
-          if (!free && pool.workers.length < pool.size) free = start();
+          if (!free && this.workers.length >= this.size) endIdleTainted(this);
+          if (!free && this.workers.length < this.size) free = this.#start();
         } catch (err) { // no Worker at all here (a policy, memory): the Panel worker computes instead
-          return failed(err);
+          return this.#fail(err);
         }
         if (!free) return;
-        hand(free, r.waiting.shift());
+        this.#hand(free, r.waiting.shift());
       }
     }
-    if (pool.workers.every((w) => !w.part && !w.asks.size)) idleTimer = setTimeout(release, idleMs);
+    if (this.workers.every((w) => !w.part && !w.asks.size)) this.#idleTimer = setTimeout(() => this.release(), this.#idleMs);
   }
 
-  function hand(worker, part) {
+  #hand(worker, part) {
     // part to worker, once it has booted; a worker that died meanwhile gave it back (died)
     worker.part = part;
     worker.tainted ||= !!part.quietMs;
@@ -271,39 +331,7 @@ export function createPool({ size, spawn, boot, post, idleMs = IDLE_MS, hang = H
       if (worker.part !== part || worker.dead) return;
       worker.w.postMessage({ type: "part", run: part.run, part: part.part, spec: part.spec });
       worker.since = performance.now();
-      watcher.arm();
-    }, (err) => { if (!worker.dead) failed(err); });
+      this.#watch.arm();
+    }, (err) => { if (!worker.dead) this.#fail(err); });
   }
-
-  function run({ sid, run: id, parts, quiet_s: quietS }) {
-    // A Run's parts (JSON specs, weighttying.pool.split), each to a worker of its own; quietS: see the top.
-    const quietMs = quietS > 0 ? 1000 * quietS : 0;
-    pool.runs.set(id, { sid, run: id, parts: parts.length, left: parts.length,
-      waiting: parts.map((spec, i) => ({ run: id, part: i, spec, tries: 0, quietMs })) });
-    if (!pool.size) failed(new Error(pool.failed ? "it failed before" : "no workers allowed"));
-    else next();
-  }
-
-  function cancel({ run: id }) {
-    // Every part of the Run stops: a waiting one is dropped, a running one's worker confirms ("ended", its last step);
-    // one running the reader's code is ended instead, since that code may never return to read the cancel.
-    pool.runs.delete(id);
-    for (const w of pool.workers.filter((x) => x.part && x.part.run === id)) stopPart(pool, w);
-    next();
-  }
-
-  function release() {
-    // Every worker ends (their memory goes back); the next Run starts new ones.
-    clearTimeout(idleTimer);
-    watcher.stop();
-    for (const w of pool.workers) {
-      w.quit = true;
-      for (const a of w.asks.values()) a.reject(new Error("the pool was released"));
-      w.w.terminate();
-    }
-    pool.released += pool.workers.length;
-    pool.workers = [];
-  }
-
-  return pool;
 }

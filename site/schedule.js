@@ -21,93 +21,97 @@ export function nextBuild({ unbuilt, near, distance, seen, quietMs, idleMs }) {
 
 // A lab is one worker's life, from the page's side: one record (newLab), whose phase says what Python is doing.
 
-export function scheduler({ S, address, current, handOver }) {
-  // S: the lab's state (boot.js: its current lab, counters, timings); address: the query Python is to hold.
+export class Scheduler {
+  lastInputAt = -Infinity; // performance.now() of the reader's latest input (the builds wait for a pause)
+  nearby = null; // the IntersectionObserver that tells the lab's state which sections are near (NEAR)
 
-  function sendChange(lab, sid, event) {
-    // Panel's handler logic: while the worker is busy, keep only the newest event per model
-    // attribute, so a dragged slider sends its latest value, never a backlog.
-    if (!current(lab) || (event.setter_id != null && event.setter_id === "py") || lab.patching > 0) return;
-    if (event.model && event.attr) lab.queue = lab.queue.filter(({ event: e }) => !(e.model === event.model && e.attr === event.attr));
-    lab.queue.push({ sid, event });
-    S.queueHighWater = Math.max(S.queueHighWater, lab.queue.length);
-    pump(lab);
+  // state: the lab's state (labstate.js: its current lab, near, counters, timings); address: the query Python is to
+  // hold; current(lab): lab is still the lab's; sections: handover.js's LiveSections.
+  constructor({ state, address, current, sections }) {
+    Object.assign(this, { state, address, current, sections });
+    // The shown sections that come within NEAR of the viewport (kept for every worker: a restart builds them first).
+    this.nearby = window.IntersectionObserver && new IntersectionObserver((entries) => {
+      for (const e of entries) state.nearBy(e.target.id.slice("live-".length), e.isIntersecting);
+      if (state.lab) this.pump(state.lab);
+    }, { rootMargin: NEAR });
+    whenDom(() => { if (this.nearby) document.querySelectorAll(".wt-live[id^='live-']").forEach((el) => this.nearby.observe(el)); });
+    ["pointerdown", "keydown", "input", "wheel"].forEach((type) =>
+      document.addEventListener(type, () => { this.lastInputAt = performance.now(); }, { capture: true, passive: true }));
   }
 
-  function send(lab, msg) {
+  sendChange(lab, sid, event) {
+    // Panel's handler logic: while the worker is busy, keep only the newest event per model
+    // attribute, so a dragged slider sends its latest value, never a backlog.
+    if (!this.current(lab) || (event.setter_id != null && event.setter_id === "py") || lab.patching > 0) return;
+    if (event.model && event.attr) lab.queue = lab.queue.filter(({ event: e }) => !(e.model === event.model && e.attr === event.attr));
+    lab.queue.push({ sid, event });
+    this.state.queueSeen(lab.queue.length);
+    this.pump(lab);
+  }
+
+  send(lab, msg) {
     // A message Python answers with "idle" (or, for "build", "render"): one at a time (free -> busy, building).
     go(lab, msg.type).worker.postMessage(msg);
   }
 
-  // The shown sections that come within NEAR of the viewport (kept for every worker: a restart builds them first).
-  const near = (S.near = new Set());
-  const nearby = window.IntersectionObserver && new IntersectionObserver((entries) => {
-    for (const e of entries) near[e.isIntersecting ? "add" : "delete"](e.target.id.slice("live-".length));
-    if (S.lab) pump(S.lab);
-  }, { rootMargin: NEAR });
-  whenDom(() => { if (nearby) document.querySelectorAll(".wt-live[id^='live-']").forEach((el) => nearby.observe(el)); });
-  let lastInputAt = -Infinity;
-  ["pointerdown", "keydown", "input", "wheel"].forEach((type) =>
-    document.addEventListener(type, () => { lastInputAt = performance.now(); }, { capture: true, passive: true }));
-
-  function distance(sid) {
-    // How far section sid is from the viewport, in px (0: in view).
-    const r = $(`live-${sid}`).getBoundingClientRect();
-    return Math.max(0, r.top - innerHeight, -r.bottom);
-  }
-
-  function seen(sid) {
-    // How much of the viewport's height section sid fills, in px.
-    const r = $(`live-${sid}`).getBoundingClientRect();
-    return Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
-  }
-
-  function nextToBuild(lab) {
+  nextToBuild(lab) {
     // Once the reader is idle (nextBuild): the section to build now, or undefined (then pump runs again later).
     const unbuilt = lab.sections.filter((sid) => !(sid in lab.docs));
-    const { sid, wait } = nextBuild({ unbuilt, near, distance, seen, quietMs: performance.now() - lastInputAt, idleMs: IDLE_MS });
+    const { sid, wait } = nextBuild({ unbuilt, near: this.state.near, distance, seen,
+      quietMs: performance.now() - this.lastInputAt, idleMs: IDLE_MS });
     if (wait) {
       clearTimeout(lab.idleTimer);
-      lab.idleTimer = setTimeout(() => pump(lab), wait);
+      lab.idleTimer = setTimeout(() => this.pump(lab), wait);
     }
     return sid;
   }
 
-  function pump(lab) {
+  pump(lab) {
     // What Python does next, whenever it is free: the reader's changes to live sections first, then the
     // playing sections' state (catch up), then the hand-over of sections built and caught up, then a build.
-    if (lab !== S.lab || lab.phase !== "free") return;
+    const { state, address } = this;
+    if (lab !== state.lab || lab.phase !== "free") return;
     if (lab.queue.length) {
       const sid = lab.queue[0].sid; // one section's changes per patch: each has its own document
       const events = lab.queue.filter((q) => q.sid === sid).map((q) => q.event);
       lab.queue = lab.queue.filter((q) => q.sid !== sid);
-      S.patchesSent += 1;
-      return send(lab, { type: "patch", sid, patch: lab.docs[sid].create_json_patch(events) });
+      state.patchSent();
+      return this.send(lab, { type: "patch", sid, patch: lab.docs[sid].create_json_patch(events) });
     }
     const playing = lab.sections.filter((sid) => !lab.live.has(sid));
-    if (!playing.length) return handOver(lab); // all live (or none shown): ready
+    if (!playing.length) return this.sections.handOver(lab); // all live (or none shown): ready
     if (address.query !== lab.synced || address.moved !== lab.moved) {
       [lab.synced, lab.moved] = [address.query, address.moved];
-      return send(lab, { type: "state", query: lab.synced, sections: playing, carried: address.carried(playing) });
+      return this.send(lab, { type: "state", query: lab.synced, sections: playing, carried: address.carried(playing) });
     }
-    handOver(lab);
-    const sid = lab.building ? undefined : nextToBuild(lab);
+    this.sections.handOver(lab);
+    const sid = lab.building ? undefined : this.nextToBuild(lab);
     if (sid) {
       lab.building = sid;
       lab.docs[sid] = null; // asked for
-      S.timings[`asked:${sid}`] = performance.now();
-      send(lab, { type: "build", sid });
+      state.timing(`asked:${sid}`, performance.now());
+      this.send(lab, { type: "build", sid });
     }
   }
 
-  function playerMoved() {
+  playerMoved() {
     // The player moved a section it holds (address.js): a section goes live only once Python holds that state (pump).
-    const lab = S.lab;
+    const lab = this.state.lab;
     if (!lab || lab.phase === "paused") return;
     // taken before Python sets up its State
-    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: address.query, carried: address.carried() });
-    else pump(lab);
+    if (lab.phase === "starting") lab.worker.postMessage({ type: "state", query: this.address.query, carried: this.address.carried() });
+    else this.pump(lab);
   }
+}
 
-  return { sendChange, send, pump, playerMoved };
+function distance(sid) {
+  // How far section sid is from the viewport, in px (0: in view).
+  const r = $(`live-${sid}`).getBoundingClientRect();
+  return Math.max(0, r.top - innerHeight, -r.bottom);
+}
+
+function seen(sid) {
+  // How much of the viewport's height section sid fills, in px.
+  const r = $(`live-${sid}`).getBoundingClientRect();
+  return Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
 }

@@ -1,24 +1,30 @@
 // BokehJS and Panel (1.5 MB of script to parse and run) are needed only once Python has built the
-// sections, seconds later: they are added after the page's first frame (needScripts), so they never hold
+// sections, seconds later: they are added after the page's first frame (need), so they never hold
 // back the prose or the playback controls' first answers.
-export function scriptLoader({ config, transport, loaded, firstPaint, current, fail }) {
-  // loaded: the scripts that have run (a retry loads only the rest); firstPaint: a promise of the page's first frame.
+export class ScriptLoader {
+  loaded = new Set(); // the scripts that have run: a retry loads only the rest
 
-  function needScripts(lab) {
+  // firstPaint: a promise of the page's first frame; current(lab): lab is still the lab's; status: status.js's.
+  constructor({ config, transport, firstPaint, current, status }) {
+    Object.assign(this, { config, transport, firstPaint, current, status });
+  }
+
+  need(lab) {
     // Asked for once Python has its packages (seconds before it has built the sections), not at once.
     if (!lab.scripts) {
-      lab.scripts = firstPaint.then(() => transport.ready).then(loadScripts);
-      lab.scripts.catch((e) => { if (current(lab)) fail(e.message); });
+      lab.scripts = this.firstPaint.then(() => this.transport.ready).then(() => this.load());
+      lab.scripts.catch((e) => { if (this.current(lab)) this.status.fail(e.message); });
     }
     return lab.scripts;
   }
 
-  function loadScripts() {
+  load() {
     // Downloads in parallel, runs in order (async=false); each failure names its file.
+    const { config, loaded } = this;
     const missing = config.scripts.filter((src) => !loaded.has(src));
     return Promise.all(missing.map((src) => new Promise((resolve, reject) => {
       const s = document.createElement("script");
-      s.src = transport.url(src);
+      s.src = this.transport.url(src);
       s.async = false;
       if (config.integrity && config.integrity[src]) s.integrity = config.integrity[src]; // refuse a modified file
       s.onload = () => {
@@ -34,6 +40,4 @@ export function scriptLoader({ config, transport, loaded, firstPaint, current, f
       document.head.appendChild(s);
     })));
   }
-
-  return { needScripts, loadScripts };
 }

@@ -3,26 +3,30 @@
 import { booted, go } from "./lab.js";
 import { $, whenDom } from "./dom.js";
 
-export function statusLine({ S, stopWorker }) {
-  // S: the lab's state (boot.js), whose status, label, progress, error and notes this writes; stopWorker: boot.js's.
+export class StatusLine {
+  // state: the lab's state (labstate.js), which it asks to hold what the page says; stopWorker(): boot.js's.
+  constructor({ state, stopWorker }) {
+    this.state = state;
+    this.stopWorker = stopWorker;
+  }
 
-  function showProgress() {
+  showProgress() {
     whenDom(() => {
       const bar = $("wt-progress");
-      bar.value = Math.round(S.progress * 100);
+      bar.value = Math.round(this.state.progress * 100);
       bar.textContent = `${bar.value}%`;
-      $("wt-status").textContent = S.label;
-      $("wt-boot").dataset.state = S.status;
+      $("wt-status").textContent = this.state.label;
+      $("wt-boot").dataset.state = this.state.status;
     });
   }
 
-  function setStatus(status, label, progress = S.progress) {
-    Object.assign(S, { status, label, progress });
+  setStatus(status, label, progress = this.state.progress) {
+    this.state.setStatus(status, label, progress);
     document.documentElement.dataset.wtStatus = status;
-    showProgress();
+    this.showProgress();
   }
 
-  function say(kind, title, message, retry) {
+  say(kind, title, message, retry) {
     // The error box: one bold line saying what state the lab is in, then one readable line of why.
     whenDom(() => {
       $("wt-error-msg").textContent = message;
@@ -33,34 +37,33 @@ export function statusLine({ S, stopWorker }) {
     });
   }
 
-  function fail(message, fatal = true) {
+  fail(message, fatal = true) {
     // A readable line on the page; the details (tracebacks) are in the console, logged where they arose.
-    S.error = message;
-    const after = booted(S.lab);
-    say(fatal ? (after ? "stopped" : "failed") : "change",
+    const { state } = this;
+    state.said(message);
+    const after = booted(state.lab);
+    this.say(fatal ? (after ? "stopped" : "failed") : "change",
       !fatal ? "The last change could not be applied."
         : after ? "The live lab stopped." : "The live lab could not start.", message, fatal);
     if (fatal) {
-      if (S.lab && S.lab.phase !== "failed") go(S.lab, "fail");
-      stopWorker();
-      setStatus("failed", "Failed");
-      S.settle.reject(new Error(message));
+      if (state.lab && state.lab.phase !== "failed") go(state.lab, "fail");
+      this.stopWorker();
+      this.setStatus("failed", "Failed");
+      state.failed(new Error(message));
     }
   }
 
-  function showNotes(notes) {
-    S.notes = notes;
+  showNotes(notes) {
+    this.state.setNotes(notes);
     whenDom(() => {
       const list = $("wt-notes-list");
       list.replaceChildren(...notes.map((n) => Object.assign(document.createElement("li"), { textContent: n })));
       $("wt-notes").hidden = notes.length === 0;
     });
   }
-
-  return { showProgress, setStatus, say, fail, showNotes };
 }
 
-export function watchAssets({ S, config, failedAssets, say }) {
+export function watchAssets({ state, config, failedAssets, status }) {
   // Files the page itself loads (its stylesheet, Panel's CSS, scripts): Resource Timing records a failed
   // one with status 0 (network) or >= 400. The lab may still work, but the reader is told which file
   // failed and gets Retry (restart() re-creates the views, which ask for their stylesheets again).
@@ -71,14 +74,14 @@ export function watchAssets({ S, config, failedAssets, say }) {
         if (!bad || !["link", "css", "script"].includes(e.initiatorType) || !e.name.startsWith(location.origin)) continue;
         const file = e.name.slice(new URL(".", location.href).href.length).split("?")[0];
         // the boot failure already says what failed; a page script's failure fails the boot (loadScripts)
-        if (S.status === "failed" || config.scripts.includes(file)) continue;
+        if (state.status === "failed" || config.scripts.includes(file)) continue;
         failedAssets.add(file);
-        S.error = `could not load ${[...failedAssets].join(", ")} from this site`;
-        say("asset", "Part of the page could not be loaded.", `${S.error}; the lab may look or work wrong until it is retried.`, true);
+        state.said(`could not load ${[...failedAssets].join(", ")} from this site`);
+        status.say("asset", "Part of the page could not be loaded.", `${state.error}; the lab may look or work wrong until it is retried.`, true);
       }
     }).observe({ type: "resource", buffered: true });
   }
   document.addEventListener("securitypolicyviolation", (e) => {
-    S.cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI });
+    state.csp({ directive: e.effectiveDirective, blocked: e.blockedURI });
   });
 }

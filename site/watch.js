@@ -9,16 +9,21 @@ export const PING_MS = 150, DEAD_MS = 650, HUNG_MS = 8000, TICK_MS = 50;
 const BOOT_SILENCE_MS = 90_000; // booting, Python may be busy for seconds (import panel) but not this long
 const MAX_CRASHES = 3, CRASH_WINDOW_MS = 60_000;
 
-export function watch({ S, address, player, current, prerendered, failedAssets, stopWorker, fail, say, showNotes, start }) {
-  // S: the lab's state (boot.js; its crashes, error, ready); address, player: put back in charge by a restart.
+export class Watch {
+  // state: the lab's state (labstate.js: its crashes, error, ready); address, player: put back in charge by a
+  // restart; current(lab): lab is still the lab's; sections: handover.js's (its prerenders come back);
+  // failedAssets: status.js's watchAssets's; stopWorker(), start(): boot.js's; status: status.js's.
+  constructor({ state, address, player, current, sections, failedAssets, stopWorker, status, start }) {
+    Object.assign(this, { state, address, player, current, sections, failedAssets, stopWorker, status, start });
+  }
 
-  function heartbeat(lab) {
+  heartbeat(lab) {
     // Booted: a ping unanswered for DEAD_MS means the worker is gone or stuck in one long call.
     // Booting: Python holds the thread for seconds at a time, so only a long total silence counts.
-    if (!current(lab)) return clearInterval(lab.heartbeat);
+    if (!this.current(lab)) return clearInterval(lab.heartbeat);
     const now = performance.now();
     if (lab.phase === "starting" || lab.building) { // Python may be inside a long call: setting up, or building a section
-      if (now - lab.heardAt > BOOT_SILENCE_MS) fail(`The Python worker stopped responding while starting (no word for ${Math.round(BOOT_SILENCE_MS / 1000)} s).`);
+      if (now - lab.heardAt > BOOT_SILENCE_MS) this.status.fail(`The Python worker stopped responding while starting (no word for ${Math.round(BOOT_SILENCE_MS / 1000)} s).`);
       return;
     }
     const gap = now - (lab.tickAt || now);
@@ -28,7 +33,7 @@ export function watch({ S, address, player, current, prerendered, failedAssets, 
     // the verdict on a hung worker for ever.
     if (gap > 4 * TICK_MS && lab.pingAt) lab.pingAt += gap - TICK_MS;
     if (lab.pingAt && now - lab.pingAt > (lab.lifeline ? HUNG_MS : DEAD_MS)) {
-      crashed(`the Python worker stopped responding (no answer for ${Math.round(now - lab.pingAt)} ms)`,
+      this.crashed(`the Python worker stopped responding (no answer for ${Math.round(now - lab.pingAt)} ms)`,
         now - lab.pingAt);
     } else if (!lab.pingAt && now - lab.sentAt >= PING_MS) {
       lab.pingN += 1;
@@ -37,48 +42,42 @@ export function watch({ S, address, player, current, prerendered, failedAssets, 
     }
   }
 
-  function crashed(reason, silentMs = 0) {
+  crashed(reason, silentMs = 0) {
     // A worker that booted and then died: replace it, restoring the state from the URL (the worker
     // wrote it after every change), and say so. Loops are cut short after MAX_CRASHES.
+    const { state, status } = this;
     const now = performance.now();
-    S.crashes.push({ reason, at: now, noticedAfterMs: silentMs });
+    state.crash({ reason, at: now, noticedAfterMs: silentMs });
     console.warn(`weighttying: ${reason}; starting a new worker`);
-    const recent = S.crashes.filter((c) => now - c.at < CRASH_WINDOW_MS).length;
+    const recent = state.crashes.filter((c) => now - c.at < CRASH_WINDOW_MS).length;
     if (recent > MAX_CRASHES) {
-      fail(`It stopped ${recent} times in a minute; the last time because ${reason}.`);
+      status.fail(`It stopped ${recent} times in a minute; the last time because ${reason}.`);
       return;
     }
-    restart({ auto: true });
+    this.restart({ auto: true });
     const detail = `Because ${reason}, a new one was started with the settings in this page's address; ` +
       "a run that was in progress has to be started again.";
-    S.error = detail;
-    say("restarted", "The live lab stopped and is restarting.", detail, false);
-    S.ready.then(() => {
-      if (S.error === detail) say("restarted", "The live lab stopped and was restarted; your settings are back.", detail, false);
+    state.said(detail);
+    status.say("restarted", "The live lab stopped and is restarting.", detail, false);
+    state.ready.then(() => {
+      if (state.error === detail) status.say("restarted", "The live lab stopped and was restarted; your settings are back.", detail, false);
     }, () => {});
   }
 
-  function restart(options = {}) {
+  restart(options = {}) {
     // A fresh worker without reloading the page: live views go, prerendered content comes back.
     // The Retry button and tests call it; options.auto is a crash restart (the crash count is kept).
-    stopWorker();
-    if (!options.auto) S.crashes = [];
-    if (window.Bokeh) Bokeh.index.roots.forEach((view) => view.remove());
-    for (const [id, content] of prerendered) {
-      $(id).innerHTML = content;
-      $(id).style.minHeight = "";
-      delete $(id).dataset.live;
-    }
-    address.restart(); // the player holds every section again
-    player.sync(); // the controls and slots of the URL's state
+    this.stopWorker();
+    if (!options.auto) this.state.forgetCrashes();
+    this.sections.putBack();
+    this.address.restart(); // the player holds every section again
+    this.player.sync(); // the controls and slots of the URL's state
     $("wt-error").hidden = true;
-    failedAssets.clear();
-    showNotes([]);
+    this.failedAssets.clear();
+    this.status.showNotes([]);
     // A stylesheet of the page that failed to load is asked for again (a view's come with the views).
     document.querySelectorAll("link[rel=stylesheet]").forEach((l) => { if (!l.sheet) l.replaceWith(l.cloneNode()); });
-    start();
-    return S.ready;
+    this.start();
+    return this.state.ready;
   }
-
-  return { heartbeat, crashed, restart };
 }

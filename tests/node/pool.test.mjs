@@ -3,7 +3,7 @@
 // again, a pool that cannot start, release when idle.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HANG, createPool, poolSize, quietStop, readerDied } from "../../site/pool.js";
+import { HANG, Pool, poolSize, quietStop, readerDied } from "../../site/pool.js";
 
 test("size: cores - 1, within 1..4; 1 saving data, on click or under 4 GB; at most 2 where memory is unsaid", () => {
   const size = (cores, memory, more = {}) => poolSize({ cores, memory, ...more });
@@ -51,7 +51,7 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 async function running(sid, run) {
   // A pool of two fake workers, each running one of the run's two parts: its workers, what it posted, the pool.
   const { made, spawn } = fakeWorkers(), posted = [];
-  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
+  const pool = new Pool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
   pool.run({ sid, run, parts: ["a", "b"] });
   await tick();
   return { made, posted, pool };
@@ -59,7 +59,7 @@ async function running(sid, run) {
 
 test("parts go one to a worker, batches are relayed, the workers are released once idle", async () => {
   const { made, spawn } = fakeWorkers(), posted = [];
-  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 5 });
+  const pool = new Pool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 5 });
   pool.run({ sid: "tasks", run: 1, parts: ["p0", "p1", "p2"] });
   await tick();
   assert.equal(made.length, 2, "no more workers than the size");
@@ -103,7 +103,7 @@ test("a worker that dies mid-part is replaced, its part runs again from its star
 
 test("a pool that cannot start tells the Panel worker to run the Run itself, once, and asks no more", async () => {
   const { spawn } = fakeWorkers({ bootFails: true }), posted = [];
-  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
+  const pool = new Pool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6 });
   pool.run({ sid: "tasks", run: 1, parts: ["a", "b"] });
   await tick();
   await tick();
@@ -117,7 +117,7 @@ test("a pool that cannot start tells the Panel worker to run the Run itself, onc
 test("a worker whose part gives no batch within its bound is ended and its part runs again in a new one", async () => {
   const { made, spawn } = fakeWorkers(), posted = [];
   const hang = { floorMs: 40, factor: 10, tickMs: 5 };
-  const pool = createPool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6, hang });
+  const pool = new Pool({ size: 2, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6, hang });
   pool.run({ sid: "tasks", run: 4, parts: ["a", "b"] });
   await tick();
   const beat = setInterval(() => made[1].part && made[1].batch(), 2); // worker 1 answers, worker 0 is stuck
@@ -134,7 +134,7 @@ test("a worker whose part gives no batch within its bound is ended and its part 
 
 test("the bound follows the part's slowest batch: a slow but steady worker is not ended", async () => {
   const { made, spawn } = fakeWorkers();
-  const pool = createPool({ size: 1, spawn, boot: {}, post: () => {}, idleMs: 1e6, hang: { floorMs: 10, factor: 10, tickMs: 2 } });
+  const pool = new Pool({ size: 1, spawn, boot: {}, post: () => {}, idleMs: 1e6, hang: { floorMs: 10, factor: 10, tickMs: 2 } });
   pool.run({ sid: "tasks", run: 5, parts: ["a"] });
   await tick();
   made[0].batch(); // at once: slowest ~0 ms
@@ -148,7 +148,7 @@ test("the bound follows the part's slowest batch: a slow but steady worker is no
 
 test("ask: a section's slots from a worker (started for it), its error named, none without workers", async () => {
   const { made, spawn } = fakeWorkers();
-  const pool = createPool({ size: 2, spawn, boot: {}, post: () => {}, idleMs: 1e6 });
+  const pool = new Pool({ size: 2, spawn, boot: {}, post: () => {}, idleMs: 1e6 });
   assert.equal(await pool.ask({ section: "sweep", query: "sweep.sigma=0.3" }), '{"readout": "sweep.sigma=0.3"}');
   await assert.rejects(pool.ask({ section: "bad", query: "" }), /ValueError: no/);
   assert.equal(made.length, 1, "one worker answers both");
@@ -157,14 +157,14 @@ test("ask: a section's slots from a worker (started for it), its error named, no
   made[0].onerror({ preventDefault() {}, message: "killed" });
   await assert.rejects(stuck, /numerics worker stopped/);
   pool.release();
-  const none = createPool({ size: 0, spawn, boot: {}, post: () => {} });
+  const none = new Pool({ size: 0, spawn, boot: {}, post: () => {} });
   await assert.rejects(none.ask({ section: "sweep", query: "" }), /no numerics workers/);
 });
 
 async function readersRun({ size = 1, run, quietS = 10, hang = HANG }) {
   // A pool of SIZE fake workers running the reader's code (one part, "mine", quiet_s QUIET_S): as running() gives.
   const { made, spawn } = fakeWorkers(), posted = [];
-  const pool = createPool({ size, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6, hang });
+  const pool = new Pool({ size, spawn, boot: {}, post: (m) => posted.push(m), idleMs: 1e6, hang });
   pool.run({ sid: "codelab", run, parts: ["mine"], quiet_s: quietS });
   await tick();
   return { made, posted, pool };
