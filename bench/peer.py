@@ -256,9 +256,9 @@ def write_twins(site: Path) -> None:
 
 
 def app_css() -> bytes:
-    """The page's stylesheet as the build writes it: site/style.css with its light colours filled in."""
+    """The page's stylesheet as the build writes it: site/style.css with its colours slot filled in."""
     from weighttying import colours
-    return assemble.coloured(APP_CSS.read_bytes(), colours.root_css())
+    return assemble.coloured(APP_CSS.read_bytes(), colours.page_css())
 
 
 def inputs_key(pins: dict, peer_pins: dict, wheel: Path) -> str:

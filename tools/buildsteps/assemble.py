@@ -161,11 +161,12 @@ def page(html: str, config: dict, csp: str) -> str:
     return html
 
 
-def coloured(sheet: bytes, root: str) -> bytes:
-    """site/style.css with its light :root (weighttying.colours.root_css) in its /*build:colours*/ slot."""
+def coloured(sheet: bytes, css: str) -> bytes:
+    """site/style.css with CSS (weighttying.colours.page_css: the light :root, the figure rules) in its
+    /*build:colours*/ slot."""
     if sheet.count(b"/*build:colours*/") != 1:
         raise BuildError("site/style.css needs one /*build:colours*/ slot, where the light colours go")
-    return sheet.replace(b"/*build:colours*/", root.encode())
+    return sheet.replace(b"/*build:colours*/", css.encode())
 
 
 def serve_module():

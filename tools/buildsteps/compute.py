@@ -19,7 +19,8 @@ def computed() -> Path:
     """What CPython computes for the page from weighttying alone, no artifact: {"sections": each section's
     prerendered HTML, "results": results.json's text, "tables": {id: its playback table's text}, "rules": the
     state rules as data (prerender.rules), "says": the status lines' words (controls.SAYS), "readout": what the
-    readout reads figures by (render.readout_rules), "colours": the stylesheet's light :root (colours.root_css)}.
+    readout reads figures by (render.readout_rules), "colours": the stylesheet's light :root and figure rules
+    (colours.page_css)}.
     Each section is cached on its own (section_part), so a test build (--with-test-sections) computes only its test
     sections and reuses the page's."""
     sys.path.insert(0, str(ROOT / "py"))
@@ -39,7 +40,7 @@ def computed() -> Path:
             "sections": {sid: p["section"] for sid, p in parts.items()},
             "results": prebuilt.dumps({sid: parts[sid]["results"] for sid in prebuilt.RUN_SECTIONS}).decode(),
             "tables": {sid: p["table"] for sid, p in parts.items()}, "rules": prerender.rules(),
-            "says": controls.SAYS, "readout": render.readout_rules(), "colours": colours.root_css()}))
+            "says": controls.SAYS, "readout": render.readout_rules(), "colours": colours.page_css()}))
 
     return cached([*package, *tests], "computed.json", make)
 
