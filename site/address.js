@@ -6,99 +6,119 @@
 // of those are carried to Python beside the query instead (carried), so a text typed before Python is in the live
 // section after its hand-over. This module is the page's one caller of history.replaceState.
 
-export function startAddress(rules, loc = location, hist = history) {
-  let values = rules.parseQuery(loc.search).values; // {key: value} as the URL shows it
-  const python = new Set(); // the sections Python holds (handed over)
-  const fromPython = {}; // sid -> Python's latest values of that section, held or not
-  const A = {
-    query: loc.search.slice(1), // what the URL holds (until the first write: as the page was opened)
-    moved: 0, // how many times the player changed a value no link holds (the query does not show those moves)
-    holder: (sid) => (python.has(sid) ? "python" : "player"),
-    fromPlayer, fromPython: takePython, handOver, restart, hash, reread, bootQuery, carried,
-    dropFragment: () => write(""), // a shared link's code, once the editor has read it (share_code.js)
-  };
-  const unlinked = (c) => !rules.kind(c).url;
-  let opened = loc.search.slice(1); // the link as the reader opened it, until Python's first boot has read it
+export class Address {
+  query; // what the URL holds (until the first write: as the page was opened)
+  moved = 0; // how many times the player changed a value no link holds (the query does not show those moves)
+  #rules; // site/state.js's codec: how values are read from and written to a query
+  #loc; // the page's location (a test's stand-in)
+  #hist; // the page's history, whose replaceState writes the address bar
+  #values; // {key: value} as the URL shows it
+  #python = new Set(); // the sections Python holds (handed over)
+  #pythonValues = {}; // sid -> Python's latest values of that section, held or not
+  #opened; // the link as the reader opened it, until Python's first boot has read it (then null)
 
-  function bootQuery() {
+  constructor(rules, loc = location, hist = history) {
+    this.#rules = rules;
+    this.#loc = loc;
+    this.#hist = hist;
+    this.reread();
+    this.#opened = this.query;
+  }
+
+  holder(sid) {
+    // Who writes section sid's values to the URL now.
+    return this.#python.has(sid) ? "python" : "player";
+  }
+
+  bootQuery() {
     // What Python starts from: the link as opened the first time (so it names what it refused of it; the player's
     // values then follow as a state), the URL's query after a restart.
-    const q = opened === null ? A.query : opened;
-    opened = null;
+    const q = this.#opened === null ? this.query : this.#opened;
+    this.#opened = null;
     return q;
   }
 
-  function reread() {
+  reread() {
     // The URL as it is now (the page's load, a restart: the player syncs from it; a test may have set it).
-    values = rules.parseQuery(loc.search).values;
-    A.query = loc.search.slice(1);
+    this.#values = this.#rules.parseQuery(this.#loc.search).values;
+    this.query = this.#loc.search.slice(1);
   }
 
-  function put(sid, vals) {
-    for (const c of rules.section(sid)) if (c.key in vals) values[c.key] = vals[c.key];
-  }
-
-  function write(hash = loc.hash) {
-    A.query = rules.toQuery(values);
-    try {
-      hist.replaceState(hist.state, "", (A.query ? `?${A.query}` : loc.pathname) + hash);
-    } catch (err) { // a browser may refuse a file:// page its own query: links still carry A.query (page.js)
-      console.info(`weighttying: the address bar keeps its old settings here (${err.message}); copied links have the current ones`);
-    }
-  }
-
-  function fromPlayer(sid, vals) {
+  fromPlayer(sid, vals) {
     // The player's values of section sid ({key: value}); false (nothing written) when Python holds it.
-    if (python.has(sid)) return false;
-    if (rules.section(sid).some((c) => unlinked(c) && c.key in vals && vals[c.key] !== values[c.key])) A.moved += 1;
-    put(sid, vals);
-    write();
+    if (this.#python.has(sid)) return false;
+    const moved = (c) => this.#unlinked(c) && c.key in vals && vals[c.key] !== this.#values[c.key];
+    if (this.#rules.section(sid).some(moved)) this.moved += 1;
+    this.#put(sid, vals);
+    this.#write();
     return true;
   }
 
-  function carried(sids) {
+  carried(sids) {
     // {key: value} of the player's values no link holds, of sections sids (all if not given) the player still holds:
     // what Python takes beside the query (schedule.js), never written to the URL.
     const out = {};
-    for (const sid of sids || rules.sections) {
-      if (python.has(sid)) continue;
-      for (const c of rules.section(sid)) if (unlinked(c) && values[c.key] !== c.default) out[c.key] = values[c.key];
+    for (const sid of sids || this.#rules.sections) {
+      if (this.#python.has(sid)) continue;
+      for (const c of this.#rules.section(sid)) {
+        if (this.#unlinked(c) && this.#values[c.key] !== c.default) out[c.key] = this.#values[c.key];
+      }
     }
     return out;
   }
 
-  function takePython(batch) {
+  fromPython(batch) {
     // Python's values, {sid: {key: value}}: written for the sections it holds, kept for the others' hand-over.
     let held = false;
     for (const [sid, vals] of Object.entries(batch)) {
-      fromPython[sid] = { ...fromPython[sid], ...vals };
-      if (python.has(sid)) {
-        put(sid, vals);
+      this.#pythonValues[sid] = { ...this.#pythonValues[sid], ...vals };
+      if (this.#python.has(sid)) {
+        this.#put(sid, vals);
         held = true;
       }
     }
-    if (held) write();
+    if (held) this.#write();
   }
 
-  function handOver(sids) {
+  handOver(sids) {
     // The sections now live: Python holds them, and what it holds for them (e.g. a derived value) is the truth.
     for (const sid of sids) {
-      python.add(sid);
-      put(sid, fromPython[sid] || {});
+      this.#python.add(sid);
+      this.#put(sid, this.#pythonValues[sid] || {});
     }
-    if (sids.length) write();
+    if (sids.length) this.#write();
   }
 
-  function restart() {
+  restart() {
     // The worker is gone: the player holds every section again, from the values the URL shows.
-    python.clear();
-    Object.keys(fromPython).forEach((sid) => delete fromPython[sid]);
+    this.#python.clear();
+    this.#pythonValues = {};
   }
 
-  function hash(id) {
+  hash(id) {
     // The section anchor a copied link points at (page.js).
-    write(`#${id}`);
+    this.#write(`#${id}`);
   }
 
-  return A;
+  dropFragment() {
+    // A shared link's code, once the editor has read it (share_code.js).
+    this.#write("");
+  }
+
+  #unlinked(c) {
+    return !this.#rules.kind(c).url;
+  }
+
+  #put(sid, vals) {
+    for (const c of this.#rules.section(sid)) if (c.key in vals) this.#values[c.key] = vals[c.key];
+  }
+
+  #write(hash = this.#loc.hash) {
+    this.query = this.#rules.toQuery(this.#values);
+    try {
+      this.#hist.replaceState(this.#hist.state, "", (this.query ? `?${this.query}` : this.#loc.pathname) + hash);
+    } catch (err) { // a browser may refuse a file:// page its own query: links still carry the query (links.js)
+      console.info(`weighttying: the address bar keeps its old settings here (${err.message}); copied links have the current ones`);
+    }
+  }
 }

@@ -5,7 +5,7 @@
 // (page.js), playback (player.js), the figures' readout (readout.js) and the live lab (boot.js), over this site or
 // the classroom file's payload.
 import { codec } from "./state.js";
-import { startAddress } from "./address.js";
+import { Address } from "./address.js";
 import { startPage } from "./page.js";
 import { startPlayer } from "./player.js";
 import { httpTransport, startLab } from "./boot.js";
@@ -22,7 +22,7 @@ const rules = codec(config.state);
 // Each module is handed the others it calls, made in the order they need each other: the address bar's one writer,
 // the page (its links carry the address's query), the player (it writes the address) and the lab (it restarts the
 // player). The player is made first, so it reaches the lab through callbacks.
-const address = startAddress(rules);
+const address = new Address(rules);
 const page = startPage(rules, address);
 const transport = config.classroom ? classroomTransport(config) : httpTransport;
 let lab = null; // boot.js's state, once made
@@ -37,7 +37,7 @@ lab = startLab(config, transport, { live: page.live, address, player });
 window.__wt = hook({ config, transport, address, page, player, lab });
 installDrop(document); // a dropped file goes to the live section under it, never opens in this tab
 // the code lab's editor, the page's own (codelab.js): its Share links carry the address's query, like the page's
-installEditor(document, { pageUrl: () => shareUrl(address), dropFragment: address.dropFragment });
+installEditor(document, { pageUrl: () => shareUrl(address), dropFragment: () => address.dropFragment() });
 // The readout's tooltip and aria-live region go in <body>, and the opening figure is there: once the page is parsed.
 const parsed = () => { installReadout(config.readout); installFront(document); };
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", parsed, { once: true });

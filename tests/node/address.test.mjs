@@ -3,7 +3,7 @@
 // after a worker crash.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startAddress } from "../../site/address.js";
+import { Address } from "../../site/address.js";
 import { codec } from "../../site/state.js";
 import { rules as fixture } from "./fixtures.mjs";
 
@@ -20,7 +20,7 @@ function page(search = "") {
       this.writes.push(u.search + u.hash);
     },
   };
-  return { loc, hist, address: startAddress(rules, loc, hist) };
+  return { loc, hist, address: new Address(rules, loc, hist) };
 }
 
 test("the player holds a section until its hand-over, Python after it", () => {
@@ -71,14 +71,14 @@ test("after a worker crash the player holds every section again, and the next Py
   assert.equal(loc.search, "?sweep.sigma=4");
 });
 
-test("free text never enters the URL but is carried to Python until the hand-over, and an anchor keeps the query", () => {
+test("free text never enters the URL but is carried to Python until the hand-over; an anchor keeps the query", () => {
   // the rules with one section of a number and a free text, as a test build's probe declares them
   const built = fixture(), words = { key: "probe.words", section: "probe", name: "words", kind: "text", default: "" };
   const n = { key: "probe.n", section: "probe", name: "n", kind: "number", default: 1, lo: 0, hi: 10 };
   const probe = codec({ ...built, sections: [...built.sections, "probe"], controls: [...built.controls, n, words] });
   const loc = { pathname: "/", search: "?tying.V=100", hash: "" }, writes = [];
   const hist = { state: null, replaceState: (s, t, url) => writes.push(url) };
-  const address = startAddress(probe, loc, hist);
+  const address = new Address(probe, loc, hist);
   address.fromPlayer("probe", { "probe.n": 2, "probe.words": "a long private text" });
   assert.deepEqual(writes, ["?tying.V=100&probe.n=2"]);
   // what Python takes beside the query (schedule.js), and a count of the moves the query does not show
@@ -89,6 +89,9 @@ test("free text never enters the URL but is carried to Python until the hand-ove
   assert.equal(address.moved, 1, "a move of a linked value is the query's");
   address.hash("probe");
   assert.deepEqual(writes.at(-1), "?tying.V=100&probe.n=3#probe");
+  loc.hash = "#probe";
+  address.dropFragment(); // a shared code's fragment, read: the query stays, the anchor goes
+  assert.deepEqual(writes.at(-1), "?tying.V=100&probe.n=3");
   address.handOver(["probe"]); // Python holds the text now: nothing is carried any more, and nothing was written
   assert.deepEqual(address.carried(), {});
   assert.ok(writes.every((w) => !w.includes("private")), writes);
