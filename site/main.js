@@ -7,7 +7,7 @@
 import { codec } from "./state.js";
 import { Address } from "./address.js";
 import { startPage } from "./page.js";
-import { startPlayer } from "./player.js";
+import { Player } from "./player.js";
 import { httpTransport, startLab } from "./boot.js";
 import { classroomTransport } from "./classroom.js";
 import { install as installReadout } from "./readout.js";
@@ -26,7 +26,7 @@ const address = new Address(rules);
 const page = startPage(rules, address);
 const transport = config.classroom ? classroomTransport(config) : httpTransport;
 let lab = null; // boot.js's state, once made
-const player = startPlayer(config, rules, transport, {
+const player = new Player(config, rules, transport, {
   address, embed: page.embed,
   paused: () => !!lab && lab.status === "paused",
   played: (sid, off) => lab && lab.early.played(sid, off),

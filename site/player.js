@@ -6,9 +6,12 @@
 // approximate; the live lab then boots from the URL, which every change here has the page's address bar
 // (address.js) write, exactly as the live lab's values are written. Values are read, clamped, written and filled in by the page's state rules (site/state.js over
 // the data weighttying.state emits). A table that is missing or modified (its sha256 is not the one in the
-// page's config) is named in the section, which then waits for the live lab. State: P below (docs/DESIGN.md).
+// page's config) is named in the section, which then waits for the live lab. A control's kind says how its value is
+// read, whether a link holds it and at which event it is taken (its row of the rules, state.Kind); its input form
+// says how a value goes into its box and out of it (FORMS). Player holds what the controls say; Answers, what each
+// section shows for it; tables.js, the tables.
 import { fill, fmt } from "./state.js";
-import { fetchChecked } from "./fetched.js";
+import { Tables } from "./tables.js";
 
 export function nearest(values, v, log) {
   // The index of the grid value nearest v (in log space for a log control).
@@ -54,46 +57,45 @@ export function fragment(table, slot, at) {
   return String(index[keys.reduce((flat, k) => flat * table.values[table.keys.indexOf(k)].length + at[k], 0)]);
 }
 
+export function takes(kind, input, event) {
+  // Whether EVENT on INPUT, a box of a control of KIND, gives the control a value: the kind's event (state.Kind.event),
+  // except a slider's, which answers while it moves.
+  return event.type === (input.type === "range" ? "input" : kind.event);
+}
+
+export function said(says, name, blanks = {}) {
+  // Status line NAME of says (weighttying.controls.SAYS) with its {blanks} filled in, as Python's str.format fills them.
+  return says[name].replace(/\{(\w+)\}/g, (_, k) => blanks[k]);
+}
+
 const grid = (ctl) => { const r = ctl.querySelector("input[type=range]"); return r ? JSON.parse(r.dataset.grid) : null; };
+const typed = (ctl, c, input) => input.value; // free text: taken as typed, up to the box's maxlength
 
-function inputsFor(rules) {
-  // Each playback input (state.Kind.input, weighttying.controls.INPUTS): put a value into it, take one from it
-  return {
-    number: {
-      put(ctl, c, v) { // the slider goes to the nearest grid position
-        const range = ctl.querySelector("input[type=range]"), box = ctl.querySelector("input[type=number]");
-        box.value = fmt(v);
-        if (range) {
-          range.value = String(nearest(grid(ctl), v, c.log));
-          range.setAttribute("aria-valuetext", fmt(v));
-        }
-      },
-      take: (ctl, c, input) => rules.read(c, input.type === "range" ? grid(ctl)[Number(input.value)] : input.value).value,
+// Each input form of the playback (state.Kind.input; weighttying.controls.INPUTS draws the same forms): put(ctl, c, v)
+// puts a value into control c's box ctl; take(ctl, c, input, rules) takes one from the input the reader moved. Free
+// text and a file are never in a link, so nothing is put back into them: the address carries them to the live lab.
+export const FORMS = {
+  number: {
+    put(ctl, c, v) { // the slider goes to the nearest grid position
+      const range = ctl.querySelector("input[type=range]"), box = ctl.querySelector("input[type=number]");
+      box.value = fmt(v);
+      if (range) {
+        range.value = String(nearest(grid(ctl), v, c.log));
+        range.setAttribute("aria-valuetext", fmt(v));
+      }
     },
-    checkbox: { put: (ctl, c, v) => { ctl.querySelector("input").checked = v; }, take: (ctl, c, input) => input.checked },
-    select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
-    text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input) => rules.read(c, input.value).value },
-    // free text (never in a link, nothing put back into it): taken as typed, up to the box's maxlength, for the
-    // live lab (address.carried)
-    textarea: { take: (ctl, c, input) => input.value },
-    line: { take: (ctl, c, input) => input.value },
-    code: { take: (ctl, c, input) => input.value }, // the editor (codelab.js) writes its text into the box
-    // a file (never in a link): read here as the live lab's picker reads it (rules.decoded), the box saying what it
-    // read or why not; a promise of its text (null: refused, or none chosen), taken once per choice ("change")
-    file: { on: "change", take: (ctl, c, input) => readFile(rules, ctl, rules.kind(c).max_chars, input.files && input.files[0]) },
-  };
-}
-
-function keeper(rules, address, playerMoved) {
-  // (sid, c, v, linked): control c's value v (null: none) of section sid, one no link holds, to the address for the
-  // live lab (which follows), with LINKED, link values written beside it. The reader's own text (a paste, a file)
-  // replaces the section's others, as the live section does.
-  return (sid, c, v, linked = {}) => {
-    if (v === null) return;
-    const others = rules.kind(c).own ? rules.section(sid).filter((o) => o !== c && rules.kind(o).own) : [];
-    if (address.fromPlayer(sid, { ...linked, ...Object.fromEntries(others.map((o) => [o.key, o.default])), [c.key]: v })) playerMoved();
-  };
-}
+    take: (ctl, c, input, rules) => rules.read(c, input.type === "range" ? grid(ctl)[Number(input.value)] : input.value).value,
+  },
+  checkbox: { put: (ctl, c, v) => { ctl.querySelector("input").checked = v; }, take: (ctl, c, input) => input.checked },
+  select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: (ctl, c, input, rules) => rules.read(c, input.value).value },
+  text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input, rules) => rules.read(c, input.value).value },
+  textarea: { take: typed },
+  line: { take: typed },
+  code: { take: typed }, // the editor (codelab.js) writes its text into the box
+  // a file: read here as the live lab's picker reads it (rules.decoded), the box saying what it read or why not; a
+  // promise of its text (null: refused, or none chosen)
+  file: { take: (ctl, c, input, rules) => readFile(rules, ctl, rules.kind(c).max_chars, input.files && input.files[0]) },
+};
 
 async function readFile(rules, ctl, limit, file) {
   // The text of FILE (none: null) as rules.decoded reads it, what it read or why not said in the box CTL.
@@ -106,223 +108,240 @@ async function readFile(rules, ctl, limit, file) {
   return text;
 }
 
-export function said(says, name, blanks = {}) {
-  // Status line NAME of says (weighttying.controls.SAYS) with its {blanks} filled in, as Python's str.format fills them.
-  return says[name].replace(/\{(\w+)\}/g, (_, k) => blanks[k]);
-}
+const playerOf = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
+const ctlOf = (el, key) => el.querySelector(`.wt-pctl[data-key="${key}"]`);
 
-function answers(P, rules, says, { paused, played, held }, { player, controls, defaults }) {
-  // What a section shows from its table (play), what its status line says (status: the words of says, the page
-  // config's, weighttying.controls.SAYS), what a link holds of it; paused(): the lab waits for the reader's go;
-  // played(sid, off): early.js is told of each answer; held(sid): the section shows the reader's own text's choice
-  // and holds that text for the live lab.
-  const waiting = () => (paused() ? "paused" : "loading");
-  const say = (name, blanks) => said(says, name, blanks);
-  const later = () => says.later[waiting()];
+class Answers {
+  // What a section shows from its table for the player's state: its slots' fragments, and its status line.
+  approx = {}; // section id -> [[key, wanted, shown]] when the answer on screen is the nearest one
+  answered = 0; // slot swaps made from a table
+  lastAnswerAt = 0; // performance.now() of the latest one
+  #player; // the Player whose state, tables and controls are answered
+  #says; // the status lines' words (the page config's, weighttying.controls.SAYS)
+  #paused; // (): whether the live lab waits for the reader's go
+  #played; // (sid, off): early.js is told of each answer (off the grid: it may answer live before Panel)
 
-  function play(sid) {
+  constructor(player, says, { paused, played }) {
+    this.#player = player;
+    this.#says = says;
+    this.#paused = paused;
+    this.#played = played;
+  }
+
+  play(sid) {
     // Show the table's answer for the section's state: exact on the grid, else the nearest, marked.
-    const el = player(sid), t = P.tables[sid];
-    if (!el || !P.state[sid]) return;
-    if (!t) return status(sid);
-    const { at, approx } = lookup(t, asRead(rules.fills(sid), P.state[sid], defaults(sid)), controls(sid));
+    const el = playerOf(sid), t = this.#player.tables[sid];
+    if (!el || !this.#player.state[sid]) return;
+    if (!t) return this.status(sid);
+    const { at, approx } = lookup(t, this.#player.stateAsRead(sid), this.#player.controls(sid));
     const section = el.closest(".wt-live") || document;
     for (const name of t.slots) {
       const frag = fragment(t, name, at);
       const slot = section.querySelector(`.wt-slot[data-slot="${name}"]`);
       if (!slot) continue;
       // A slot records the fragment it shows; one without a record is the prerender, the default's answer.
-      if (slot.dataset.frag === undefined && isDefault(sid)) slot.dataset.frag = frag;
+      if (slot.dataset.frag === undefined && this.#player.isDefault(sid)) slot.dataset.frag = frag;
       if (slot.dataset.frag !== frag) {
         slot.innerHTML = t.fragments[frag];
         slot.dataset.frag = frag;
-        P.answered += 1;
-        P.lastAnswerAt = performance.now();
+        this.answered += 1;
+        this.lastAnswerAt = performance.now();
       }
       slot.classList.toggle("wt-approx", approx.length > 0);
     }
-    P.approx[sid] = approx;
+    this.approx[sid] = approx;
     el.dataset.approx = String(approx.length > 0);
-    status(sid);
-    played(sid, approx.length > 0); // off the grid: live before Panel (early.js)
+    this.status(sid);
+    this.#played(sid, approx.length > 0);
   }
 
-  const isDefault = (sid) => !P.state[sid] || controls(sid).every((c) => P.state[sid][c.name] === c.default);
-
-
-  function status(sid) {
-    const el = player(sid);
+  status(sid) {
+    // The section's status line: why its table failed, that it is on its way, that the reader's text waits for the
+    // live lab, that the answer is the nearest one, or that it was computed at build.
+    const el = playerOf(sid), player = this.#player;
     if (!el) return;
-    const line = el.querySelector(".wt-player-status");
-    const approx = P.approx[sid] || [];
+    const line = el.querySelector(".wt-player-status"), approx = this.approx[sid] || [];
+    const later = this.#says.later[this.#waiting()];
     el.dataset.held = "false";
-    if (P.errors[sid]) {
-      line.textContent = say("failed", { error: P.errors[sid], later: later() });
+    if (player.errors[sid]) {
+      line.textContent = this.#say("failed", { error: player.errors[sid], later });
       el.dataset.error = "true";
-    } else if (!P.tables[sid] && !isDefault(sid)) {
-      line.textContent = say("fetching");
-    } else if (held(sid)) {
-      line.textContent = say("held", { later: later() });
+    } else if (!player.tables[sid] && !player.isDefault(sid)) {
+      line.textContent = this.#say("fetching");
+    } else if (player.held(sid)) {
+      line.textContent = this.#say("held", { later });
       el.dataset.held = "true";
     } else if (approx.length) {
       const wanted = approx.map(([k, v]) => `${k} = ${fmt(v)}`).join(", ");
       const near = approx.map(([k, , shown]) => `${k} = ${fmt(shown)}`).join(", ");
-      line.textContent = say("approx", { wanted, near, later: later() });
+      line.textContent = this.#say("approx", { wanted, near, later });
     } else {
-      line.textContent = say("computed", { takes_over: says.takes_over[waiting()] });
+      line.textContent = this.#say("computed", { takes_over: this.#says.takes_over[this.#waiting()] });
     }
   }
 
-
-  function linkValues(sid) {
-    // {key: value} of section sid as a link holds it (a choice showing its own fill is the choice alone)
-    const st = asRead(rules.fills(sid), P.state[sid], defaults(sid));
-    return Object.fromEntries(controls(sid).map((c) => [c.key, st[c.name]]));
+  #waiting() {
+    return this.#paused() ? "paused" : "loading";
   }
-  return { play, status, isDefault, linkValues };
+
+  #say(name, blanks) {
+    return said(this.#says, name, blanks);
+  }
 }
 
-function loadTables(P, files, transport, embed, play, status) {
-  // Every table is downloaded (and checked) at once, but parsed only when its section needs it (a control
-  // moved, or the URL's state is not the default) or when the page is idle: parsing megabytes of JSON while
-  // the page itself is still being parsed would hold back its first frame. Returns need(sid): a promise of it parsed.
-  const parsing = {};
-  function need(sid) {
-    if (!parsing[sid]) {
-      parsing[sid] = P.loaded[sid].then((res) => res.json()).then((table) => { P.tables[sid] = table; play(sid); }, (err) => {
-        P.errors[sid] = err.message;
-        console.error(`weighttying: playback table of ${sid}: ${err.message}`);
-        status(sid);
-      });
-    }
-    return parsing[sid];
+export class Player {
+  // The playback's controls: what they say (state), read from the URL (sync) and from the reader's moves, each move
+  // written to the address (address.js) and answered from the tables (Answers).
+  state = {}; // section id -> {key: value}, what the controls say
+  #rules; // site/state.js's codec of the page's rules
+  #address; // the address bar's one writer (address.js)
+  #playerMoved; // (): the live lab takes what the player wrote to the URL (main.js)
+  #answers; // what each section shows (Answers)
+  #tables; // the sections' tables (tables.js)
+
+  constructor(config, rules, transport, { address, embed, paused, played, playerMoved }) {
+    // transport: where files come from (boot.js); embed: the one section shown, if any (page.js). The live lab is
+    // made after the player (it restarts it: sync), so it is reached by callbacks (main.js): paused(), whether it waits
+    // for the reader's go; played(sid, off), early.js's; playerMoved().
+    this.#rules = rules;
+    this.#address = address;
+    this.#playerMoved = playerMoved;
+    this.#answers = new Answers(this, config.says, { paused, played });
+    this.#tables = new Tables(config.playback || {}, transport, embed,
+      { parsed: (sid) => this.play(sid), failed: (sid) => this.#answers.status(sid) });
+    // delegated, so a prerender put back after a restart works too
+    document.addEventListener("input", (event) => this.#changed(event));
+    document.addEventListener("change", (event) => this.#changed(event));
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => this.sync(), { once: true });
+    else this.sync();
   }
 
-  // The classroom file (file://, no server) carries the tables inside: its transport gives each one's blob:
-  // URL once the page is parsed and unpacked.
-  const located = transport.ready.then(() => transport.url);
-  for (const sid of Object.keys(files).filter((s) => !embed || s === embed)) {
-    P.loaded[sid] = located.then((url) => fetchChecked(url(files[sid].file), files[sid].integrity, files[sid].file));
-    P.loaded[sid].catch(() => need(sid)); // a table that cannot be used is named at once
-  }
-  const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));
-  window.addEventListener("load", () => {
-    const rest = Object.keys(P.loaded);
-    const next = () => { if (rest.length) need(rest.shift()).then(() => idle(next)); };
-    idle(next);
-  }, { once: true });
-  return need;
-}
+  // The tables' and the answers' records, read here (the page's hook: docs/DESIGN.md)
+  get tables() { return this.#tables.tables; }
+  get errors() { return this.#tables.errors; }
+  get loaded() { return this.#tables.loaded; }
+  get approx() { return this.#answers.approx; }
+  get answered() { return this.#answers.answered; }
+  get lastAnswerAt() { return this.#answers.lastAnswerAt; }
 
-export function startPlayer(config, rules, transport, { address, embed, paused, played, playerMoved }) {
-  // rules: site/state.js's codec of the page's rules; transport: where files come from (boot.js); address: the
-  // address bar's one writer (address.js); embed: the one section shown, if any (page.js). The live lab is made
-  // after the player (it restarts it: P.sync), so it is reached by callbacks (main.js): paused(), whether it waits
-  // for the reader's go; played(sid, off), early.js's; playerMoved(), the lab takes what the player wrote to the URL.
-  const files = config.playback || {};
-  const P = {
-    tables: {}, // section id -> its table, once loaded and checked
-    errors: {}, // section id -> why its table could not be used
-    state: {}, // section id -> {key: value}, what the controls say
-    approx: {}, // section id -> [[key, wanted, shown]] when the answer on screen is the nearest one
-    answered: 0, // slot swaps made from a table
-    lastAnswerAt: 0, // performance.now() of the latest one
-    loaded: {}, // section id -> promise of its checked response (rejects with the reason it is unusable)
-    sync, // and play (answers)
-  };
-
-  const need = loadTables(P, files, transport, embed, (sid) => play(sid), (sid) => status(sid));
-
-  const players = () => document.querySelectorAll(".wt-player[data-section]");
-  const player = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
-  const ctlOf = (el, key) => el.querySelector(`.wt-pctl[data-key="${key}"]`);
-  // the controls played back: a kind a link never holds (free text, a file) is read by the live lab alone
-  const controls = (sid) => rules.section(sid).filter((c) => rules.kind(c).url && ctlOf(player(sid), c.name));
-  const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));
-  const controlOf = (sid, key) => rules.byKey.get(`${sid}.${key}`);
-  const inputs = inputsFor(rules), kept = keeper(rules, address, playerMoved);
-  const held = (sid) => controls(sid).some((c) => c.own && P.state[sid][c.name] === c.own)
-    && Object.keys(address.carried([sid])).some((key) => rules.kind(rules.byKey.get(key)).own);
-  const { play, status, isDefault, linkValues } = answers(P, rules, config.says, { paused, played, held }, { player, controls, defaults });
-  P.play = play;
-  P.query = (sid) => rules.toQuery(linkValues(sid)); // section sid's setting as a link writes it (site/early.js)
-
-  function settle(sid, changed) {
-    // changed: the key the reader just set, or "" for a state read from the URL (state.fill, the live lab's rule)
-    const st = P.state[sid];
-    for (const [k, v] of Object.entries(fill(rules.fills(sid), st, defaults(sid), changed))) {
-      st[k] = v;
-      show(sid, k, v);
-    }
+  play(sid) {
+    this.#answers.play(sid);
   }
 
-  function show(sid, key, v) {
-    // Put a value into a control's inputs.
-    const c = controlOf(sid, key);
-    inputs[rules.kind(c).input].put(ctlOf(player(sid), key), c, v);
+  query(sid) {
+    // Section sid's setting as a link writes it (site/early.js).
+    return this.#rules.toQuery(this.#linkValues(sid));
   }
 
-  function sync() {
+  controls(sid) {
+    // The controls played back: a kind a link never holds (free text, a file) is read by the live lab alone.
+    const el = playerOf(sid);
+    return this.#rules.section(sid).filter((c) => this.#rules.kind(c).url && el && ctlOf(el, c.name));
+  }
+
+  isDefault(sid) {
+    return !this.state[sid] || this.controls(sid).every((c) => this.state[sid][c.name] === c.default);
+  }
+
+  held(sid) {
+    // The section shows the choice the reader's own text selects, and the address holds that text for the live lab.
+    return this.controls(sid).some((c) => c.own && this.state[sid][c.name] === c.own)
+      && Object.keys(this.#address.carried([sid])).some((key) => this.#rules.kind(this.#rules.byKey.get(key)).own);
+  }
+
+  stateAsRead(sid) {
+    // Section sid's state as the tables and a link hold it (a choice showing its own fill is the choice alone).
+    return asRead(this.#rules.fills(sid), this.state[sid], this.#defaults(sid));
+  }
+
+  sync() {
     // Every section's controls and slots from the URL (at load, and when a restarted lab put the prerender back).
-    address.reread(); // what the URL says now is the players' state
-    const { values } = rules.parseQuery(location.search);
-    for (const el of players()) {
-      const sid = el.dataset.section, st = (P.state[sid] = {});
-      for (const c of controls(sid)) {
+    this.#address.reread(); // what the URL says now is the players' state
+    const { values } = this.#rules.parseQuery(location.search);
+    for (const el of document.querySelectorAll(".wt-player[data-section]")) {
+      const sid = el.dataset.section, st = (this.state[sid] = {});
+      for (const c of this.controls(sid)) {
         st[c.name] = values[c.key];
-        show(sid, c.name, st[c.name]);
+        this.#show(sid, c.name, st[c.name]);
       }
-      settle(sid, "");
-      if (P.loaded[sid] && !isDefault(sid)) need(sid);
-      play(sid);
+      this.#settle(sid, "");
+      if (!this.isDefault(sid)) this.#tables.need(sid);
+      this.play(sid);
     }
   }
 
-  function selectOwn(sid) {
-    // The reader's text (a paste, a file) selects the choice its section declares for it (state.spec own=), as the
-    // live section does; returns the section's link values, for the address.
-    for (const o of controls(sid).filter((o) => o.own)) {
-      P.state[sid][o.name] = o.own;
-      show(sid, o.name, o.own);
-    }
-    if (P.loaded[sid]) need(sid);
-    return linkValues(sid);
+  #linkValues(sid) {
+    // {key: value} of section sid as a link holds it
+    const st = this.stateAsRead(sid);
+    return Object.fromEntries(this.controls(sid).map((c) => [c.key, st[c.name]]));
   }
 
-  function changed(event) {
-    // A native control moved (delegated, so a prerender put back after a restart works too).
+  #defaults(sid) {
+    return Object.fromEntries(this.#rules.section(sid).map((c) => [c.name, c.default]));
+  }
+
+  #settle(sid, changed) {
+    // changed: the key the reader just set, or "" for a state read from the URL (state.fill, the live lab's rule)
+    const st = this.state[sid];
+    for (const [k, v] of Object.entries(fill(this.#rules.fills(sid), st, this.#defaults(sid), changed))) {
+      st[k] = v;
+      this.#show(sid, k, v);
+    }
+  }
+
+  #show(sid, key, v) {
+    // Put a value into a control's inputs.
+    const c = this.#rules.byKey.get(`${sid}.${key}`);
+    FORMS[this.#rules.kind(c).input].put(ctlOf(playerOf(sid), key), c, v);
+  }
+
+  #changed(event) {
+    // An input of a playback control moved: taken at its kind's event, a value a link holds played back, any other
+    // kept for the live lab.
     const input = event.target, ctl = input.closest && input.closest(".wt-pctl[data-key]");
     const el = ctl && ctl.closest(".wt-player[data-section]");
     if (!el) return;
-    const sid = el.dataset.section, key = ctl.dataset.key, c = controlOf(sid, key);
-    if (!rules.kind(c).url) { // free text, a file: nothing here plays it; the address keeps it aside for the live lab
-      const take = inputs[rules.kind(c).input]; // (the box says so); an input naming its event is read once per choice
-      if (take && (take.on || event.type) === event.type) {
-        Promise.resolve(take.take(ctl, c, input)).then((v) => {
-          const own = rules.kind(c).own;
-          kept(sid, c, v, own && v ? selectOwn(sid) : {});
-          if (own) play(sid); // after the address holds the text (or not): the status line says whether it waits
-        });
-      }
-      return;
-    }
-    // sliders answer while they move; a number box when its value is committed (Enter, blur, spin)
-    if ((input.type === "range") !== (event.type === "input")) return;
-    let v = inputs[rules.kind(c).input].take(ctl, c, input);
-    if (v === null) v = P.state[sid][key]; // not a usable number: the box shows the value kept
-    P.state[sid][key] = v;
-    show(sid, key, v);
-    settle(sid, key);
-    if (P.loaded[sid]) need(sid);
-    play(sid);
-    const q = address.query;
-    // the address bar shows what the player holds; the live lab follows it (it starts from it)
-    if (address.fromPlayer(sid, linkValues(sid)) && address.query !== q) playerMoved();
+    const sid = el.dataset.section, c = this.#rules.byKey.get(`${sid}.${ctl.dataset.key}`), kind = this.#rules.kind(c);
+    if (!takes(kind, input, event)) return;
+    const v = FORMS[kind.input].take(ctl, c, input, this.#rules);
+    if (kind.url) this.#moved(sid, c.name, v);
+    else Promise.resolve(v).then((text) => this.#keep(sid, c, text));
   }
 
-  document.addEventListener("input", changed);
-  document.addEventListener("change", changed);
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", sync, { once: true });
-  else sync();
-  return P;
+  #moved(sid, key, taken) {
+    // The reader set a value a link holds: played back at once, then written to the address, which the lab follows.
+    const v = taken === null ? this.state[sid][key] : taken; // not a usable number: the box shows the value kept
+    this.state[sid][key] = v;
+    this.#show(sid, key, v);
+    this.#settle(sid, key);
+    this.#tables.need(sid);
+    this.play(sid);
+    const q = this.#address.query;
+    if (this.#address.fromPlayer(sid, this.#linkValues(sid)) && this.#address.query !== q) this.#playerMoved();
+  }
+
+  #keep(sid, c, v) {
+    // Control c's value v (null: none) of section sid, one no link holds, to the address for the live lab (which
+    // follows). The reader's own text (a paste, a file) replaces the section's others and selects the choice the
+    // section declares for it, as the live section does; the status line then says whether it waits.
+    const own = this.#rules.kind(c).own;
+    if (v !== null) {
+      const linked = own && v ? this.#selectOwn(sid) : {};
+      const others = own ? this.#rules.section(sid).filter((o) => o !== c && this.#rules.kind(o).own) : [];
+      const vals = { ...linked, ...Object.fromEntries(others.map((o) => [o.key, o.default])), [c.key]: v };
+      if (this.#address.fromPlayer(sid, vals)) this.#playerMoved();
+    }
+    if (own) this.play(sid); // after the address holds the text (or not)
+  }
+
+  #selectOwn(sid) {
+    // The reader's text selects the choice its section declares for it (state.spec own=); returns the section's link
+    // values, for the address.
+    for (const o of this.controls(sid).filter((o) => o.own)) {
+      this.state[sid][o.name] = o.own;
+      this.#show(sid, o.name, o.own);
+    }
+    this.#tables.need(sid);
+    return this.#linkValues(sid);
+  }
 }

@@ -1,11 +1,10 @@
-"""A control kind is one row of state.KINDS: its type, link form, limits and the input form (`Kind.input`) each layer
-draws it with. The layers' drawing code is keyed by that form, never by a kind's name: controls.INPUTS (the page's
-HTML before Python), site/player.js's inputs (playing them back) and app/store.WIDGETS (the live lab's Panel
-widgets), and each covers every form the table names, so a new kind is a row, plus drawing code only for a new form."""
+"""A control kind is one row of state.KINDS: its type, link form, limits, the input form (`Kind.input`) each layer
+draws it with and the event at which the page takes its value (`Kind.event`). The layers' drawing code is keyed by
+that form, never by a kind's name: controls.INPUTS (the page's HTML before Python), site/player.js's FORMS (playing
+them back: tests/node/player.test.mjs checks it covers every form and takes a value at its kind's event) and
+app/store.WIDGETS (the live lab's Panel widgets), and each covers every form the table names, so a new kind is a row,
+plus drawing code only for a new form."""
 from __future__ import annotations
-
-import re
-from pathlib import Path
 
 from weighttying import controls, state
 from weighttying.app import store
@@ -14,12 +13,20 @@ FORMS = {k.input for k in state.KINDS.values()}
 
 
 def test_each_layer_draws_every_input_form_the_kinds_name():
-    player = (Path(__file__).resolve().parents[1] / "site" / "player.js").read_text()
-    table = player[player.index("function inputsFor(rules) {"):]
-    table = table[:table.index("\n}\n")]
-    assert set(re.findall(r"^    (\w+): ", table, re.M)) == FORMS
     assert set(controls.INPUTS) == FORMS
     assert set(store.WIDGETS) == FORMS
+
+
+def test_a_kinds_event_is_emitted_and_a_linked_value_is_taken_once_committed():
+    """The page reads a kind's event from the rules (site/player.js types none of its own: tests/node/player.test.mjs).
+    A value a link holds is taken on "change", once committed, so the address bar is written per value, not per
+    keystroke."""
+    emitted = state.rules({})["kinds"]
+    for k in state.KINDS.values():
+        assert k.event in ("input", "change"), k.name
+        assert emitted[k.name]["event"] == k.event, k.name
+        if k.url:
+            assert k.event == "change", k.name
 
 
 def test_a_controls_param_is_its_kinds_type_within_its_bounds():

@@ -1,10 +1,10 @@
 // site/player.js's pure parts over the build's own playback tables and state rules (tests/node/fixtures.mjs): the
 // answer a table gives for a section's default state is the prerendered page's (what the reader sees before any
 // control moves), an off-grid value shows the nearest grid point and says so, and a choice showing its own fill
-// reads as the choice.
+// reads as the choice. Each kind's input form is one the player draws, and its value is taken at the kind's event.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { asRead, fragment, lookup, nearest } from "../../site/player.js";
+import { FORMS, asRead, fragment, lookup, nearest, takes } from "../../site/player.js";
 import { codec } from "../../site/state.js";
 import { playback, rules as fixture } from "./fixtures.mjs";
 
@@ -69,4 +69,22 @@ test("a preset showing its own numbers reads as the preset alone, as the tables 
   const edited = { ...d, preset: name, ...fields, layers: fields.layers + 1 };
   assert.deepEqual(asRead(fills, edited, d), edited, "numbers of its own are kept");
   assert.deepEqual(lookup(table("savings"), asRead(fills, { ...d, preset: name, ...fields }, d), rules.section("savings")).approx, []);
+});
+
+test("the player draws every input form the kinds name, and puts a value back only into a form a link holds", () => {
+  const kinds = Object.values(fixture().kinds);
+  assert.deepEqual(new Set(Object.keys(FORMS)), new Set(kinds.map((k) => k.input)));
+  for (const k of kinds) assert.equal("put" in FORMS[k.input], !!k.url, `${k.input}: put back ${k.url ? "needed" : "never"}`);
+});
+
+test("a control's value is taken at its kind's event (state.Kind.event), a slider's while it moves", () => {
+  const kinds = Object.values(fixture().kinds), events = ["input", "change"];
+  assert.deepEqual(new Set(kinds.map((k) => k.event)), new Set(events), "the rules name both events");
+  for (const k of kinds) {
+    for (const type of events) {
+      const box = { type: k.input === "number" ? "number" : k.input };
+      assert.equal(takes(k, box, { type }), type === k.event, `${k.input} box, ${type}`);
+      assert.equal(takes(k, { type: "range" }, { type }), type === "input", `a slider, ${type}`);
+    }
+  }
 });

@@ -27,9 +27,11 @@ class Kind:
     """One kind of control, declared once: the type of its values, how a link holds it (`url`: "number", "onoff",
     "words", "list", or None for never), the longest value read, a number's syntax and what a bad one is not, and
     its input form (`input`: how controls.INPUTS, site/player.js and app/store.WIDGETS draw it; its param follows
-    `type`), and whether its value is the reader's own text (`own`: the latest one a section takes, pasted or from a
-    file, replaces its others). rules() hands every field to site/state.js, which reads these properties and never a
-    kind's name."""
+    `type`), whether its value is the reader's own text (`own`: the latest one a section takes, pasted or from a
+    file, replaces its others), and the DOM event at which the page takes a value from its box before Python
+    (`event`: "change", once committed, so a link is written per value and not per keystroke, and a file is read once
+    per choice; "input", as typed: free text, kept whole for the live lab). rules() hands every field to
+    site/state.js, which reads these properties and never a kind's name."""
     name: str
     type: type
     url: str | None
@@ -39,6 +41,7 @@ class Kind:
     what: str = ""
     log: bool = False
     own: bool = False
+    event: str = "change"
 
 
 KINDS = {k.name: k for k in (
@@ -48,10 +51,10 @@ KINDS = {k.name: k for k in (
     Kind("choice", str, "words", "select"),
     Kind("toggle", bool, "onoff", "checkbox"),
     Kind("hide", str, "list", "text", max_chars=MAX_HIDE_CHARS),
-    Kind("text", str, None, "textarea", max_chars=MAX_TEXT_CHARS, own=True),
+    Kind("text", str, None, "textarea", max_chars=MAX_TEXT_CHARS, own=True, event="input"),
     Kind("file", str, None, "file", max_chars=MAX_TEXT_CHARS, own=True),
-    Kind("line", str, None, "line"),
-    Kind("code", str, None, "code", max_chars=MAX_CODE_CHARS, own=True),
+    Kind("line", str, None, "line", event="input"),
+    Kind("code", str, None, "code", max_chars=MAX_CODE_CHARS, own=True, event="input"),
 )}
 BY_TYPE = {bool: "toggle", int: "whole", float: "number"}  # a field's kind when its spec names none
 
