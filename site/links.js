@@ -12,21 +12,40 @@ export function shareUrl(address, section = "") {
   return `${location.href.split(/[?#]/)[0]}${query ? `?${query}` : ""}${section ? `#${section}` : ""}`;
 }
 
-export function pageLinks(state, address) {
-  // state: the page's (page.js: embed, copied); address: the address bar's one writer, whose query the links carry.
+export class Links {
+  // The page's links to share, each carrying the address's query.
+  #page; // the page's state (page.js): embed, and copied, the link last copied
+  #address; // the address bar's one writer, whose query the links carry
 
-  function say(box, text) {
-    box.querySelector(".wt-share-status").textContent = text;
+  constructor(page, address) {
+    this.#page = page;
+    this.#address = address;
   }
 
-  async function copy(url, near) {
+  install() {
+    // Once the page is parsed: each section's anchor, the print links (kept current whenever the page is printed or
+    // saved as PDF), the page's copy button and its box.
+    this.sectionLinks();
+    this.reproLinks();
+    window.addEventListener("beforeprint", () => this.reproLinks());
+    if (window.matchMedia) matchMedia("print").addEventListener("change", (e) => { if (e.matches) this.reproLinks(); });
+    const button = document.getElementById("wt-copy");
+    if (button) button.addEventListener("click", () => this.copy(shareUrl(this.#address), button));
+    const box = document.getElementById("wt-share-box");
+    if (box) {
+      box.querySelector(".wt-share-close").addEventListener("click", () => { box.hidden = true; });
+      box.addEventListener("keydown", (e) => { if (e.key === "Escape") box.hidden = true; });
+    }
+  }
+
+  async copy(url, near) {
     // Clipboard first; if the browser refuses, show the link selected in a text field.
     const box = document.getElementById("wt-share-box");
     near.after(box);
     box.hidden = false;
     const field = box.querySelector("input");
     field.value = url;
-    state.copied = url;
+    this.#page.copied = url;
     try {
       if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
       await navigator.clipboard.writeText(url);
@@ -40,16 +59,17 @@ export function pageLinks(state, address) {
     }
   }
 
-  function sectionLinks() {
+  sectionLinks() {
+    // Each section's heading gets its anchor: one that copies the section's link, or, embedded, one to the full page.
     for (const section of document.querySelectorAll("section.wt-section[id]")) {
       const heading = section.querySelector("h2");
       if (!heading || heading.querySelector(".wt-anchor")) continue;
       const a = document.createElement("a");
       a.className = "wt-anchor";
       a.textContent = "#";
-      if (state.embed) {
+      if (this.#page.embed) {
         a.textContent = "Open in the full explainer ↗";
-        a.href = shareUrl(address, section.id);
+        a.href = shareUrl(this.#address, section.id);
         a.target = "_blank";
         a.rel = "noopener";
       } else {
@@ -58,17 +78,16 @@ export function pageLinks(state, address) {
         a.setAttribute("aria-label", `Copy link to the section “${heading.textContent.trim()}” with its current settings`);
         a.addEventListener("click", (event) => {
           event.preventDefault();
-          address.hash(section.id);
-          copy(shareUrl(address, section.id), heading);
+          this.#address.hash(section.id);
+          this.copy(shareUrl(this.#address, section.id), heading);
         });
       }
       heading.append(" ", a);
     }
   }
 
-  // Under each section, for print only (style.css): the link that reproduces its settings, kept current
-  // whenever the page is printed or saved as PDF.
-  function reproLinks() {
+  reproLinks() {
+    // Under each section, for print only (style.css): the link that reproduces its settings.
     for (const section of document.querySelectorAll("section.wt-section[id]")) {
       let p = section.querySelector(":scope > .wt-repro");
       if (!p) {
@@ -77,9 +96,11 @@ export function pageLinks(state, address) {
         section.append(p);
       }
       const a = p.querySelector("a");
-      a.href = a.textContent = shareUrl(address, section.id);
+      a.href = a.textContent = shareUrl(this.#address, section.id);
     }
   }
+}
 
-  return { shareUrl: (section) => shareUrl(address, section), copy, reproLinks, sectionLinks };
+function say(box, text) {
+  box.querySelector(".wt-share-status").textContent = text;
 }

@@ -6,7 +6,7 @@
 // the classroom file's payload.
 import { codec } from "./state.js";
 import { Address } from "./address.js";
-import { startPage } from "./page.js";
+import { Page } from "./page.js";
 import { Player } from "./player.js";
 import { httpTransport, startLab } from "./boot.js";
 import { classroomTransport } from "./classroom.js";
@@ -23,7 +23,7 @@ const rules = codec(config.state);
 // the page (its links carry the address's query), the player (it writes the address) and the lab (it restarts the
 // player). The player is made first, so it reaches the lab through callbacks.
 const address = new Address(rules);
-const page = startPage(rules, address);
+const page = new Page(rules, address);
 const transport = config.classroom ? classroomTransport(config) : httpTransport;
 let lab = null; // boot.js's state, once made
 const player = new Player(config, rules, transport, {
