@@ -1,5 +1,5 @@
-// The live lab's state: one explicit state machine (MOVES) over a lab record (newLab), one per worker. A lab that
-// is replaced (crash, Retry) is simply no longer the current one (boot.js's S.lab): its worker is terminated, its
+// One worker's life, from the page's side: one explicit state machine (MOVES) over a lab record (newLab). A lab that
+// is replaced (crash, Retry) is simply no longer the current one (labstate.js's lab): its worker is terminated, its
 // timers stopped (stop), and anything it still says is ignored. go() throws on a move its phase has not (naming
 // the line that tried it).
 export const MOVES = {

@@ -73,7 +73,7 @@ export function watchAssets({ state, config, failedAssets, status }) {
         const bad = e.responseStatus === 0 || e.responseStatus >= 400;
         if (!bad || !["link", "css", "script"].includes(e.initiatorType) || !e.name.startsWith(location.origin)) continue;
         const file = e.name.slice(new URL(".", location.href).href.length).split("?")[0];
-        // the boot failure already says what failed; a page script's failure fails the boot (loadScripts)
+        // the boot failure already says what failed; a page script's failure fails the boot (ScriptLoader.load)
         if (state.status === "failed" || config.scripts.includes(file)) continue;
         failedAssets.add(file);
         state.said(`could not load ${[...failedAssets].join(", ")} from this site`);
