@@ -106,58 +106,73 @@ function controlsOf(host, view, original, storage) {
   return { note, back, share, said, link };
 }
 
+class KeptEdit {
+  // The reader's edit in the browser's storage (keep): at a pause in typing, and at once on Run and when the page goes
+  // away (a reload right after an edit must find it).
+  held = false; // a link's code is shown over the reader's own edit, which stays kept as it was (share_code.js)
+  #storage; // localStorage, or a test's stand-in
+  #original; // the page's code, whose hash names the edit
+  #unsaved = null; // the edit typed since the last keep (null: none)
+  #pause = 0; // the timer of the keep that waits for a pause in typing
+
+  constructor(storage, original) {
+    this.#storage = storage;
+    this.#original = original;
+  }
+
+  edited(text) {
+    this.#unsaved = text;
+    clearTimeout(this.#pause);
+    this.#pause = setTimeout(() => this.save(), 300);
+  }
+
+  save() {
+    clearTimeout(this.#pause);
+    if (this.#unsaved !== null) keep(this.#storage, this.#original, this.#unsaved);
+    this.#unsaved = null;
+  }
+}
+
+function extensions(doc, host, kept, run) {
+  // The editor's CodeMirror extensions: a Python editor whose every edit is written into the control's box and kept.
+  return [
+    lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
+    indentOnInput(), bracketMatching(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), python(),
+    lintGutter(),
+    keymap.of([{ key: "Mod-Enter", run: (view) => { written(view.state.doc.toString(), doc); kept.save(); run(); return true; } },
+      ...defaultKeymap, ...historyKeymap, indentWithTab]),
+    // on a phone a long line wraps under itself: the box scrolls one way only
+    EditorView.lineWrapping,
+    EditorView.contentAttributes.of({ "aria-label": NAME, "data-testid": "codelab-editor" }),
+    EditorView.updateListener.of((u) => {
+      if (!u.docChanged) return;
+      const text = u.state.doc.toString();
+      written(text, doc);
+      // held: not kept, and counted on the host (data-held), so a check can see an edit passed by unkept
+      if (kept.held) host.dataset.held = String(Number(host.dataset.held || 0) + 1);
+      else kept.edited(text);
+    }),
+  ];
+}
+
 /** The editor in HOST (null: none on this page), starting from the control's text; RUN() on Ctrl/Cmd+Enter. */
 export function mount(doc = document, run = () => {}, storage = globalThis.localStorage, { pageUrl, dropFragment } = {}) {
   const host = doc.querySelector(HOST), start = box(doc);
   if (!host || !start || host.dataset.mounted) return null;
   host.dataset.mounted = "true";
   const original = start.defaultValue; // the control's default: the lesson's source, emitted at build
-  let saving = 0, held = false; // held: a link's code is shown over the reader's own edit, which stays kept as it was
-  let unsaved = null; // the edit typed since the last keep (a keep waits for a pause in typing)
-  const save = () => {
-    // Kept now: at a pause in typing, and at once on Run and when the page goes away (a reload right after an
-    // edit must find it)
-    clearTimeout(saving);
-    if (unsaved !== null) keep(storage, original, unsaved);
-    unsaved = null;
-  };
-  const still = host.querySelector(".wt-codelab-still");
-  const view = new EditorView({
-    parent: host,
-    state: EditorState.create({
-      doc: start.value,
-      extensions: [
-        lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
-        indentOnInput(), bracketMatching(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), python(),
-        lintGutter(),
-        keymap.of([{ key: "Mod-Enter", run: () => { written(view.state.doc.toString(), doc); save(); run(); return true; } },
-          ...defaultKeymap, ...historyKeymap, indentWithTab]),
-        // on a phone a long line wraps under itself: the box scrolls one way only
-        EditorView.lineWrapping,
-        EditorView.contentAttributes.of({ "aria-label": NAME, "data-testid": "codelab-editor" }),
-        EditorView.updateListener.of((u) => {
-          if (!u.docChanged) return;
-          const text = u.state.doc.toString();
-          written(text, doc);
-          // held: not kept, and counted on the host (data-held), so a check can see an edit passed by unkept
-          if (held) return void (host.dataset.held = String(Number(host.dataset.held || 0) + 1));
-          unsaved = text;
-          clearTimeout(saving);
-          saving = setTimeout(save, 300);
-        }),
-      ],
-    }),
-  });
+  const kept = new KeptEdit(storage, original);
+  const view = new EditorView({ parent: host, state: EditorState.create({ doc: start.value, extensions: extensions(doc, host, kept, run) }) });
   // in the still code's place, the same size (site/style.css), above the bar; code longer than the box scrolls in
   // it, and a box that scrolls is a tab stop of its own (axe's scrollable-region-focusable: a keyboard scrolls it)
-  still.replaceWith(view.dom);
-  doc.defaultView?.addEventListener("pagehide", save);
+  host.querySelector(".wt-codelab-still").replaceWith(view.dom);
+  doc.defaultView?.addEventListener("pagehide", () => kept.save());
   Object.assign(view.scrollDOM, { tabIndex: 0 });
   view.scrollDOM.setAttribute("aria-label", "Your backward's code, scrolling");
   const bar = controlsOf(host, view, original, storage);
   // the code control's max_chars (state/kinds.py), which controls.py writes as the box's maxlength
   const maxChars = Number(start.getAttribute("maxlength"));
-  installShare(bar, view, { original, maxChars, hold: (on) => { held = on; }, pageUrl, dropFragment });
+  installShare(bar, view, { original, maxChars, hold: (on) => { kept.held = on; }, pageUrl, dropFragment });
   setInterval(marks(view, doc), MARK_MS);
   // A named bug's "Put this code in the editor" (views.codelab.code_html, played back or live): its whole source,
   // one edit the editor's undo takes back

@@ -1,15 +1,15 @@
 // Playback before Python. Each playable section is prerendered with native controls (weighttying.controls);
-// this module answers them from the section's playback table (weighttying.playback: the section's own
-// slots computed at build, in CPython, for every point of its grid) by swapping the HTML of its
-// [data-slot] elements, until the live lab replaces the section. A value off the grid (typed into a
-// number box, or a control the tables do not cover) shows the nearest precomputed answer, marked as
-// approximate; the live lab then boots from the URL, which every change here has the page's address bar
-// (address.js) write, exactly as the live lab's values are written. Values are read, clamped, written and filled in by the page's state rules (site/state.js over
-// the data weighttying.state emits). A table that is missing or modified (its sha256 is not the one in the
-// page's config) is named in the section, which then waits for the live lab. A control's kind says how its value is
-// read, whether a link holds it and at which event it is taken (its row of the rules, state.Kind); its input form
-// says how a value goes into its box and out of it (FORMS). Player holds what the controls say; Answers, what each
-// section shows for it; tables.js, the tables.
+// this module answers them from the section's playback table (weighttying.playback: the section's own slots computed
+// at build, in CPython, for every point of its grid) by swapping the HTML of its [data-slot] elements, until the live
+// lab replaces the section. A value off the grid (typed into a number box, or a control the tables do not cover)
+// shows the nearest precomputed answer, marked as approximate; the live lab then boots from the URL, which every
+// change here has the page's address bar (address.js) write, exactly as the live lab's values are written. Values are
+// read, clamped, written and filled in by the page's state rules (site/state.js over the data weighttying.state
+// emits). A table that is missing or modified (its sha256 is not the one in the page's config) is named in the
+// section, which then waits for the live lab. A control's kind says how its value is read, whether a link holds it
+// and at which event it is taken (its row of the rules, state.Kind); its input form says how a value goes into its
+// box and out of it (FORMS). Player holds what the controls say; Answers, what each section shows for it; tables.js,
+// the tables.
 import { fill, fmt } from "./state.js";
 import { Tables } from "./tables.js";
 
