@@ -1,6 +1,6 @@
-"""The figures' style rules are written once, in weighttying.colours (FIGURE): the build writes them into the page's
-stylesheet with each colour as its var(--name), a figure saved as a file carries them in the light colours, and no
-stylesheet of site/ types one of them, or a colour of the page's, again."""
+"""The page's colours (LIGHT, DARK) and the figures' style rules (FIGURE) are written once, in weighttying.colours:
+the build writes them into the page's stylesheet, each figure colour as its var(--name), a figure saved as a file
+carries the rules in the light colours, and no stylesheet of site/ types a rule or a colour of them again."""
 from __future__ import annotations
 
 import re
@@ -51,7 +51,7 @@ def test_the_built_stylesheet_and_a_saved_figure_style_figures_by_the_same_rules
 
 
 def test_the_page_reads_the_figures_colours_from_its_scheme():
-    figure = colours.page_css().replace(colours.root_css(), "")
+    figure = colours.page_css().replace(colours.root_css(), "").replace(colours.dark_css(), "")
     for name in {v for _, d in colours.FIGURE for v in d.values() if v in colours.LIGHT}:
         assert f"var(--{name})" in figure
     assert not re.findall(r"#[0-9a-f]{3,6}\b", figure, re.I), "a figure rule of the page with a literal colour"
@@ -62,10 +62,17 @@ def test_no_figure_rule_is_typed_in_the_page_stylesheet():
     assert not typed, f"figure rules typed in site/style.css rather than weighttying.colours.FIGURE: {typed}"
 
 
+def test_each_scheme_sets_every_colour():
+    assert list(colours.DARK) == list(colours.LIGHT)
+    # the dark rules come after the light :root, which they override at the same specificity
+    assert colours.page_css().index(colours.root_css()) < colours.page_css().index(colours.dark_css())
+
+
 def test_the_stylesheets_give_no_colour_a_second_value():
+    palette = {*colours.LIGHT.values(), *colours.DARK.values()}
     for name in ("style.css", "live.css", "shared.css"):
         sheet = (SITE / name).read_text()
         fallbacks = re.findall(r"var\(--([\w-]+)\s*,[^)]*\)", sheet)
         assert not [f for f in fallbacks if f in colours.LIGHT], f"site/{name}: fallbacks for {fallbacks}"
-        typed = [v for v in set(colours.LIGHT.values()) if re.search(rf"{v}\b", sheet, re.I)]
-        assert not typed, f"site/{name} types the light colours {typed}"
+        typed = [v for v in palette if re.search(rf"{v}\b", sheet, re.I)]
+        assert not typed, f"site/{name} types the colours {typed} of weighttying.colours"

@@ -1,7 +1,8 @@
-"""The page's colours in its light scheme and the figures' style rules, written here alone. The build writes both
-into the page's stylesheet (site/style.css's /*build:colours*/ slot: the light :root, then the rules with each colour
-as its var(--name), which the dark scheme, print and projector mode override in style.css), and `render.standalone`
-writes the same rules into a figure saved as a file, in the light colours whatever scheme the page showed."""
+"""The page's colours, light and dark, and the figures' style rules, written here alone. The build writes them into
+the page's stylesheet (site/style.css's /*build:colours*/ slot: the light :root, the dark scheme's rules, then the
+figure rules with each colour as its var(--name), which print and projector mode override later in style.css), and
+`render.standalone` writes the same figure rules into a figure saved as a file, in the light colours whatever scheme
+the page showed."""
 from __future__ import annotations
 
 from typing import Callable
@@ -9,6 +10,9 @@ from typing import Callable
 LIGHT = {"fg": "#1d1d1f", "bg": "#fdfdfc", "muted": "#56565b", "accent": "#0b63b6", "warn": "#a33",
          "band": "#b36b00", "line": "#d4d4d8", "button": "#f0f0f2", "focus": "#0b63b6", "agrees": "#1f6f3f",
          "differs": "#9a4b00"}
+DARK = {"fg": "#e8e8ea", "bg": "#141416", "muted": "#a8a8b0", "accent": "#6bb0ff", "warn": "#ff8a80",
+        "band": "#e69f00", "line": "#3a3a40", "button": "#26262b", "focus": "#8cc4ff", "agrees": "#8fd6a8",
+        "differs": "#ffb870"}
 
 DASH = "5 4"  # a third and fourth series (own-text's held-out curves beside its training ones): the first two, dashed
 
@@ -30,9 +34,21 @@ FIGURE = (
 )
 
 
+def scheme_css(selector: str, scheme: str, palette: dict[str, str]) -> str:
+    """A rule that sets the colour scheme and a custom property (--fg, --bg, ...) per colour of the palette."""
+    return f"{selector} {{ color-scheme: {scheme}; " + " ".join(f"--{n}: {v};" for n, v in palette.items()) + " }"
+
+
 def root_css() -> str:
-    """The light scheme's :root rule (CSS custom properties --fg, --bg, ...), as the page's stylesheet holds it."""
-    return ":root { color-scheme: light; " + " ".join(f"--{name}: {value};" for name, value in LIGHT.items()) + " }"
+    """The light scheme's :root rule, as the page's stylesheet holds it."""
+    return scheme_css(":root", "light", LIGHT)
+
+
+def dark_css() -> str:
+    """The dark scheme's rules: where page.js resolved it (theme=dark, or theme=auto with a dark system) or, should
+    page.js not run, where the system prefers dark."""
+    return (scheme_css(':root[data-wt-scheme="dark"]', "dark", DARK) + "\n@media (prefers-color-scheme: dark) { "
+            + scheme_css(":root:not([data-wt-scheme])", "dark", DARK) + " }")
 
 
 def figure_css(colour: Callable[[str], str], scope: str = "") -> str:
@@ -45,9 +61,9 @@ def figure_css(colour: Callable[[str], str], scope: str = "") -> str:
 
 
 def page_css() -> str:
-    """What the build writes into style.css's /*build:colours*/ slot: the light :root, then the figure rules on
-    .wt-fig in var(--name) form, so that the dark scheme's colours (set later in style.css) reach them."""
-    return root_css() + "\n" + figure_css(lambda name: f"var(--{name})", ".wt-fig ") + "\n"
+    """What the build writes into style.css's /*build:colours*/ slot: the light :root, the dark scheme's rules, then
+    the figure rules on .wt-fig in var(--name) form, so that either scheme's colours reach them."""
+    return "\n".join([root_css(), dark_css(), figure_css(lambda name: f"var(--{name})", ".wt-fig "), ""])
 
 
 def file_css() -> str:
