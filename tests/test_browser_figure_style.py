@@ -13,11 +13,10 @@ from weighttying import colours, render
 pytestmark = pytest.mark.browser
 
 # {"<selector> <property>": the sorted distinct computed values of that property on the elements SCOPE + selector
-# matches}. A plot's key is outlined by a halo of the page's background (style.css, the page's alone): its stroke is
-# not the series', so keys are left out of those two properties.
-STYLES_JS = """([rules, scope]) => { const out = {}, halo = ['stroke', 'stroke-width'];
+# matches}, keys and their halo of the background included.
+STYLES_JS = """([rules, scope]) => { const out = {};
   for (const [selector, props] of rules) for (const part of selector.split(',').map(s => s.trim())) for (const prop of props) {
-    const els = [...document.querySelectorAll(scope + part)].filter(e => !(halo.includes(prop) && e.matches('.wt-key')));
+    const els = [...document.querySelectorAll(scope + part)];
     out[`${part} ${prop}`] = [...new Set(els.map(e => getComputedStyle(e).getPropertyValue(prop)))].sort();
   }
   return out; }"""

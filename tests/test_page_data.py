@@ -50,8 +50,8 @@ def test_no_light_colour_is_typed_in_the_stylesheet_or_the_renderer():
 
 def test_a_figure_saved_as_a_file_is_drawn_in_the_light_colours_alone():
     saved = render.standalone([render.bars({"tied": [1, 2], "untied": [2, 1]}, "t", "x", "y")], "http://x/")
-    used = set(re.findall(r"#[0-9a-f]{3,6}\b", render.FILE_CSS, re.I))
-    assert used == {colours.LIGHT[k] for k in ("accent", "band", "fg", "line", "muted")} and render.FILE_CSS in saved
+    used = set(re.findall(r"#[0-9a-f]{3,6}\b", saved, re.I))  # its rules, its background and the keys' halo
+    assert used == {colours.LIGHT[k] for k in ("accent", "band", "bg", "fg", "line", "muted")} and render.FILE_CSS in saved
 
 
 def test_no_status_line_is_typed_in_the_page_scripts():

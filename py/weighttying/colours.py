@@ -31,6 +31,9 @@ FIGURE = (
     ("text.wt-s3", {"fill": "band"}),
     (".wt-band", {"fill": "band", "fill-opacity": ".25"}),
     (".wt-at", {"fill": "none", "stroke": "fg", "stroke-width": "3"}),  # the marker at the current setting
+    # Text inside a plot (the keys, and axis values moved in; render/labels.py) is drawn over the curves on a halo of
+    # the background, which a series' own stroke must not outline instead: text.wt-key outranks .wt-s0.
+    ("text.wt-key", {"paint-order": "stroke", "stroke": "bg", "stroke-width": "3px"}),
 )
 
 

@@ -76,6 +76,7 @@ def _name(text: str) -> str:
 
 # The page's figure colours (its light scheme: weighttying.colours) for a figure saved as a file.
 FILE_CSS = colours.file_css()
+FILE_BG = colours.LIGHT["bg"]  # a saved figure is light whatever the page showed
 
 
 def standalone(fragments: Sequence[str], url: str) -> str:
@@ -85,5 +86,5 @@ def standalone(fragments: Sequence[str], url: str) -> str:
     if not bodies:
         bodies = [f'<text x="{W / 2}" y="{H / 2}" text-anchor="middle">No figure for these settings yet.</text>']
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H + 24}" width="{W * 2}" height="{(H + 24) * 2}" '
-            f'font-family="sans-serif" font-size="11"><style>{FILE_CSS}</style><rect width="100%" height="100%" fill="#fff"/>'
+            f'font-family="sans-serif" font-size="11"><style>{FILE_CSS}</style><rect width="100%" height="100%" fill="{FILE_BG}"/>'
             + "".join(bodies) + f'<text x="4" y="{H + 16}" font-size="9">{html.escape(url)}</text></svg>')
