@@ -72,20 +72,29 @@ function verdict(doc) {
   return (live && queryDeep(live, sel)) || doc.querySelector(`#live-codelab ${sel}`);
 }
 
-function marks(view, doc) {
+class Marks {
   // The reader's line (and column) the verdict names, marked in the editor; cleared when it names none.
-  let said = "";
-  return () => {
-    const v = verdict(doc), line = Number(v?.dataset.line || 0), text = v ? `${line}:${v.dataset.value}` : "";
-    if (text === said) return;
-    said = text;
+  #view; // the editor
+  #doc; // the page, where the verdict is
+  #said = ""; // the verdict last marked ("line:words"), so an unchanged one is not marked again
+
+  constructor(view, doc) {
+    this.#view = view;
+    this.#doc = doc;
+  }
+
+  update() {
+    const view = this.#view, v = verdict(this.#doc), line = Number(v?.dataset.line || 0);
+    const text = v ? `${line}:${v.dataset.value}` : "";
+    if (text === this.#said) return;
+    this.#said = text;
     const diagnostics = [];
     if (line >= 1 && line <= view.state.doc.lines) {
       const at = view.state.doc.line(line), column = Number(v.dataset.column || 1);
       diagnostics.push({ from: Math.min(at.from + column - 1, at.to), to: at.to, severity: "error", message: v.dataset.value });
     }
     view.dispatch(setDiagnostics(view.state, diagnostics));
-  };
+  }
 }
 
 // The editor's whole text replaced by CODE: one edit, which Undo takes back
@@ -173,7 +182,8 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   // the code control's max_chars (state/kinds.py), which controls.py writes as the box's maxlength
   const maxChars = Number(start.getAttribute("maxlength"));
   installShare(bar, view, { original, maxChars, hold: (on) => { kept.held = on; }, pageUrl, dropFragment });
-  setInterval(marks(view, doc), MARK_MS);
+  const marks = new Marks(view, doc);
+  setInterval(() => marks.update(), MARK_MS);
   // A named bug's "Put this code in the editor" (views.codelab.code_html, played back or live): its whole source,
   // one edit the editor's undo takes back
   doc.addEventListener("click", (event) => {
