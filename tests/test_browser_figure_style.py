@@ -34,3 +34,20 @@ def test_a_saved_figure_computes_the_styles_the_page_shows(page, server, dist_di
     in_file = page.evaluate(STYLES_JS, [RULES, ""])
     assert all(shown.values()), f"no element of the page for {[k for k, v in shown.items() if not v]}"
     assert shown == in_file, {k: (shown[k], in_file[k]) for k in shown if shown[k] != in_file[k]}
+
+
+def rgb(hex_colour: str) -> str:
+    """#rrggbb as getComputedStyle writes it."""
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+@pytest.mark.parametrize("system, theme, palette", [("light", "dark", colours.DARK), ("dark", "light", colours.LIGHT)])
+def test_the_verdict_badge_takes_the_scheme_the_reader_chose(page, server, system, theme, palette):
+    # ?theme= outranks the system's preference for the badge too: its colours are the page's, not a media query's
+    page.emulate_media(color_scheme=system)
+    page.goto(server.url + f"?live=click&theme={theme}", wait_until="domcontentloaded")
+    badge = page.locator(".wt-gc-badge").first
+    badge.wait_for()
+    shown = badge.evaluate("e => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color]")
+    assert shown == [rgb(palette["good-bg"]), rgb(palette["good-fg"])]

@@ -9,10 +9,15 @@ from typing import Callable
 
 LIGHT = {"fg": "#1d1d1f", "bg": "#fdfdfc", "muted": "#56565b", "accent": "#0b63b6", "warn": "#a33",
          "band": "#b36b00", "line": "#d4d4d8", "button": "#f0f0f2", "focus": "#0b63b6", "agrees": "#1f6f3f",
-         "differs": "#9a4b00"}
+         "differs": "#9a4b00",
+         # a verdict, good or bad (the gradient check's badge, the code lab's verdict): its mark, its box, its words
+         "good": "#2f855a", "good-bg": "#e7f5ea", "good-fg": "#14532d", "bad": "#c53030", "bad-bg": "#fdecea",
+         "bad-fg": "#7f1d1d"}
 DARK = {"fg": "#e8e8ea", "bg": "#141416", "muted": "#a8a8b0", "accent": "#6bb0ff", "warn": "#ff8a80",
         "band": "#e69f00", "line": "#3a3a40", "button": "#26262b", "focus": "#8cc4ff", "agrees": "#8fd6a8",
-        "differs": "#ffb870"}
+        "differs": "#ffb870",
+        "good": "#2f855a", "good-bg": "#12301f", "good-fg": "#bdf0cf", "bad": "#c53030", "bad-bg": "#3b1212",
+        "bad-fg": "#ffd1d1"}
 
 DASH = "5 4"  # a third and fourth series (own-text's held-out curves beside its training ones): the first two, dashed
 
@@ -31,6 +36,7 @@ FIGURE = (
     ("text.wt-s3", {"fill": "band"}),
     (".wt-band", {"fill": "band", "fill-opacity": ".25"}),
     (".wt-at", {"fill": "none", "stroke": "fg", "stroke-width": "3"}),  # the marker at the current setting
+    (".wt-ref", {"stroke": "muted", "stroke-dasharray": "4 3"}),  # a strip chart's reference value, across it
     # Text inside a plot (the keys, and axis values moved in; render/labels.py) is drawn over the curves on a halo of
     # the background, which a series' own stroke must not outline instead: text.wt-key outranks .wt-s0.
     ("text.wt-key", {"paint-order": "stroke", "stroke": "bg", "stroke-width": "3px"}),

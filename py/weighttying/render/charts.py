@@ -175,7 +175,7 @@ def strips(groups: dict[str, Sequence[float]], bands: dict[str, tuple[float, flo
         desc.append(f"{name}: {', '.join(num(v, 3) for v in y) or 'none'}")
     if rule is not None:
         r = _scale(rule, lo, hi, b[3], b[1])
-        body.append(f'<line x1="{b[0]}" x2="{b[2]}" y1="{r:.1f}" y2="{r:.1f}" stroke="#888" stroke-dasharray="4 3"/>')
+        body.append(f'<line x1="{b[0]}" x2="{b[2]}" y1="{r:.1f}" y2="{r:.1f}" class="wt-ref"/>')
     yt = _nice(lo, hi)
     axes = (_yticks(yt, _scale(yt, lo, hi, b[3], b[1]), b) + _yaxis(ylabel, b) + _heading(heading)
             + _xticks(list(ys), [b[0] + (i + 0.5) * cw for i in range(len(ys))], b, grid=False))
