@@ -69,6 +69,7 @@ export function said(says, name, blanks = {}) {
 }
 
 const grid = (ctl) => { const r = ctl.querySelector("input[type=range]"); return r ? JSON.parse(r.dataset.grid) : null; };
+const read = (ctl, c, input, rules) => rules.read(c, input.value).value; // a value as a link's would be read
 const typed = (ctl, c, input) => input.value; // free text: taken as typed, up to the box's maxlength
 
 // Each input form of the playback (state.Kind.input; weighttying.controls.INPUTS draws the same forms): put(ctl, c, v)
@@ -87,8 +88,8 @@ export const FORMS = {
     take: (ctl, c, input, rules) => rules.read(c, input.type === "range" ? grid(ctl)[Number(input.value)] : input.value).value,
   },
   checkbox: { put: (ctl, c, v) => { ctl.querySelector("input").checked = v; }, take: (ctl, c, input) => input.checked },
-  select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: (ctl, c, input, rules) => rules.read(c, input.value).value },
-  text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: (ctl, c, input, rules) => rules.read(c, input.value).value },
+  select: { put: (ctl, c, v) => { ctl.querySelector("select").value = v; }, take: read },
+  text: { put: (ctl, c, v) => { ctl.querySelector("input").value = v; }, take: read },
   textarea: { take: typed },
   line: { take: typed },
   code: { take: typed }, // the editor (codelab.js) writes its text into the box
@@ -99,12 +100,12 @@ export const FORMS = {
 
 async function readFile(rules, ctl, limit, file) {
   // The text of FILE (none: null) as rules.decoded reads it, what it read or why not said in the box CTL.
-  const said = ctl.querySelector(".wt-file-said");
+  const line = ctl.querySelector(".wt-file-said");
   if (!file) return null;
   const { text, problem } = rules.decoded(new Uint8Array(await file.slice(0, limit + 1).arrayBuffer()), limit, file.size);
-  said.classList.toggle("wt-bad", !!problem);
-  said.classList.toggle("wt-help", !problem);
-  said.textContent = problem || rules.said("read", { name: file.name, chars: [...text].length.toLocaleString("en-US") });
+  line.classList.toggle("wt-bad", !!problem);
+  line.classList.toggle("wt-help", !problem);
+  line.textContent = problem || rules.said("read", { name: file.name, chars: [...text].length.toLocaleString("en-US") });
   return text;
 }
 
