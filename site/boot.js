@@ -80,10 +80,12 @@ const NEEDS = [
 class LiveLab {
   // The live lab, from the page's side: its state, its parts, and starting (or pausing) a worker.
   state = new LabState(); // the lab's state: the one writer of what the page says and counts
+  config; transport; address; // as startLab was given them
   pageAddress = location.href.split(/[?#]/)[0]; // this page without query, for the links Python writes
   pool = null; // the numerics workers (pool.js)
   status = null; scheduler = null; watch = null; messages = null; // the parts start() and the Retry button ask
-  current = null; // current(lab): lab is the state's current lab and has not failed (what a part still acts on)
+  // lab is the state's current lab and has not failed: what a part still acts on (a replaced lab's words are not)
+  current = (lab) => lab === this.state.lab && lab.phase !== "failed";
 
   constructor(config, transport, { live, address, player }) {
     Object.assign(this, { config, transport, address });
@@ -101,14 +103,13 @@ class LiveLab {
       else this.watch.restart();
     }));
     // Data saver (?live=click, or the browser asks to save data): no Python until the reader asks.
-    if (live === "click" || !!(navigator.connection && navigator.connection.saveData)) this.pause();
+    if (live === "click" || (navigator.connection && navigator.connection.saveData)) this.pause();
     else this.start();
   }
 
   makeParts({ config, transport, address, player }) {
     // The parts, in the order they need each other; the scheduler and the hand-over call each other (sendChange).
-    const { state } = this;
-    const current = (lab) => lab === state.lab && lab.phase !== "failed";
+    const { state, current } = this;
     const failedAssets = new Set(); // every page file that failed, named together
     const firstPaint = new Promise((resolve) => whenDom(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
     const status = (this.status = new StatusLine({ state, stopWorker: () => this.stopWorker() }));
@@ -120,7 +121,6 @@ class LiveLab {
       stopWorker: () => this.stopWorker(), start: () => this.start() });
     this.messages = new Messages({ state, address, pool: this.pool, current, watch: this.watch, status, scripts,
       scheduler: this.scheduler, sections });
-    this.current = current;
     watchAssets({ state, config, failedAssets, status });
   }
 
