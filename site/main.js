@@ -4,7 +4,7 @@
 // It reads the build's config (#wt-build), the state rules in it (state.js), then starts the reader features
 // (page.js), playback (player.js), the figures' readout (readout.js) and the live lab (boot.js), over this site or
 // the classroom file's payload.
-import { codec } from "./state.js";
+import { Codec } from "./state.js";
 import { Address } from "./address.js";
 import { Page } from "./page.js";
 import { Player } from "./player.js";
@@ -18,7 +18,7 @@ import { installEditor } from "./codelab.js";
 import { shareUrl } from "./links.js";
 
 const config = JSON.parse(document.getElementById("wt-build").textContent);
-const rules = codec(config.state);
+const rules = new Codec(config.state);
 // Each module is handed the others it calls, made in the order they need each other: the address bar's one writer,
 // the page (its links carry the address's query), the player (it writes the address) and the lab (it restarts the
 // player). The player is made first, so it reaches the lab through callbacks.

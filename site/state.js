@@ -40,115 +40,163 @@ export function fill(fills, values, defaults, changed = "") {
   return out;
 }
 
-export function codec(rules) {
+const chars = (s) => [...s]; // Python counts code points, not UTF-16 units
+
+export class Codec {
   // The reader of the page's URL that rules (state.rules) describe: parseQuery, read, toQuery, defaults. A control's
   // kind is a row of rules.kinds; what is done with a value follows that row's properties (url, syntax, max_chars).
-  const byKey = new Map(rules.controls.map((c) => [c.key, c]));
-  const kind = (c) => rules.kinds[c.kind];
-  const hideTokens = new Set(rules.hide_tokens); // state.HIDE_TOKENS: what a hide list may name
-  const chars = (s) => [...s]; // Python counts code points, not UTF-16 units
-  const told = rules.notes; // how a note quotes and joins what it names
-  const shown = (raw) => chars(raw).length <= told.show_chars ? raw : chars(raw).slice(0, told.show_chars).join("") + told.cut;
-  const show = (raw) => JSON.stringify(shown(raw)); // state._show, JSON's quotes for repr's
-  const names = (texts) => texts.map(show).join(told.join);
-  const say = (name, vals) => fillIn(told.say[name], vals);
-
-  function strip(s) {
-    let a = 0, b = s.length;
-    while (a < b && rules.space.includes(s[a])) a += 1;
-    while (b > a && rules.space.includes(s[b - 1])) b -= 1;
-    return s.slice(a, b);
-  }
-
+  byKey; // key -> its control (a row of rules.controls)
+  sections; // the page's section ids, in page order
+  hideSep; // what separates the tokens of a hide list
+  #rules; // state.rules, as the build emits it
+  #hideTokens; // state.HIDE_TOKENS: what a hide list may name
+  #told; // rules.notes: how a note quotes and joins what it names
   // state.READERS: {value (null if unusable), note (null if none)} for a stripped value, by the kind's url form
-  const readers = {
-    number(c, raw) {
-      const k = kind(c);
-      const said = { key: c.key, raw: show(raw), default: fmt(c.default) };
-      if (!new RegExp(`^(?:${k.syntax})$`).test(raw)) return { value: null, note: say("not_syntax", { ...said, what: k.what }) };
-      const x = Number(raw) + (k.whole ? 0 : -0); // a whole number has no -0; a number keeps its sign
-      if (!Number.isFinite(x)) return { value: null, note: say("not_finite", said) };
-      if (x < c.lo || x > c.hi) {
-        const y = Math.min(Math.max(x, c.lo), c.hi);
-        return { value: y, note: say("clamped", { ...said, lo: fmt(c.lo), hi: fmt(c.hi), value: fmt(y) }) };
-      }
-      return { value: x, note: null };
-    },
-    onoff(c, raw) {
-      const low = raw.toLowerCase();
-      if (rules.true.includes(low) || rules.false.includes(low)) return { value: rules.true.includes(low), note: null };
-      return { value: null, note: say("not_onoff", { key: c.key, raw: show(raw), default: fmt(c.default) }) };
-    },
-    words(c, raw) {
-      if (c.choices.includes(raw.toLowerCase())) return { value: raw.toLowerCase(), note: null };
-      const allowed = names(c.choices.filter(Boolean));
-      return { value: null, note: say("not_word", { key: c.key, raw: show(raw), allowed, default: fmt(c.default) || told.no_default }) };
-    },
-    list(c, raw) {
-      const tokens = raw.split(rules.hide_sep).map(strip).filter(Boolean);
-      const bad = tokens.filter((t) => !hideTokens.has(t));
-      const note = bad.length ? say("unknown_tokens", { key: c.key, tokens: names(bad.slice(0, told.names)) }) : null;
-      return { value: [...new Set(tokens)].filter((t) => hideTokens.has(t)).join(rules.hide_sep), note };
-    },
-  };
+  #readers = { number: this.#number, onoff: this.#onoff, words: this.#words, list: this.#list };
 
-  function read(c, text) {
-    // state.parse_value: {value (null if unusable), note (null if none)} for one raw value of control c.
-    const k = kind(c);
-    if (!k.url) return { value: null, note: say("never_linked", { key: c.key }) };
-    const raw = strip(String(text));
-    if (chars(raw).length > k.max_chars) {
-      return { value: null, note: say("too_long", { key: c.key, chars: chars(raw).length, limit: k.max_chars }) };
-    }
-    return readers[k.url](c, raw);
+  constructor(rules) {
+    this.#rules = rules;
+    this.byKey = new Map(rules.controls.map((c) => [c.key, c]));
+    this.sections = rules.sections;
+    this.hideSep = rules.hide_sep;
+    this.#hideTokens = new Set(rules.hide_tokens);
+    this.#told = rules.notes;
   }
 
-  const defaults = () => Object.fromEntries(rules.controls.map((c) => [c.key, c.default]));
+  kind(c) {
+    // Control c's kind: its row of rules.kinds.
+    return this.#rules.kinds[c.kind];
+  }
 
-  function parseQuery(query) {
+  section(sid) {
+    // The controls of section sid, in page order.
+    return this.#rules.controls.filter((c) => c.section === sid);
+  }
+
+  fills(sid) {
+    // Section sid's FILLS: {field: {by: {choice: {field: value}}, else: value}}.
+    return this.#rules.fills[sid] || {};
+  }
+
+  defaults() {
+    // {key: default} of every control.
+    return Object.fromEntries(this.#rules.controls.map((c) => [c.key, c.default]));
+  }
+
+  read(c, text) {
+    // state.parse_value: {value (null if unusable), note (null if none)} for one raw value of control c.
+    const k = this.kind(c);
+    if (!k.url) return { value: null, note: this.#say("never_linked", { key: c.key }) };
+    const raw = this.#strip(String(text));
+    if (chars(raw).length > k.max_chars) {
+      return { value: null, note: this.#say("too_long", { key: c.key, chars: chars(raw).length, limit: k.max_chars }) };
+    }
+    return this.#readers[k.url].call(this, c, raw);
+  }
+
+  parseQuery(query) {
     // state.parse_query: {values: {key: value} of every control, notes: [text]}; never throws.
-    const values = defaults(), notes = [], seen = new Map();
+    const values = this.defaults(), notes = [], seen = new Map();
     for (const [key, raw] of new URLSearchParams(query)) {
       seen.set(key, (seen.get(key) || 0) + 1);
-      const c = byKey.get(key);
+      const c = this.byKey.get(key);
       if (!c) {
-        if (seen.get(key) === 1) notes.push(say("unknown_key", { raw: show(key) }));
+        if (seen.get(key) === 1) notes.push(this.#say("unknown_key", { raw: this.#show(key) }));
         continue;
       }
-      const { value, note } = read(c, raw);
+      const { value, note } = this.read(c, raw);
       if (note) notes.push(note);
       if (value !== null) values[key] = value;
     }
-    for (const [key, n] of seen) if (n > 1 && byKey.has(key)) notes.push(say("repeated", { key, n }));
+    for (const [key, n] of seen) if (n > 1 && this.byKey.has(key)) notes.push(this.#say("repeated", { key, n }));
     return { values, notes };
   }
 
-  function toQuery(values) {
+  toQuery(values) {
     // state.to_query: every value that differs from its default and may enter a link, in page order.
-    return rules.controls.filter((c) => c.key in values && values[c.key] !== c.default && kind(c).url)
-      .map((c) => `${c.key}=${quote(fmt(values[c.key]), rules.url_keeps)}`).join("&");
+    return this.#rules.controls.filter((c) => c.key in values && values[c.key] !== c.default && this.kind(c).url)
+      .map((c) => `${c.key}=${quote(fmt(values[c.key]), this.#rules.url_keeps)}`).join("&");
   }
 
-  const said = (name, vals) => fillIn(rules.file_says[name], vals);
-
-  function decoded(bytes, limit, size = bytes.length) {
+  decoded(bytes, limit, size = bytes.length) {
     // state.decoded: {text (null if unusable), problem ("" if none)} of a file's bytes: UTF-8 of at most limit bytes.
     // size: the file's, where only its first limit + 1 bytes were read (a file over the limit is not read whole).
     if (!size) return { text: null, problem: "" };
     if (size > limit) {
-      const tenths = Math.floor(size / (rules.mb / 10));
-      return { text: null, problem: said("too_big", { mb: `${Math.floor(tenths / 10)}.${tenths % 10}`, limit_mb: fmt(limit / rules.mb) }) };
+      const tenths = Math.floor(size / (this.#rules.mb / 10));
+      const mb = `${Math.floor(tenths / 10)}.${tenths % 10}`;
+      return { text: null, problem: this.said("too_big", { mb, limit_mb: fmt(limit / this.#rules.mb) }) };
     }
     try {
       return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), problem: "" };
     } catch {
-      return { text: null, problem: said("not_text", { at: firstBadByte(bytes) }) };
+      return { text: null, problem: this.said("not_text", { at: firstBadByte(bytes) }) };
     }
   }
 
-  const section = (sid) => rules.controls.filter((c) => c.section === sid);
-  return { byKey, kind, sections: rules.sections, hideSep: rules.hide_sep, section, read, parseQuery, toQuery, defaults, decoded, said,
-    fills: (sid) => rules.fills[sid] || {} };
+  said(name, vals) {
+    // A file box's words NAME (rules.file_says), filled in.
+    return fillIn(this.#rules.file_says[name], vals);
+  }
+
+  #say(name, vals) {
+    // A note NAME on a link's value (rules.notes.say), filled in.
+    return fillIn(this.#told.say[name], vals);
+  }
+
+  #show(raw) {
+    // state._show: raw cut to show_chars, in JSON's quotes for repr's
+    const { show_chars: most, cut } = this.#told;
+    return JSON.stringify(chars(raw).length <= most ? raw : chars(raw).slice(0, most).join("") + cut);
+  }
+
+  #names(texts) {
+    return texts.map((t) => this.#show(t)).join(this.#told.join);
+  }
+
+  #strip(s) {
+    // str.strip of state's space characters (rules.space), not JavaScript's trim
+    let a = 0, b = s.length;
+    while (a < b && this.#rules.space.includes(s[a])) a += 1;
+    while (b > a && this.#rules.space.includes(s[b - 1])) b -= 1;
+    return s.slice(a, b);
+  }
+
+  #number(c, raw) {
+    const k = this.kind(c);
+    const said = { key: c.key, raw: this.#show(raw), default: fmt(c.default) };
+    if (!new RegExp(`^(?:${k.syntax})$`).test(raw)) {
+      return { value: null, note: this.#say("not_syntax", { ...said, what: k.what }) };
+    }
+    const x = Number(raw) + (k.whole ? 0 : -0); // a whole number has no -0; a number keeps its sign
+    if (!Number.isFinite(x)) return { value: null, note: this.#say("not_finite", said) };
+    if (x < c.lo || x > c.hi) {
+      const y = Math.min(Math.max(x, c.lo), c.hi);
+      return { value: y, note: this.#say("clamped", { ...said, lo: fmt(c.lo), hi: fmt(c.hi), value: fmt(y) }) };
+    }
+    return { value: x, note: null };
+  }
+
+  #onoff(c, raw) {
+    const low = raw.toLowerCase(), { true: yes, false: no } = this.#rules;
+    if (yes.includes(low) || no.includes(low)) return { value: yes.includes(low), note: null };
+    return { value: null, note: this.#say("not_onoff", { key: c.key, raw: this.#show(raw), default: fmt(c.default) }) };
+  }
+
+  #words(c, raw) {
+    if (c.choices.includes(raw.toLowerCase())) return { value: raw.toLowerCase(), note: null };
+    const allowed = this.#names(c.choices.filter(Boolean));
+    const said = { key: c.key, raw: this.#show(raw), allowed, default: fmt(c.default) || this.#told.no_default };
+    return { value: null, note: this.#say("not_word", said) };
+  }
+
+  #list(c, raw) {
+    const tokens = raw.split(this.hideSep).map((t) => this.#strip(t)).filter(Boolean);
+    const bad = tokens.filter((t) => !this.#hideTokens.has(t));
+    const value = [...new Set(tokens)].filter((t) => this.#hideTokens.has(t)).join(this.hideSep);
+    if (!bad.length) return { value, note: null };
+    return { value, note: this.#say("unknown_tokens", { key: c.key, tokens: this.#names(bad.slice(0, this.#told.names)) }) };
+  }
 }
 
 function fillIn(template, vals) {

@@ -4,10 +4,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Address } from "../../site/address.js";
-import { codec } from "../../site/state.js";
+import { Codec } from "../../site/state.js";
 import { rules as fixture } from "./fixtures.mjs";
 
-const rules = codec(fixture());
+const rules = new Codec(fixture());
 
 function page(search = "") {
   // A location and a history whose replaceState moves the location, as a browser's do; writes are counted.
@@ -75,7 +75,7 @@ test("free text never enters the URL but is carried to Python until the hand-ove
   // the rules with one section of a number and a free text, as a test build's probe declares them
   const built = fixture(), words = { key: "probe.words", section: "probe", name: "words", kind: "text", default: "" };
   const n = { key: "probe.n", section: "probe", name: "n", kind: "number", default: 1, lo: 0, hi: 10 };
-  const probe = codec({ ...built, sections: [...built.sections, "probe"], controls: [...built.controls, n, words] });
+  const probe = new Codec({ ...built, sections: [...built.sections, "probe"], controls: [...built.controls, n, words] });
   const loc = { pathname: "/", search: "?tying.V=100", hash: "" }, writes = [];
   const hist = { state: null, replaceState: (s, t, url) => writes.push(url) };
   const address = new Address(probe, loc, hist);

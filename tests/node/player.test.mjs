@@ -5,10 +5,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { FORMS, asRead, fragment, lookup, nearest, takes } from "../../site/player.js";
-import { codec } from "../../site/state.js";
+import { Codec } from "../../site/state.js";
 import { playback, rules as fixture } from "./fixtures.mjs";
 
-const rules = codec(fixture());
+const rules = new Codec(fixture());
 const { grids, tables, prerendered } = playback();
 const table = (sid) => grids[sid]; // lookup reads a table's grid alone
 const defaults = (sid) => Object.fromEntries(rules.section(sid).map((c) => [c.name, c.default]));

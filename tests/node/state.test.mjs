@@ -15,11 +15,11 @@ session.connect();
 await session.post("Profiler.enable");
 await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: true });
 const stateUrl = pathToFileURL(resolve(root, "site", "state.js")).href;
-const { codec, fill, fmt, quote } = await import(stateUrl);
+const { Codec, fill, fmt, quote } = await import(stateUrl);
 
 const rules = fixture();
 const cases = JSON.parse(readFileSync(resolve(root, "tests", "url_cases.json"), "utf8"));
-const c = codec(rules);
+const c = new Codec(rules);
 
 function nonDefault(values) {
   return Object.fromEntries(Object.entries(values).filter(([k, v]) => !Object.is(v, c.byKey.get(k).default)));
