@@ -188,6 +188,7 @@ function figureOf(event) {
   return null;
 }
 
+/** A hidden <div> of class cls with attrs, at the end of <body>: the readout's parts sit over every figure. */
 function element(cls, attrs = {}) {
   const el = document.createElement("div");
   el.className = cls;
@@ -197,116 +198,151 @@ function element(cls, attrs = {}) {
   return el;
 }
 
-/** Wire the readout to the page: one tooltip, one highlight, one aria-live region, listeners on the
- * document; rules: the page config's "readout". Returns what is shown ({svg, cur, by, text}) for tests. */
-export function install(rules, doc = document) {
-  const tip = element("wt-readout", { "aria-hidden": "true", "data-testid": "readout" });
-  const box = element("wt-readout-mark", { "aria-hidden": "true" });
-  const live = element("wt-readout-live", { "aria-live": "polite", "data-testid": "readout-live" });
-  live.hidden = false;
-  const dots = [];
-  const now = { svg: null, cur: null, by: null, at: null, text: "", slot: "", above: [] };
-  let say = 0;
+/** [svg, cursor, [clientX, clientY]] of the figure a pointer event is over, or nulls off every figure. */
+function pointed(event) {
+  const svg = figureOf(event), fig = svg && dataOf(svg), m = svg && svg.getScreenCTM();
+  return fig && m ? [svg, cursorAt(fig, ...toUser(m, event.clientX, event.clientY)), [event.clientX, event.clientY]]
+    : [null, null, null];
+}
+
+/** The readout on the page: what it shows, where, and its answer to each event install() hands it. */
+class Readout {
+  // what is shown: the figure, its cursor, who moved it (mouse, tap or key), the pointer's screen point (null: the
+  // keyboard's) and the text; slot and above: the figure's slot and ancestors, where a redrawn figure is found again
+  now = { svg: null, cur: null, by: null, at: null, text: "", slot: "", above: [] };
+  #rules; // the page config's "readout" (render.readout_rules): how the figures' numbers are written and marked
+  #doc; // the document listened to; its root element's size is the viewport's
+  #tip = element("wt-readout", { "aria-hidden": "true", "data-testid": "readout" }); // the text, beside the value
+  #box = element("wt-readout-mark", { "aria-hidden": "true" }); // the highlight over the reported value
+  #live = element("wt-readout-live", { "aria-live": "polite", "data-testid": "readout-live" }); // what is announced
+  #dots = []; // the highlight's dots on a line chart's points, as many made as a chart has needed
+  #say = 0; // the timer of the next announcement
   // A figure redrawn under the readout (a slider moved, a live run streaming its curve) is a new <svg> in the
   // same slot: the readout follows it, at the same cursor, instead of reporting a figure no longer shown.
-  const redrawn = new MutationObserver(() => { if (now.svg && !now.svg.isConnected) showOnRedrawn(); });
+  #redrawn = new MutationObserver(() => { if (this.now.svg && !this.now.svg.isConnected) this.#showOnRedrawn(); });
 
-  function draw() {
-    const fig = dataOf(now.svg), m = now.svg.getScreenCTM();
-    if (!fig || !m || !now.svg.isConnected) return hide();
-    const at = mark(fig, now.cur, rules), r = toScreen(m, at.rect);
-    tip.textContent = now.text;
-    tip.hidden = box.hidden = false;
-    Object.assign(box.style, { left: `${r.left}px`, top: `${r.top}px`, width: `${r.right - r.left}px`,
-                               height: `${r.bottom - r.top}px` });
-    box.classList.toggle("wt-points", fig.kind === "lines");
-    while (dots.length < at.dots.length) dots.push(element("wt-readout-dot", { "aria-hidden": "true" }));
-    dots.forEach((d, k) => {
+  constructor(rules, doc) {
+    this.#rules = rules;
+    this.#doc = doc;
+    this.#live.hidden = false;
+  }
+
+  pointermove(event) {
+    if (event.pointerType === "touch") return;  // a finger's drag scrolls; its tap is pointerdown's
+    const [svg, cur, at] = pointed(event);
+    if (cur) this.#show(svg, cur, "mouse", at);
+    else if (this.now.by === "mouse") this.#hide();
+  }
+
+  pointerdown(event) {
+    const [svg, cur, at] = pointed(event);
+    if (cur) this.#show(svg, cur, event.pointerType === "mouse" ? "mouse" : "tap", at);
+    else if (this.now.by === "tap") this.#hide();
+  }
+
+  pointerleave() {
+    if (this.now.by === "mouse") this.#hide();
+  }
+
+  focusin(event) {
+    const svg = figureOf(event), fig = svg && dataOf(svg);
+    if (!fig || event.composedPath()[0] !== svg) return;
+    const { cur, by, at } = this.now;
+    if (this.now.svg === svg) this.#show(svg, cur, by, at);  // focused by the tap or click that shows it
+    else this.#show(svg, start(fig), "key");
+  }
+
+  focusout(event) {
+    const svg = figureOf(event);
+    // after the task: a figure redrawn while focused was followed by then (the observer runs first)
+    if (svg) setTimeout(() => { if (this.now.by === "key" && this.now.svg === svg && svg.isConnected) this.#hide(); });
+  }
+
+  keydown(event) {
+    const svg = figureOf(event), fig = svg && dataOf(svg);
+    if (!fig || event.composedPath()[0] !== svg || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Escape") return this.#hide();
+    const cur = step(fig, this.now.svg === svg && this.now.cur ? this.now.cur : start(fig), event.key);
+    if (!cur) return;
+    event.preventDefault();
+    this.#show(svg, cur, "key");
+  }
+
+  moved() {
+    // the page scrolled or resized under the figure shown
+    if (this.now.svg) this.#draw();
+  }
+
+  #draw() {
+    const fig = dataOf(this.now.svg), m = this.now.svg.getScreenCTM();
+    if (!fig || !m || !this.now.svg.isConnected) return this.#hide();
+    const at = mark(fig, this.now.cur, this.#rules), r = toScreen(m, at.rect);
+    this.#tip.textContent = this.now.text;
+    this.#tip.hidden = this.#box.hidden = false;
+    Object.assign(this.#box.style, { left: `${r.left}px`, top: `${r.top}px`, width: `${r.right - r.left}px`,
+                                     height: `${r.bottom - r.top}px` });
+    this.#box.classList.toggle("wt-points", fig.kind === "lines");
+    while (this.#dots.length < at.dots.length) this.#dots.push(element("wt-readout-dot", { "aria-hidden": "true" }));
+    this.#dots.forEach((d, k) => {
       d.hidden = k >= at.dots.length;
       if (!d.hidden) Object.assign(d.style, { left: `${m.a * at.dots[k][0] + m.e}px`, top: `${m.d * at.dots[k][1] + m.f}px` });
     });
-    const view = { width: doc.documentElement.clientWidth, height: doc.documentElement.clientHeight };
-    const p = place(r, { width: tip.offsetWidth, height: tip.offsetHeight }, view, fig.kind);
-    Object.assign(tip.style, { left: `${p.left}px`, top: `${p.top}px` });
+    const view = { width: this.#doc.documentElement.clientWidth, height: this.#doc.documentElement.clientHeight };
+    const p = place(r, { width: this.#tip.offsetWidth, height: this.#tip.offsetHeight }, view, fig.kind);
+    Object.assign(this.#tip.style, { left: `${p.left}px`, top: `${p.top}px` });
   }
 
-  function show(svg, cur, by, at = null) {
+  #show(svg, cur, by, at = null) {
     const fig = dataOf(svg);
     if (!fig || !cur) return;
-    if (svg !== now.svg) {
+    if (svg !== this.now.svg) {
       const above = [];
       for (let a = svg.parentNode; a && a.nodeType === 1; a = a.parentNode) above.push(a);
-      Object.assign(now, { slot: svg.closest(".wt-slot")?.dataset.slot ?? "", above });
-      redrawn.disconnect();
-      redrawn.observe(svg.getRootNode(), { childList: true, subtree: true });
+      Object.assign(this.now, { slot: svg.closest(".wt-slot")?.dataset.slot ?? "", above });
+      this.#redrawn.disconnect();
+      this.#redrawn.observe(svg.getRootNode(), { childList: true, subtree: true });
     }
-    Object.assign(now, { svg, cur, by, at, text: describe(fig, cur, rules) });
-    draw();
+    Object.assign(this.now, { svg, cur, by, at, text: describe(fig, cur, this.#rules) });
+    this.#draw();
     // A mouse sweeping across a heatmap would queue every cell it crosses: announce where it rests.
-    clearTimeout(say);
-    say = setTimeout(() => { if (live.textContent !== now.text) live.textContent = now.text; }, by === "mouse" ? 250 : 0);
+    clearTimeout(this.#say);
+    this.#say = setTimeout(() => {
+      if (this.#live.textContent !== this.now.text) this.#live.textContent = this.now.text;
+    }, by === "mouse" ? 250 : 0);
   }
 
-  function showOnRedrawn() {
-    const root = now.above.find((a) => a.isConnected);
-    const svg = root && now.slot && root.querySelector(`.wt-slot[data-slot="${CSS.escape(now.slot)}"] ${FIGURE}`);
+  #showOnRedrawn() {
+    const root = this.now.above.find((a) => a.isConnected);
+    const svg = root && this.now.slot && root.querySelector(`.wt-slot[data-slot="${CSS.escape(this.now.slot)}"] ${FIGURE}`);
     const fig = svg && dataOf(svg), m = svg && svg.getScreenCTM();
-    if (!fig || !m) return hide();
+    if (!fig || !m) return this.#hide();
     // pointed at: what is under the same point now; the keyboard's cursor: the same cell, step or bar
-    const { by, at } = now, cur = at ? cursorAt(fig, ...toUser(m, ...at)) : fit(fig, now.cur);
-    if (!cur) return hide();
-    show(svg, cur, by, at);
+    const { by, at } = this.now, cur = at ? cursorAt(fig, ...toUser(m, ...at)) : fit(fig, this.now.cur);
+    if (!cur) return this.#hide();
+    this.#show(svg, cur, by, at);
     if (by === "key") svg.focus({ preventScroll: true });
   }
 
-  function hide() {
-    redrawn.disconnect();
-    clearTimeout(say);
-    tip.hidden = box.hidden = true;
-    dots.forEach((d) => { d.hidden = true; });
-    Object.assign(now, { svg: null, cur: null, by: null, at: null, text: "", slot: "", above: [] });
+  #hide() {
+    this.#redrawn.disconnect();
+    clearTimeout(this.#say);
+    this.#tip.hidden = this.#box.hidden = true;
+    this.#dots.forEach((d) => { d.hidden = true; });
+    Object.assign(this.now, { svg: null, cur: null, by: null, at: null, text: "", slot: "", above: [] });
   }
+}
 
-  function pointed(event) {
-    const svg = figureOf(event), fig = svg && dataOf(svg), m = svg && svg.getScreenCTM();
-    return fig && m ? [svg, cursorAt(fig, ...toUser(m, event.clientX, event.clientY)), [event.clientX, event.clientY]]
-      : [null, null, null];
-  }
-
-  doc.addEventListener("pointermove", (event) => {
-    if (event.pointerType === "touch") return;  // a finger's drag scrolls; its tap is pointerdown's
-    const [svg, cur, at] = pointed(event);
-    if (cur) show(svg, cur, "mouse", at);
-    else if (now.by === "mouse") hide();
-  }, { passive: true });
-  doc.addEventListener("pointerdown", (event) => {
-    const [svg, cur, at] = pointed(event);
-    if (cur) show(svg, cur, event.pointerType === "mouse" ? "mouse" : "tap", at);
-    else if (now.by === "tap") hide();
-  }, { passive: true });
-  doc.documentElement.addEventListener("pointerleave", () => { if (now.by === "mouse") hide(); });
-  doc.addEventListener("focusin", (event) => {
-    const svg = figureOf(event), fig = svg && dataOf(svg);
-    if (!fig || event.composedPath()[0] !== svg) return;
-    if (now.svg === svg) show(svg, now.cur, now.by, now.at);  // focused by the tap or click that shows it
-    else show(svg, start(fig), "key");
-  });
-  doc.addEventListener("focusout", (event) => {
-    const svg = figureOf(event);
-    // after the task: a figure redrawn while focused was followed by then (the observer runs first)
-    if (svg) setTimeout(() => { if (now.by === "key" && now.svg === svg && svg.isConnected) hide(); });
-  });
-  doc.addEventListener("keydown", (event) => {
-    const svg = figureOf(event), fig = svg && dataOf(svg);
-    if (!fig || event.composedPath()[0] !== svg || event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.key === "Escape") return hide();
-    const cur = step(fig, now.svg === svg && now.cur ? now.cur : start(fig), event.key);
-    if (!cur) return;
-    event.preventDefault();
-    show(svg, cur, "key");
-  });
-  const again = () => { if (now.svg) draw(); };
-  addEventListener("scroll", again, { capture: true, passive: true });
-  addEventListener("resize", again, { passive: true });
-  return now;
+/** Wire the readout to the page: one tooltip, one highlight, one aria-live region, listeners on the
+ * document; rules: the page config's "readout". Returns what is shown ({svg, cur, by, text}) for tests. */
+export function install(rules, doc = document) {
+  const readout = new Readout(rules, doc);
+  doc.addEventListener("pointermove", (event) => readout.pointermove(event), { passive: true });
+  doc.addEventListener("pointerdown", (event) => readout.pointerdown(event), { passive: true });
+  doc.documentElement.addEventListener("pointerleave", () => readout.pointerleave());
+  doc.addEventListener("focusin", (event) => readout.focusin(event));
+  doc.addEventListener("focusout", (event) => readout.focusout(event));
+  doc.addEventListener("keydown", (event) => readout.keydown(event));
+  addEventListener("scroll", () => readout.moved(), { capture: true, passive: true });
+  addEventListener("resize", () => readout.moved(), { passive: true });
+  return readout.now;
 }
