@@ -119,24 +119,33 @@ export async function decode(fragment, maxChars, env = globalThis) {
   return text;
 }
 
-/** The editor bar's Share and a shared link's opening. bar: the bar's elements (codelab.js controlsOf); view: the
- * editor; original: the page's code; maxChars: the code control's; hold(on): while on, the browser keeps the
- * reader's own edit and not the editor's text; pageUrl(): this page's link with the current query. */
-export function installShare(bar, view, { original, maxChars, hold, pageUrl, dropFragment }) {
-  const text = () => view.state.doc.toString();
-  const put = (code) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code } });
-  let mine = null; // the reader's own edit while a link's code is shown (null: none to go back to)
+/** The editor bar's Share and a shared link's opening, over the editor's text. */
+class SharedCode {
+  #bar; // the bar's elements (codelab.js controlsOf): share, back, link, said, note
+  #view; // the editor, whose text is shared and replaced
+  #original; // the page's code
+  #maxChars; // the code control's max_chars: the most a link carries
+  #hold; // hold(on): while on, the browser keeps the reader's own edit and not the editor's text
+  #pageUrl; // () => this page's link with the current query
+  #dropFragment; // () => void: the address bar's one writer takes the fragment out
+  #mine = null; // the reader's own edit while a link's code is shown (null: none to go back to)
 
-  async function share() {
-    const code = text(), chars = [...code].length;
+  constructor(bar, view, { original, maxChars, hold, pageUrl, dropFragment }) {
+    [this.#bar, this.#view, this.#original, this.#maxChars] = [bar, view, original, maxChars];
+    [this.#hold, this.#pageUrl, this.#dropFragment] = [hold, pageUrl, dropFragment];
+  }
+
+  async share() {
+    // Share: a link to the editor's code, copied to the clipboard or else selected for the reader to copy.
+    const bar = this.#bar, code = this.#text(), chars = [...code].length;
     bar.link.hidden = true;
-    if (chars > maxChars) {
-      bar.said.textContent = `Your code is ${chars} characters, more than a link carries (${maxChars}): ` +
+    if (chars > this.#maxChars) {
+      bar.said.textContent = `Your code is ${chars} characters, more than a link carries (${this.#maxChars}): ` +
         "no link was made.";
       return;
     }
     const { fragment, zipped } = await encode(code);
-    const url = `${pageUrl()}#${fragment}`;
+    const url = `${this.#pageUrl()}#${fragment}`;
     const longer = zipped ? "" : " (not compressed: this browser has no CompressionStream)";
     bar.link.value = url;
     bar.link.hidden = false;
@@ -153,44 +162,64 @@ export function installShare(bar, view, { original, maxChars, hold, pageUrl, dro
     }
   }
 
-  function tell(said, shown = false) {
-    // the bar's line says where the editor's code came from (or why a link's did not come); SHOWN: scrolled into view
-    bar.note.textContent = said;
-    if (shown) bar.note.closest(".wt-codelab-bar").scrollIntoView({ block: "end" });
-  }
-
-  async function open() {
+  async open() {
+    // The code of a shared link in the address bar, shown unrun, the reader's own edit kept; none: nothing changes.
     const fragment = location.hash;
     if (!isShared(fragment)) return;
     let code;
     try {
-      code = await decode(fragment, maxChars);
+      code = await decode(fragment, this.#maxChars);
     } catch (err) {
       const why = err.why || err.message;
-      tell(`The link you opened carries code this page could not read: ${why}. Nothing was changed.`, true);
+      this.#tell(`The link you opened carries code this page could not read: ${why}. Nothing was changed.`, true);
       return;
     }
     // out of the address bar once read (address.js, its one writer), so a reload does not put it over later edits
-    if (location.hash === fragment) dropFragment();
-    if (mine === null && text() !== original) mine = text();
-    hold(mine !== null);
-    put(code);
-    bar.back.hidden = mine === null;
-    const kept = mine === null ? "." : "; your own edit is kept:";
-    tell(`Code from the link you opened, not run until you press Run${kept}`, true);
+    if (location.hash === fragment) this.#dropFragment();
+    if (this.#mine === null && this.#text() !== this.#original) this.#mine = this.#text();
+    this.#hold(this.#mine !== null);
+    this.#put(code);
+    this.#bar.back.hidden = this.#mine === null;
+    const kept = this.#mine === null ? "." : "; your own edit is kept:";
+    this.#tell(`Code from the link you opened, not run until you press Run${kept}`, true);
   }
 
+  back() {
+    // Back to my edit: the reader's own edit in the editor again, kept by the browser again.
+    this.#hold(false);
+    this.#put(this.#mine);
+    this.#mine = null;
+    this.#bar.back.hidden = true;
+    this.#tell("Your own edit is back (Undo shows the link's code again).");
+  }
+
+  #text() {
+    return this.#view.state.doc.toString();
+  }
+
+  #put(code) {
+    // one change over the whole text, which the editor's Undo takes back
+    this.#view.dispatch({ changes: { from: 0, to: this.#view.state.doc.length, insert: code } });
+  }
+
+  #tell(said, shown = false) {
+    // the bar's line says where the editor's code came from (or why a link's did not come); SHOWN: scrolled into view
+    this.#bar.note.textContent = said;
+    if (shown) this.#bar.note.closest(".wt-codelab-bar").scrollIntoView({ block: "end" });
+  }
+}
+
+/** Wire the editor's bar (codelab.js) to share its code and to open a shared link's. bar: the bar's elements
+ * (codelab.js controlsOf); view: the editor; original: the page's code; maxChars: the code control's; hold(on):
+ * while on, the browser keeps the reader's own edit and not the editor's text; pageUrl(): this page's link with the
+ * current query; dropFragment(): takes the fragment out of the address bar. Returns the opening of the page's link. */
+export function installShare(bar, view, options) {
+  const shared = new SharedCode(bar, view, options);
   bar.share.disabled = false;
-  bar.share.addEventListener("click", () => share().catch((err) => {
+  bar.share.addEventListener("click", () => shared.share().catch((err) => {
     bar.said.textContent = `No link was made: ${err.message}.`;
   }));
-  bar.back.addEventListener("click", () => {
-    hold(false);
-    put(mine);
-    mine = null;
-    bar.back.hidden = true;
-    tell("Your own edit is back (Undo shows the link's code again).");
-  });
-  window.addEventListener("hashchange", open); // a link's code pasted into this tab's address bar
-  return open();
+  bar.back.addEventListener("click", () => shared.back());
+  window.addEventListener("hashchange", () => shared.open()); // a link's code pasted into this tab's address bar
+  return shared.open();
 }
