@@ -9,7 +9,7 @@ import { Address } from "./address.js";
 import { Page } from "./page.js";
 import { Player } from "./player.js";
 import { httpTransport, startLab } from "./boot.js";
-import { classroomTransport } from "./classroom.js";
+import { ClassroomTransport } from "./classroom.js";
 import { install as installReadout } from "./readout.js";
 import { installFront } from "./front.js";
 import { hook } from "./hook.js";
@@ -24,7 +24,7 @@ const rules = new Codec(config.state);
 // player). The player is made first, so it reaches the lab through callbacks.
 const address = new Address(rules);
 const page = new Page(rules, address);
-const transport = config.classroom ? classroomTransport(config) : httpTransport;
+const transport = config.classroom ? new ClassroomTransport(config) : httpTransport;
 let lab = null; // boot.js's state, once made
 const player = new Player(config, rules, transport, {
   address, embed: page.embed,
