@@ -38,6 +38,13 @@ function installIdea(doc) {
 function installContents(doc) {
   const nav = doc.querySelector("nav.wt-toc");
   if (!nav) return;
+  installMenu(nav);
+  markInView(doc, nav);
+}
+
+function installMenu(nav) {
+  // Open beside the article where style.css fixes it there (wide: whether it was at the last resize); elsewhere a
+  // closed menu that a jump or Escape closes again.
   const menu = nav.querySelector("details");
   const beside = () => getComputedStyle(nav).position === "fixed";
   let wide = beside();
@@ -56,7 +63,9 @@ function installContents(doc) {
     close();
     menu.querySelector("summary").focus();
   });
+}
 
+function markInView(doc, nav) {
   // The section in view: the last, in page order, with a part in the top 40 % of the window.
   const links = new Map([...nav.querySelectorAll("a[href^='#']")].map((a) => [a.getAttribute("href").slice(1), a]));
   const seen = new Set();
