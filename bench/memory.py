@@ -112,7 +112,7 @@ def live_visit(page, url: str, timeout_s: float, sampler: RssSampler) -> dict:
     deadline, last_change, seen = time.monotonic() + timeout_s, time.monotonic(), -1
     while time.monotonic() < deadline:
         w = page.evaluate("() => ({status: __wt.status, error: __wt.error, live: Object.keys(__wt.timings.live).length,"
-                          " building: !!(__wt.lab && __wt.lab.building)})")
+                          " building: !!(__wt.lab && __wt.lab.schedule && __wt.lab.schedule.building)})")
         if w["error"] and w["status"] != "booting":
             raise AssertionError(f"the page did not boot: {w}")
         if w["live"] != seen or w["building"]:

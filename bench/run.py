@@ -79,7 +79,7 @@ FCP_JS = "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}
 BENCH_HOOK_JS = """
 async (code) => {
   const w = window.__wt.worker;
-  clearInterval(window.__wt.lab.heartbeat);
+  clearInterval(window.__wt.lab.watch.heartbeat);
   return await new Promise((resolve) => {
     const on = (e) => { if (e.data && e.data.type === 'bench') { w.removeEventListener('message', on); resolve(e.data); } };
     w.addEventListener('message', on);

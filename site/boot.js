@@ -19,7 +19,8 @@
 // The lab's parts, each a class in a module of its own, made by LiveLab below in the order they need each other and
 // handed the parts they ask: status.js (what the page says), scripts.js (BokehJS and Panel), handover.js (a section
 // goes live) and schedule.js (what Python does next), which call each other, watch.js (heartbeat, crash and
-// restart), messages.js (the worker's messages). Only the LabState writes the lab's state; the parts ask it.
+// restart), messages.js (the worker's messages). Only the LabState writes the lab's state; the parts ask it. Of one
+// worker's record (lab.js's newLab), each part alone writes its own (lab.watch, lab.schedule, ...), the others ask it.
 
 import { Pool, poolSize } from "./pool.js";
 import { Early } from "./early.js";
@@ -31,7 +32,7 @@ import { StatusLine, watchAssets } from "./status.js";
 import { Scheduler } from "./schedule.js";
 import { LiveSections } from "./handover.js";
 import { Messages } from "./messages.js";
-import { TICK_MS, Watch } from "./watch.js";
+import { Watch } from "./watch.js";
 
 // Where the worker and the page's files come from: this site over http (this), or, in the classroom file
 // opened from disk, the page itself (site/classroom.js's classroomTransport).
@@ -83,7 +84,7 @@ class LiveLab {
   config; transport; address; // as startLab was given them
   pageAddress = location.href.split(/[?#]/)[0]; // this page without query, for the links Python writes
   pool = null; // the numerics workers (pool.js)
-  status = null; scheduler = null; watch = null; messages = null; // the parts start() and the Retry button ask
+  status = null; sections = null; scheduler = null; watch = null; messages = null; // the parts start() and Retry ask
   // lab is the state's current lab and has not failed: what a part still acts on (a replaced lab's words are not)
   current = (lab) => lab === this.state.lab && lab.phase !== "failed";
 
@@ -114,8 +115,8 @@ class LiveLab {
     const firstPaint = new Promise((resolve) => whenDom(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
     const status = (this.status = new StatusLine({ state, stopWorker: () => this.stopWorker() }));
     const scripts = new ScriptLoader({ config, transport, firstPaint, current, status });
-    const sections = new LiveSections({ state, transport, address, current, scripts, status,
-      sendChange: (...args) => this.scheduler.sendChange(...args) });
+    const sections = (this.sections = new LiveSections({ state, transport, address, current, scripts, status,
+      sendChange: (...args) => this.scheduler.sendChange(...args) }));
     this.scheduler = new Scheduler({ state, address, current, sections });
     this.watch = new Watch({ state, address, player, current, sections, failedAssets, status,
       stopWorker: () => this.stopWorker(), start: () => this.start() });
@@ -146,12 +147,11 @@ class LiveLab {
     const lab = go(state.lab && state.lab.phase === "paused" ? state.lab : newLab("paused"), "start");
     const worker = (lab.worker = transport.worker());
     state.use(lab, worker);
+    // each part's record of this worker (lab.js's newLab), before anything the worker says
+    this.sections.begin(lab);
+    this.scheduler.begin(lab);
     this.listen(lab, worker);
-    lab.heartbeat = setInterval(() => this.watch.heartbeat(lab), TICK_MS);
-    if (navigator.locks) {
-      lab.lockName = `weighttying-worker-${Math.random().toString(36).slice(2)}`;
-      worker.postMessage({ type: "lifeline", name: lab.lockName });
-    }
+    this.watch.begin(lab); // its heartbeat, and its lifeline asked for
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     // address: this page without query, for the links Python writes into exports and figure stamps.
     worker.postMessage({ type: "boot", config: this.config, query: this.address.bootQuery(), address: this.pageAddress,

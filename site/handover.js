@@ -1,6 +1,7 @@
 // A section goes live: Python's render is embedded unseen (render), then swapped in for the prerender in one frame
 // once Python holds the controls' state (handOver); the worker's patches are applied in a task of their own. A
-// restart puts the prerenders back (putBack).
+// restart puts the prerenders back (putBack). What this part keeps of a worker is lab.handover (begin), which only
+// it writes.
 import { nameControls } from "./names.js";
 import { $ } from "./dom.js";
 
@@ -17,6 +18,32 @@ export class LiveSections {
     // scrolls up, the button moves from under the pointer and the click lands beside it. A key releases at once.
     document.addEventListener("pointerup", () => setTimeout(release), { capture: true, passive: true });
     document.addEventListener("keydown", release, { capture: true, passive: true });
+  }
+
+  begin(lab) {
+    // LAB's worker has just started. shown: the sections Python shows, in page order (setUp); base: the progress
+    // bar's share when Python was set up (the sections fill the rest); docs: sid -> its BokehJS document; linked:
+    // built and linked; live: swapped in for the prerender (handOver); patches: the worker's patches not yet applied
+    // (received); patching: >0 while they are applied, so they are not echoed back (the scheduler's sendChange).
+    lab.handover = { shown: [], base: 0, docs: {}, linked: new Set(), live: new Set(), patches: [], patching: 0 };
+  }
+
+  setUp(lab, shown, base) {
+    // Python is set up and shows SHOWN; the progress bar stood at BASE.
+    Object.assign(lab.handover, { shown, base });
+  }
+
+  linked(lab, sid) {
+    // Python linked section sid's document: it goes live at the next hand-over.
+    lab.handover.linked.add(sid);
+  }
+
+  received(lab, msg) {
+    // A worker patch, applied in a task of its own (applyPatches) with any that follow it meanwhile, not at once: a
+    // worker that dies with many patches sent would otherwise be noticed (its lifeline granted) only after the page
+    // had applied every one of them.
+    lab.handover.patches.push(msg);
+    if (lab.handover.patches.length === 1) setTimeout(() => this.applyPatches(lab), 0);
   }
 
   async render(lab, msg) {
@@ -37,7 +64,7 @@ export class LiveSections {
     nameControls($(`live-root-${sid}`));
     this.state.embedded(sid, performance.now() - t);
     const jsdoc = [...views.roots.values()][0].model.document;
-    lab.docs[sid] = jsdoc;
+    lab.handover.docs[sid] = jsdoc;
     jsdoc.on_change((event) => this.sendChange(lab, sid, event), false);
     lab.worker.postMessage({ type: "rendered", sid });
   }
@@ -46,12 +73,12 @@ export class LiveSections {
     // Python is free and holds the controls' state: every section built since is swapped in, in one frame:
     // prerender out, live root in. Each keeps at least its height until the reader's next input (a shift
     // right after input is not a layout shift), so nothing below it moves.
-    const { state } = this;
+    const { state } = this, { shown, base, linked, live } = lab.handover;
     const now = performance.now(), handed = [];
-    for (const sid of lab.linked) {
-      if (lab.live.has(sid)) continue;
+    for (const sid of linked) {
+      if (live.has(sid)) continue;
       handed.push(sid);
-      lab.live.add(sid);
+      live.add(sid);
       const el = $(`live-${sid}`);
       el.style.minHeight = `${el.getBoundingClientRect().height}px`;
       el.querySelectorAll(":scope > .wt-prerender").forEach((n) => n.remove());
@@ -60,11 +87,11 @@ export class LiveSections {
       state.wentLive(sid, now);
     }
     this.address.handOver(handed); // Python holds them now: what it holds (e.g. derived values) is the truth
-    if (lab.live.size < lab.sections.length) {
-      const share = lab.live.size / lab.sections.length;
+    if (live.size < shown.length) {
+      const share = live.size / shown.length;
       // short: the status line is one line (style.css); the header says how the others answer meanwhile
-      if (lab.live.size) this.status.setStatus("booting", `Live: ${lab.live.size} of ${lab.sections.length} sections`,
-        lab.base + (1 - lab.base) * share);
+      if (live.size) this.status.setStatus("booting", `Live: ${live.size} of ${shown.length} sections`,
+        base + (1 - base) * share);
       return;
     }
     if (state.status === "ready") return;
@@ -74,13 +101,14 @@ export class LiveSections {
   }
 
   applyPatches(lab) {
-    const patches = lab.patches.splice(0);
+    const { handover } = lab;
+    const patches = handover.patches.splice(0);
     if (!this.current(lab)) return; // it ended meanwhile: its replacement boots from the URL instead
-    lab.patching += 1;
+    handover.patching += 1;
     try {
-      for (const msg of patches) lab.docs[msg.sid].apply_json_patch(this.transport.localize(msg.patch), msg.buffers);
+      for (const msg of patches) handover.docs[msg.sid].apply_json_patch(this.transport.localize(msg.patch), msg.buffers);
     } finally {
-      lab.patching -= 1;
+      handover.patching -= 1;
       this.state.patchApplied(performance.now());
     }
   }

@@ -20,30 +20,20 @@ export function go(lab, event) {
 }
 
 export function newLab(phase) {
-  // Everything the page keeps about one worker, in one place.
-  return {
-    phase, worker: null, // the Worker, once started
-    queue: [], // the reader's changes to live sections not yet sent: {sid, event}, the newest per attribute
-    patches: [], // the worker's patches not yet applied (applied in a task of their own)
-    sections: [], docs: {}, // the shown sections, in page order (from "sections"); sid -> its BokehJS document
-    building: null, // the section asked for and not yet linked: no other build, no hang watch meanwhile
-    linked: new Set(), live: new Set(), // built and linked; swapped in for the prerender (handOver)
-    synced: null, moved: 0, // the query Python was last set from; address.moved when it was
-    scripts: null, // the promise of BokehJS and Panel loaded for it (scripts.js)
-    patching: 0, // >0 while a worker patch is applied, so it is not echoed back (handover.js, schedule.js)
-    base: 0, // the progress bar's share when Python was set up (the sections fill the rest)
-    idleTimer: 0, // pump again once the reader has been idle long enough (nextToBuild)
-    // the watch (heartbeat): last word heard, ping in flight and its number, last ping sent, last tick; the
-    // Web Lock it holds (lifeline: true once held, false if the page is denied locks)
-    heardAt: performance.now(), pingAt: 0, pingN: 0, sentAt: 0, tickAt: 0, lifeline: undefined, lockName: "", heartbeat: 0,
-  };
+  // Everything the page keeps about one worker: its phase (go, here) and its Worker (boot.js's start). Each part of
+  // the lab keeps what it needs of the worker in a record of its own, made when the worker starts and written by
+  // that part alone, which the others ask (tests/node/labrecord.test.mjs): watch (watch.js: the heartbeat and the
+  // lifeline), schedule (schedule.js: the reader's changes queued, the builds asked for), handover (handover.js: the
+  // sections, their documents, what is linked and live, the worker's patches), scripts (scripts.js: BokehJS and
+  // Panel, loaded for it).
+  return { phase, worker: null, watch: null, schedule: null, handover: null, scripts: null };
 }
 
 export const booted = (lab) => !!lab && !["paused", "starting"].includes(lab.phase);
 
 export function stop(lab) {
-  // The lab's worker ends, and its timers with it.
-  clearInterval(lab.heartbeat);
-  clearTimeout(lab.idleTimer);
+  // The lab's worker ends, and its timers with it (a paused lab has none).
+  clearInterval(lab.watch?.heartbeat);
+  clearTimeout(lab.schedule?.idleTimer);
   if (lab.worker) lab.worker.terminate();
 }

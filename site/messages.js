@@ -5,7 +5,8 @@ import { booted, go } from "./lab.js";
 
 export class Messages {
   // state: the lab's state (labstate.js); address: takes Python's values; pool: runs the parts Python hands it;
-  // current(lab): lab is still the lab's; the rest are the lab's parts (boot.js) this asks.
+  // current(lab): lab is still the lab's; the rest are the lab's parts (boot.js) this asks, each the one writer of
+  // what it keeps of a worker (lab.js's newLab).
   constructor({ state, address, pool, current, watch, status, scripts, scheduler, sections }) {
     Object.assign(this, { state, address, pool, current, watch, status, scripts, scheduler, sections });
   }
@@ -14,18 +15,13 @@ export class Messages {
     const { state, address, pool, current, watch, status, scheduler, sections } = this;
     const msg = event.data;
     if (!current(lab)) return; // a terminated worker's last words
-    lab.heardAt = performance.now();
+    watch.heard(lab);
     switch (msg.type) {
-      case "lifeline": // the worker holds its lock: wait on it; it is granted when the worker ends
-        lab.lifeline = true;
-        navigator.locks.request(lab.lockName, () => {
-          if (current(lab) && booted(lab)) watch.crashed("the Python worker stopped", performance.now() - lab.heardAt);
-          else if (current(lab)) status.fail("The Python worker stopped while starting.");
-        }).catch(() => { lab.lifeline = false; }); // a page the browser denies locks: the heartbeat alone
+      case "lifeline": // the worker holds its lock
+        watch.lifeline(lab);
         break;
       case "pong":
-        if (msg.n === lab.pingN) lab.pingAt = 0;
-        state.pong();
+        watch.ponged(lab, msg.n);
         break;
       case "progress":
         status.setStatus("booting", msg.label, msg.fraction);
@@ -35,8 +31,9 @@ export class Messages {
         state.timing(msg.name, msg.ms);
         break;
       case "sections": // Python is set up: it builds the sections the page asks for, one at a time
-        Object.assign(go(lab, "sections"), { sections: msg.sections, synced: msg.query, base: state.progress });
-        scheduler.pump(lab);
+        go(lab, "sections");
+        sections.setUp(lab, msg.sections, state.progress);
+        scheduler.setUp(lab, msg.query);
         break;
       case "render":
         go(lab, "render"); // Python is free again while this thread embeds the section
@@ -44,21 +41,16 @@ export class Messages {
         scheduler.pump(lab);
         break;
       case "linked":
-        lab.linked.add(msg.sid);
-        lab.building = null;
-        setTimeout(() => scheduler.pump(lab), 0); // after the patches it sent before (applyPatches) are applied
+        sections.linked(lab, msg.sid);
+        scheduler.linked(lab);
         break;
       case "patch":
-        // Applied in a task of its own, not here: a worker that dies with many patches sent would
-        // otherwise be noticed (its lifeline granted) only after the page had applied every one of them.
         state.patchReceived();
-        lab.patches.push(msg);
-        if (lab.patches.length === 1) setTimeout(() => sections.applyPatches(lab), 0);
+        sections.received(lab, msg);
         break;
       case "idle":
         go(lab, "idle");
-        if (lab.queue.length) scheduler.pump(lab); // the reader's next change, at once
-        else setTimeout(() => scheduler.pump(lab), 0); // after the patches just received (applyPatches) are applied
+        scheduler.idle(lab);
         break;
       case "values": // {sid: {key: value}}: Python's values of the sections that changed
         address.fromPython(msg.data);

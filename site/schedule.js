@@ -19,7 +19,8 @@ export function nextBuild({ unbuilt, near, distance, seen, quietMs, idleMs }) {
   return { sid: close[0] || unbuilt[0] };
 }
 
-// A lab is one worker's life, from the page's side: one record (newLab), whose phase says what Python is doing.
+// A lab is one worker's life, from the page's side: one record (newLab), whose phase says what Python is doing; what
+// the scheduler keeps of it is lab.schedule (begin), which only this part writes.
 
 export class Scheduler {
   lastInputAt = -Infinity; // performance.now() of the reader's latest input (the builds wait for a pause)
@@ -39,13 +40,40 @@ export class Scheduler {
       document.addEventListener(type, () => { this.lastInputAt = performance.now(); }, { capture: true, passive: true }));
   }
 
+  begin(lab) {
+    // LAB's worker has just started. queue: the reader's changes to live sections not yet sent, {sid, event}, the
+    // newest per attribute; asked: the sections Python was asked to build; building: the one not yet linked (no
+    // other build, no hang watch meanwhile); synced, moved: the query Python was last set from and address.moved
+    // when it was; idleTimer: pump again once the reader has been idle long enough (nextToBuild).
+    lab.schedule = { queue: [], asked: new Set(), building: null, synced: null, moved: 0, idleTimer: 0 };
+  }
+
+  setUp(lab, query) {
+    // Python is set up, its State from QUERY: what next.
+    lab.schedule.synced = query;
+    this.pump(lab);
+  }
+
+  linked(lab) {
+    // The section being built is linked: the next, after the patches it sent before (applyPatches) are applied.
+    lab.schedule.building = null;
+    setTimeout(() => this.pump(lab), 0);
+  }
+
+  idle(lab) {
+    // Python is free again: the reader's next change at once, else after the patches just received (applyPatches).
+    if (lab.schedule.queue.length) this.pump(lab);
+    else setTimeout(() => this.pump(lab), 0);
+  }
+
   sendChange(lab, sid, event) {
     // Panel's handler logic: while the worker is busy, keep only the newest event per model
     // attribute, so a dragged slider sends its latest value, never a backlog.
-    if (!this.current(lab) || (event.setter_id != null && event.setter_id === "py") || lab.patching > 0) return;
-    if (event.model && event.attr) lab.queue = lab.queue.filter(({ event: e }) => !(e.model === event.model && e.attr === event.attr));
-    lab.queue.push({ sid, event });
-    this.state.queueSeen(lab.queue.length);
+    if (!this.current(lab) || (event.setter_id != null && event.setter_id === "py") || lab.handover.patching > 0) return;
+    const { schedule } = lab;
+    if (event.model && event.attr) schedule.queue = schedule.queue.filter(({ event: e }) => !(e.model === event.model && e.attr === event.attr));
+    schedule.queue.push({ sid, event });
+    this.state.queueSeen(schedule.queue.length);
     this.pump(lab);
   }
 
@@ -56,12 +84,13 @@ export class Scheduler {
 
   nextToBuild(lab) {
     // Once the reader is idle (nextBuild): the section to build now, or undefined (then pump runs again later).
-    const unbuilt = lab.sections.filter((sid) => !(sid in lab.docs));
+    const { schedule } = lab;
+    const unbuilt = lab.handover.shown.filter((sid) => !schedule.asked.has(sid));
     const { sid, wait } = nextBuild({ unbuilt, near: this.state.near, distance, seen,
       quietMs: performance.now() - this.lastInputAt, idleMs: IDLE_MS });
     if (wait) {
-      clearTimeout(lab.idleTimer);
-      lab.idleTimer = setTimeout(() => this.pump(lab), wait);
+      clearTimeout(schedule.idleTimer);
+      schedule.idleTimer = setTimeout(() => this.pump(lab), wait);
     }
     return sid;
   }
@@ -71,24 +100,25 @@ export class Scheduler {
     // playing sections' state (catch up), then the hand-over of sections built and caught up, then a build.
     const { state, address } = this;
     if (lab !== state.lab || lab.phase !== "free") return;
-    if (lab.queue.length) {
-      const sid = lab.queue[0].sid; // one section's changes per patch: each has its own document
-      const events = lab.queue.filter((q) => q.sid === sid).map((q) => q.event);
-      lab.queue = lab.queue.filter((q) => q.sid !== sid);
+    const { schedule } = lab, { shown, live, docs } = lab.handover;
+    if (schedule.queue.length) {
+      const sid = schedule.queue[0].sid; // one section's changes per patch: each has its own document
+      const events = schedule.queue.filter((q) => q.sid === sid).map((q) => q.event);
+      schedule.queue = schedule.queue.filter((q) => q.sid !== sid);
       state.patchSent();
-      return this.send(lab, { type: "patch", sid, patch: lab.docs[sid].create_json_patch(events) });
+      return this.send(lab, { type: "patch", sid, patch: docs[sid].create_json_patch(events) });
     }
-    const playing = lab.sections.filter((sid) => !lab.live.has(sid));
+    const playing = shown.filter((sid) => !live.has(sid));
     if (!playing.length) return this.sections.handOver(lab); // all live (or none shown): ready
-    if (address.query !== lab.synced || address.moved !== lab.moved) {
-      [lab.synced, lab.moved] = [address.query, address.moved];
-      return this.send(lab, { type: "state", query: lab.synced, sections: playing, carried: address.carried(playing) });
+    if (address.query !== schedule.synced || address.moved !== schedule.moved) {
+      [schedule.synced, schedule.moved] = [address.query, address.moved];
+      return this.send(lab, { type: "state", query: schedule.synced, sections: playing, carried: address.carried(playing) });
     }
     this.sections.handOver(lab);
-    const sid = lab.building ? undefined : this.nextToBuild(lab);
+    const sid = schedule.building ? undefined : this.nextToBuild(lab);
     if (sid) {
-      lab.building = sid;
-      lab.docs[sid] = null; // asked for
+      schedule.building = sid;
+      schedule.asked.add(sid);
       state.timing(`asked:${sid}`, performance.now());
       this.send(lab, { type: "build", sid });
     }

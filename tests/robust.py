@@ -107,7 +107,7 @@ def poll(page, js: str, arg=None, timeout_s: float = 30, every_s: float = 0.05, 
 
 
 SETTLED_JS = """() => { const lab = window.__wt.lab;
-  return window.__wt.status === 'ready' && lab && lab.phase === 'free' && lab.queue.length === 0; }"""
+  return window.__wt.status === 'ready' && lab && lab.phase === 'free' && lab.schedule.queue.length === 0; }"""
 
 
 def settle(page, quiet_s: float = 0.3, timeout_s: float = 60, strict: bool = True) -> bool:

@@ -314,7 +314,7 @@ def test_a_browser_that_refuses_locks_and_the_address_change_degrades_quietly(br
     try:
         page.goto(classroom.as_uri())
         assert wait_boot_end(page)["status"] == "ready"
-        assert page.evaluate("() => window.__wt.lab.lifeline") is False
+        assert page.evaluate("() => window.__wt.lab.watch.lifeline") is False
         move_and_wait_repaint(page, "sweep.in_scale", "ArrowLeft")
         page.wait_for_function("() => window.__wt.query !== ''")
         query = page.evaluate("() => window.__wt.query")

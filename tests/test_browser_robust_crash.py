@@ -47,7 +47,7 @@ def expect_recovery(s, t0: float, what: str, results: list, hang: bool = False) 
     silence, counted from T0 or the page's own last hold-up, plus NOTICE_MS), the page says so, a new
     worker boots with the URL's state, and the page was not reloaded."""
     page = s.page
-    limit = page.evaluate("() => window.__wt.lab.lifeline ? window.__wt.heartbeat.hung : window.__wt.heartbeat.dead")
+    limit = page.evaluate("() => window.__wt.lab.watch.lifeline ? window.__wt.heartbeat.hung : window.__wt.heartbeat.dead")
     rec = poll(page, "() => window.__wt.crashes.length > 0 && window.__wt.crashes[0]",
                timeout_s=(limit / 1000 + 30) if hang else 10, what=f"the page to notice ({what})")
     noticed = rec["at"] - t0

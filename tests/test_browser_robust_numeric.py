@@ -126,7 +126,7 @@ def test_sliders_faster_than_the_worker(browser, server):
         for i in range(PRESSES):
             page.keyboard.press("ArrowRight")
             if i % 5 == 0:
-                q = page.evaluate("""() => window.__wt.lab.queue.map(({ event: e }) => (e.model && e.model.id) + '.' + e.attr)""")
+                q = page.evaluate("""() => window.__wt.lab.schedule.queue.map(({ event: e }) => (e.model && e.model.id) + '.' + e.attr)""")
                 assert len(q) == len(set(q)), f"two queued events for one attribute: {q}"
                 high = max(high, len(q))
         focus_slider(page, "sweep.in_scale")
