@@ -19,20 +19,43 @@ const OWNERS = { phase: "lab.js", worker: "boot.js", watch: "watch.js", schedule
 const code = (text) => text.replace(/^\s*\/\/.*$/gm, "").replace(/\s\/\/ .*$/gm, ""); // comments out
 // A lab is the name every part gives it (lab, state.lab); what follows is the field and the path into it.
 const LAB = String.raw`(?<![\w$])lab\.(\w+)(?:\.\w+|\[[^\]]*\])*`;
+const STEP = String.raw`\s*(?:[-+*/%|&]?=(?!=)|\+\+|--)`;
+const CHANGE = String.raw`\.(?:push|pop|shift|unshift|splice|sort|reverse|fill|add|delete|clear|set)\(`;
 const WRITES = [
-  new RegExp(String.raw`${LAB}\s*(?:[-+*/%|&]?=(?!=)|\+\+|--)`, "g"), // an assignment or a step
+  new RegExp(LAB + STEP, "g"), // an assignment or a step
   new RegExp(String.raw`(?:\+\+|--|\bdelete\s+)${LAB}`, "g"),
-  new RegExp(String.raw`${LAB}\.(?:push|pop|shift|unshift|splice|sort|reverse|fill|add|delete|clear|set)\(`, "g"),
+  new RegExp(LAB + CHANGE, "g"), // a call that changes a list, set or map
   // Object.assign into the record (field "*": any) or into one of its fields
   /Object\.assign\(\s*(?:go\(\s*)?(?:(?:this\.)?state\.)?lab\b(?:\.(\w+))?/g,
 ];
 const DESTRUCTURED = /(?<![\w$\])])\[([^[\]=;]*)\]\s*=(?!=)/g; // [lab.a, lab.b] = ...
+// A local name for a field or for what it holds: const { schedule } = lab; const beat = lab.watch;
+// const { live } = lab.handover. A write into what such a name holds is a write into that field.
+const ALIAS = /(?:\{([^{}]*)\}|(?<![\w$.])([\w$]+))\s*=\s*(?<![\w$.])lab(?:\.(\w+))?(?![\w$.([])/g;
+
+function aliases(text) {
+  // local name -> the lab field it holds, or holds part of
+  const names = {};
+  for (const [, members, name, field] of text.matchAll(ALIAS)) {
+    if (name && field) names[name] = field;
+    for (const member of (members || "").split(",").map((m) => m.trim()).filter((m) => /^[\w$]/.test(m))) {
+      const [key, local = key] = member.split(/\s*[:=]\s*/).slice(0, 2);
+      names[member.includes(":") ? local : key] = field || key;
+    }
+  }
+  return names;
+}
 
 function labWrites(text) {
   // Each write into a lab record's fields in TEXT (JS, comments out): [field, the write].
   const found = WRITES.flatMap((re) => [...text.matchAll(re)].map((m) => [m[1] || "*", m[0].trim()]));
   for (const m of text.matchAll(DESTRUCTURED)) {
     for (const field of m[1].matchAll(new RegExp(LAB, "g"))) found.push([field[1], m[0].trim()]);
+  }
+  for (const [name, field] of Object.entries(aliases(text))) {
+    const held = String.raw`(?<![\w$.])${name.replace(/\$/g, "\\$")}`, path = String.raw`(?:\.\w+|\[[^\]]*\])`;
+    const through = new RegExp(`${held}${path}+${STEP}|${held}${path}*${CHANGE}|Object\\.assign\\(\\s*${held}\\b`, "g");
+    for (const m of text.matchAll(through)) found.push([field, m[0].trim()]);
   }
   return found;
 }
@@ -49,11 +72,12 @@ test("the write finder finds writes into a lab, and not reads", () => {
     "lab.handover.patching += 1;", "[lab.schedule.synced, lab.schedule.moved] = [q, m];", "state.lab.worker = w;",
     "Object.assign(go(lab, 'sections'), { base });", "delete lab.scripts;", "++lab.watch.pingN;",
     "Object.assign(lab.handover, { shown });"].join(" ");
-  assert.deepEqual(labWrites(writes).map(([field]) => field).sort(),
-    ["*", "handover", "handover", "handover", "schedule", "schedule", "schedule", "scripts", "watch", "watch", "worker"]);
+  assert.deepEqual(labWrites(writes).map(([field]) => field).sort(), ["*", "handover", "handover", "handover",
+    "schedule", "schedule", "schedule", "scripts", "watch", "watch", "worker"]);
   const reads = ["if (lab.phase === 'free' && lab.schedule.queue.length <= 2 && lab.watch.pingN !== n) x = 1;",
-    "const docs = lab.handover.docs[sid]; codelab.x = 1; player.lab = 2; const lab = go(newLab('paused'), 'start');",
-    "row[lab.phase] = 3; lab.worker.postMessage(m);"].join(" ");
+    "const doc = lab.handover.docs[sid]; codelab.x = 1; player.lab = 2; const lab = go(newLab('paused'), 'start');",
+    "row[lab.phase] = 3; lab.worker.postMessage(m); const { queue } = lab.schedule; if (queue.length) y = queue[0];"]
+    .join(" ");
   assert.deepEqual(labWrites(reads), []);
 });
 
@@ -64,6 +88,11 @@ test("a write planted outside its owner is caught, and the owner's own is not", 
   assert.deepEqual(misplaced("watch.js", "lab.watch.pingAt = 0;"), []);
   assert.deepEqual(misplaced("boot.js", "lab.heartbeat = setInterval(tick, 50);"),
     ["boot.js: lab.heartbeat = (heartbeat is no module's)"]);
+  const aliased = "const { watch } = lab, beat = lab.watch; watch.pingAt = 0; beat.pingN += 1;\n" +
+    "const { live, docs: documents } = lab.handover; live.add(sid); documents[sid] = d; if (live.has(s)) beat.heard;";
+  assert.deepEqual(misplaced("schedule.js", aliased), ["schedule.js: watch.pingAt = (watch is watch.js's)",
+    "schedule.js: beat.pingN += (watch is watch.js's)", "schedule.js: live.add( (handover is handover.js's)",
+    "schedule.js: documents[sid] = (handover is handover.js's)"]);
 });
 
 const site = resolve(root, "site");
