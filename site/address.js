@@ -9,7 +9,7 @@
 export class Address {
   query; // what the URL holds (until the first write: as the page was opened)
   moved = 0; // how many times the player changed a value no link holds (the query does not show those moves)
-  #rules; // site/state.js's codec: how values are read from and written to a query
+  #rules; // site/state.js's Codec: how values are read from and written to a query
   #loc; // the page's location (a test's stand-in)
   #hist; // the page's history, whose replaceState writes the address bar
   #values; // {key: value} as the URL shows it

@@ -35,7 +35,7 @@ import { Messages } from "./messages.js";
 import { Watch } from "./watch.js";
 
 // Where the worker and the page's files come from: this site over http (this), or, in the classroom file
-// opened from disk, the page itself (site/classroom.js's classroomTransport).
+// opened from disk, the page itself (site/classroom.js's ClassroomTransport).
 export const httpTransport = {
   ready: Promise.resolve(), worker: () => new Worker("worker.js", { type: "module" }), url: (path) => path, localize: (value) => value,
 };

@@ -21,7 +21,7 @@ export class Page {
   #links; // the share links, which carry the address's query (links.js)
 
   constructor(rules, address) {
-    // rules: site/state.js's codec; address: the address bar's one writer (address.js).
+    // rules: site/state.js's Codec; address: the address bar's one writer (address.js).
     const { values } = rules.parseQuery(location.search);
     this.hide = values.hide ? values.hide.split(rules.hideSep) : [];
     Object.assign(this, { theme: values.theme, embed: values.embed, live: values.live, projector: values.projector });

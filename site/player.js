@@ -194,7 +194,7 @@ export class Player {
   // The playback's controls: what they say (state), read from the URL (sync) and from the reader's moves, each move
   // written to the address (address.js) and answered from the tables (Answers).
   state = {}; // section id -> {key: value}, what the controls say
-  #rules; // site/state.js's codec of the page's rules
+  #rules; // site/state.js's Codec of the page's rules
   #address; // the address bar's one writer (address.js)
   #playerMoved; // (): the live lab takes what the player wrote to the URL (main.js)
   #answers; // what each section shows (Answers)
