@@ -63,11 +63,25 @@ function numericsPool({ config, transport, state, live, pageAddress }) {
   });
 }
 
-export function startLab(config, transport, { live, address, player }) {
+export function startLab(config, transport, { live, address, player, offGrid = [] }) {
   // config: the build's (#wt-build); transport: httpTransport or the classroom file's; live: page.js's live= value;
-  // address: the address bar's one writer (address.js); player: the playback (player.js), put back by a restart.
+  // address: the address bar's one writer (address.js); player: the playback (player.js), put back by a restart;
+  // offGrid: the sections the page was opened off the grid of (early.js's offGrid).
   // Returns the lab's state (labstate.js), which the hook (hook.js) shows.
-  return new LiveLab(config, transport, { live, address, player }).state;
+  return new LiveLab(config, transport, { live, address, player, offGrid }).state;
+}
+
+// On this many cores or fewer, two Pyodides booting at once each take about twice as long (bench/README.md,
+// bootorder.py): a page opened off a grid, whose first live answer is the numerics worker's, boots that worker first
+// and the Panel worker once it is up, at most HOLD_MS later. WebKit (Safari, every iPhone browser) clamps the count
+// it reports to 4 or 8 against fingerprinting, so where the browser does not say its memory either (WebKit,
+// Firefox; Chromium says both), a 4 may be 2 cores: counted as few.
+export const FEW_CORES = 2, CLAMPED_CORES = 4, HOLD_MS = 20_000;
+
+export function numericsFirst({ offGrid, cores = 1, memory, poolSize }) {
+  // Whether the Panel worker waits for a numerics worker: a page opened off a grid, on few cores, with a pool.
+  const few = cores <= FEW_CORES || (memory === undefined && cores <= CLAMPED_CORES);
+  return offGrid.length > 0 && poolSize > 0 && few;
 }
 
 // What the live lab needs that an old or limited browser may lack (the classroom file adds its own): the
@@ -84,14 +98,17 @@ class LiveLab {
   config; transport; address; // as startLab was given them
   pageAddress = location.href.split(/[?#]/)[0]; // this page without query, for the links Python writes
   pool = null; // the numerics workers (pool.js)
+  hold = false; // the first start waits for a numerics worker to be up (numericsFirst)
   status = null; sections = null; scheduler = null; watch = null; messages = null; // the parts start() and Retry ask
   // lab is the state's current lab and has not failed: what a part still acts on (a replaced lab's words are not)
   current = (lab) => lab === this.state.lab && lab.phase !== "failed";
 
-  constructor(config, transport, { live, address, player }) {
+  constructor(config, transport, { live, address, player, offGrid }) {
     Object.assign(this, { config, transport, address });
     const { state, pageAddress } = this;
     this.pool = numericsPool({ config, transport, state, live, pageAddress });
+    this.hold = numericsFirst({ offGrid, cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
+      poolSize: this.pool.size });
     // before Panel: off the grid, in the pool
     const early = new Early({ player, pool: this.pool, paused: () => state.status === "paused" });
     this.makeParts({ config, transport, address, player });
@@ -145,7 +162,18 @@ class LiveLab {
     }
     status.setStatus("booting", "Starting…", 0);
     const lab = go(state.lab && state.lab.phase === "paused" ? state.lab : newLab("paused"), "start");
+    if (!this.hold) return this.spawn(lab);
+    this.hold = false; // a restart starts the Panel worker at once
+    state.use(lab);
+    const held = new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+    Promise.race([this.pool.warm(), held]).then(() => { if (this.current(lab)) this.spawn(lab); });
+  }
+
+  spawn(lab) {
+    // The Panel worker of LAB, and each part's record of it.
+    const { state, status, transport } = this;
     const worker = (lab.worker = transport.worker());
+    state.timing("panel_started", performance.now());
     state.use(lab, worker);
     // each part's record of this worker (lab.js's newLab), before anything the worker says
     this.sections.begin(lab);

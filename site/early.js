@@ -4,6 +4,10 @@
 // draws) and put into the section's slots, marked live; Panel's section, when it takes over, shows the same bytes.
 // player.js tells this module of every answer it plays (played); a section answers so when its table says
 // early (its results follow every control). Data saver: nothing starts before the reader asks for the lab.
+// Opened off the grid: on a machine with few cores, a page whose link is off an early section's grid boots one
+// numerics worker before the Panel worker (boot.js), since that answer is the first live thing its reader needs.
+import { asRead, lookup } from "./player.js";
+
 export const LIVE_LINE = "Computed live in your browser by this page's own code (NumPy, in a worker of its own) " +
   "while the rest of the live lab loads; its controls take over when Python has loaded.";
 
@@ -55,3 +59,16 @@ export class Early {
 }
 
 const playerOf = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
+
+/** The sections a numerics worker answers early whose setting in QUERY is off their playback grid (the page's
+ * config.playback: each section's keys, values and early), read by the page's RULES (state.js's Codec). */
+export function offGrid(playback, rules, query) {
+  const { values } = rules.parseQuery(query);
+  return Object.entries(playback).filter(([sid, grid]) => {
+    if (!grid.early) return false;
+    const controls = rules.section(sid).filter((c) => rules.kind(c).url);
+    const st = Object.fromEntries(controls.map((c) => [c.name, values[c.key]]));
+    const defaults = Object.fromEntries(controls.map((c) => [c.name, c.default]));
+    return lookup(grid, asRead(rules.fills(sid), st, defaults), controls).approx.length > 0;
+  }).map(([sid]) => sid);
+}

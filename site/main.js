@@ -9,6 +9,7 @@ import { Address } from "./address.js";
 import { Page } from "./page.js";
 import { Player } from "./player.js";
 import { httpTransport, startLab } from "./boot.js";
+import { offGrid } from "./early.js";
 import { ClassroomTransport } from "./classroom.js";
 import { install as installReadout } from "./readout.js";
 import { installFront } from "./front.js";
@@ -32,7 +33,9 @@ const player = new Player(config, rules, transport, {
   played: (sid, off) => lab && lab.early.played(sid, off),
   playerMoved: () => lab && lab.playerMoved(),
 });
-lab = startLab(config, transport, { live: page.live, address, player });
+// The sections the link opens off their grid (of the one embedded, if any): there the lab boots a numerics worker first.
+const offGridAt = offGrid(config.playback || {}, rules, address.query).filter((sid) => !page.embed || sid === page.embed);
+lab = startLab(config, transport, { live: page.live, address, player, offGrid: offGridAt });
 // The one hook (hook.js): read-only, for tests and bench; nothing on the page reads it.
 window.__wt = hook({ config, transport, address, page, player, lab });
 installDrop(document); // a dropped file goes to the live section under it, never opens in this tab

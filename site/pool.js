@@ -221,6 +221,20 @@ export class Pool {
     this.workers = [];
   }
 
+  warm() {
+    // A clean worker up before anything is asked of it (started if there is none): a promise that it is up or
+    // could not start, never rejected (boot.js waits on it to start the Panel worker after it).
+    if (!this.size) return Promise.resolve();
+    try {
+      const worker = this.workers.find((w) => !w.dead && !w.tainted) || this.#start();
+      this.#next(); // idle until asked: released after idleMs if nothing is
+      return worker.ready.then(() => {}, () => {});
+    } catch (err) {
+      this.#fail(err);
+      return Promise.resolve();
+    }
+  }
+
   ask(msg) {
     // A section's slots for a setting ({section, query}; site/early.js), from a worker without a part (started if
     // there is none): a promise of their JSON text, rejected with why not.

@@ -83,3 +83,27 @@ def test_back_on_the_grid_the_table_answers_and_a_late_live_answer_is_dropped(he
     assert page.evaluate("__wt.early.answered") == 0
     assert page.locator(f"{PLAYER}[data-approx=false]:not([data-early])").count() == 1
     assert "Computed at build" in page.locator(f"{PLAYER} .wt-player-status").text_content()
+
+
+@pytest.mark.parametrize("cores", [2, 4])
+def test_a_page_opened_off_the_grid_boots_its_numerics_worker_first_on_few_cores(browser, server, cores):
+    # On FEW_CORES (site/boot.js) the Panel worker is made once the numerics worker is up, so the early answer does
+    # not share two cores with Panel's boot; with more cores both start at once. Panel then shows the same bytes.
+    said = f"Object.defineProperty(navigator, 'hardwareConcurrency', {{get: () => {cores}}});"
+    ctx = new_context(browser, Recorder(), init_js=(said,))
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=sweep&sweep.sigma={OFF_GRID}", wait_until="domcontentloaded")
+        page.locator(f"{PLAYER}[data-early=true]").wait_for(timeout=60_000)
+        early = page.evaluate(SLOTS_JS, page.locator("#live-sweep").element_handle())
+        wait_booted(page)
+        made, up = page.evaluate("[__wt.timings.panel_started, __wt.pool.boots[0].ready]")
+        if cores <= 2:
+            assert made >= up, f"the Panel worker was made at {made:.0f} ms, before the numerics worker was up at {up:.0f}"
+        else:
+            assert made < up, f"with {cores} cores the Panel worker waited for the numerics worker ({made:.0f} >= {up:.0f})"
+        page.locator("#live-sweep[data-live=true]").wait_for(timeout=60_000)
+        live = page.evaluate(SLOTS_JS, page.locator("#live-root-sweep").element_handle())
+        assert live == early
+    finally:
+        ctx.close()

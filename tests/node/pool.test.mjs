@@ -238,3 +238,33 @@ test("Cancel of a part of the reader's code ends its worker (the code may never 
   assert.deepEqual(posted.map((m) => [m.kind, m.run]), [["points", 15]], "nothing said of the cancelled Run");
   pool.release();
 });
+
+test("warm: one clean worker up before any ask, which the ask then uses; released if none comes", async () => {
+  const { made, spawn } = fakeWorkers();
+  const pool = new Pool({ size: 2, spawn, boot: {}, post: () => {}, idleMs: 1e6 });
+  await pool.warm();
+  assert.equal(made.length, 1);
+  await pool.warm();
+  assert.equal(made.length, 1, "a second warm takes the worker that is up");
+  assert.equal(await pool.ask({ section: "sweep", query: "q" }), '{"readout": "q"}');
+  assert.equal(made.length, 1, "the ask went to the warm worker");
+  pool.release();
+
+  const idle = fakeWorkers();
+  const unasked = new Pool({ size: 1, spawn: idle.spawn, boot: {}, post: () => {}, idleMs: 5 });
+  await unasked.warm();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(idle.made[0].terminated && unasked.released === 1, "nothing asked: released once idle");
+});
+
+test("warm never rejects: a worker that cannot boot, or no pool at all, lets the Panel worker start", async () => {
+  const broken = fakeWorkers({ bootFails: true });
+  const pool = new Pool({ size: 1, spawn: broken.spawn, boot: {}, post: () => {}, idleMs: 1e6 });
+  await pool.warm();
+  const none = new Pool({ size: 0, spawn: () => { throw new Error("no workers"); }, boot: {}, post: () => {} });
+  await none.warm();
+  const throwing = new Pool({ size: 1, spawn: () => { throw new Error("no workers here"); }, boot: {}, post: () => {} });
+  await throwing.warm();
+  assert.equal(throwing.size, 0, "a pool that cannot start says so and asks no more");
+  pool.release();
+});

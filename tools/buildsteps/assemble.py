@@ -98,13 +98,17 @@ def built_results(files: dict[str, bytes], config: dict, results: str) -> None:
 
 
 def playback(files: dict[str, bytes], config: dict, tables: dict[str, str]) -> None:
-    """The playback TABLES (weighttying.playback) as playback/<id>.json with their SRI in config["playback"];
-    config["live_bytes"] is what the live lab downloads, compressed as served, for the data saver's button."""
+    """The playback TABLES (weighttying.playback) as playback/<id>.json with their SRI, grid and early flag in
+    config["playback"]; config["live_bytes"] is what the live lab downloads, compressed as served, for the data
+    saver's button."""
     config["playback"] = {}
     for sid, table in tables.items():
         rel = f"playback/{sid}.json"
         files[rel] = table.encode()
-        config["playback"][sid] = {"file": rel, "integrity": sri(files[rel])}
+        # its grid and whether a numerics worker answers off it, so the page knows at once whether the link it was
+        # opened with is off a grid (site/early.js's offGrid: the boot order), before any table is fetched
+        grid = {k: v for k, v in json.loads(table).items() if k in ("keys", "values", "early")}
+        config["playback"][sid] = {"file": rel, "integrity": sri(files[rel]), **grid}
     live = [rel for rel in files if rel.startswith(f"{RUNTIME}/") or rel in config["scripts"] or rel == "worker.js"]
     br = brotlied([files[rel] for rel in live if len(files[rel]) >= 4096])
     config["live_bytes"] = sum(min(len(files[rel]), len(gzipped(files[rel])), len(br.get(sha256(files[rel]), files[rel])))
