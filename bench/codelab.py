@@ -2,13 +2,16 @@
 worker is up: .venv/bin/python bench/codelab.py
 
     .venv/bin/python bench/codelab.py [--runs 3] [--presses 4] [--dist dist] [--out bench/out/codelab.json]
+                                      [--read-ms 0]
 
 Per run, a brand-new Chromium profile opens dist/?embed=codelab (the section alone, as an iframe embeds it) and, as
 soon as the section is live, puts the lesson's correct backward in the editor as the reader's code (the build's text
 and a comment line, so the choice is "yours") and presses Run; then --presses - 1 more Runs of it. On the page clock:
 `result_ms`, from the click to the verdict shown (every entry checked, the random check, the verdict: the Run's first
-result), and `done_ms`, to the race's "Done." (600 steps, two models). The first press starts the numerics worker,
-where the reader's code runs; the later ones find it up: `warm_result_ms` is their median over every run.
+result), and `done_ms`, to the race's "Done." (600 steps, two models). The first press takes the numerics worker,
+where the reader's code runs, that the edit started, as any edit to the live section does, booting or up (--read-ms:
+the pause between the edit and that press, a reader looking over their code); the later ones find it up:
+`warm_result_ms` is their median over every run.
 `first_result_ms` is the first press's verdict from navigation (the whole cold path: readable page, Python,
 hand-over, worker, check), beside `live_ms` (the section handed over) and `fcp_ms` (the prerendered section, its
 verdict for the build's backward included, painted). Before each later press a Run of the same code with a syntax
@@ -93,8 +96,9 @@ def press(page, want: str, race: bool = True) -> dict:
     return {"click_ms": w["click"], "result_ms": w["result"] - w["click"], "done_ms": w["done"] - w["click"]}
 
 
-def visit(browser, url: str, presses: int, want: str) -> dict:
-    """One cold page: Run the correct backward as the reader's code as soon as the section is live, then again."""
+def visit(browser, url: str, presses: int, want: str, read_ms: int = 0) -> dict:
+    """One cold page: Run the correct backward as the reader's code as soon as the section is live (READ_MS after the
+    edit: a reader looking over their code first), then again."""
     ctx = harness.new_context(browser)
     try:
         page = ctx.new_page()
@@ -103,6 +107,7 @@ def visit(browser, url: str, presses: int, want: str) -> dict:
         live_ms = page.evaluate("() => window.__wt.timings.live.codelab")
         put(page, correct(0))
         page.locator(f"{LIVE} [data-testid=codelab-not-run]").wait_for(timeout=30_000)  # "yours", not run yet
+        page.wait_for_timeout(read_ms)
         first = press(page, want)
         runs, errors = [first], []
         for n in range(1, presses):
@@ -152,6 +157,7 @@ def main(argv=None) -> int:
     ap.add_argument("--presses", type=int, default=4, help="Runs per page (the first starts the numerics worker)")
     ap.add_argument("--dist", type=Path, default=ROOT / "dist")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "codelab.json")
+    ap.add_argument("--read-ms", type=int, default=0, help="the pause between the edit and the first Run")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -162,7 +168,7 @@ def main(argv=None) -> int:
         try:
             for i in range(args.runs):
                 pages.append(failures.tried(f"page {i + 1}", visit, browser, f"{server.url}?embed=codelab",
-                                            args.presses, want))
+                                            args.presses, want, args.read_ms))
                 load.append(os.getloadavg())
                 print(f"page {i + 1}: {pages[-1]}", file=sys.stderr)
         finally:
@@ -174,7 +180,7 @@ def main(argv=None) -> int:
            "warm_over_cpython": failures.ratio(rows["warm_result_ms"], base.get("median_checked_ms")),
            "targets": TARGETS, "met": {k: rows[k] is not None and rows[k] <= v for k, v in TARGETS.items()},
            "failed": failed, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           "loadavg": load, "cpus": os.cpu_count()}
+           "loadavg": load, "cpus": os.cpu_count(), "read_ms": args.read_ms}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1))
     shown = ("summary", "cpython", "warm_over_cpython", "met", "failed", "loadavg")

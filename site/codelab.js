@@ -142,8 +142,9 @@ class KeptEdit {
   }
 }
 
-function extensions(doc, host, kept, run) {
-  // The editor's CodeMirror extensions: a Python editor whose every edit is written into the control's box and kept.
+function extensions(doc, host, kept, run, warm) {
+  // The editor's CodeMirror extensions: a Python editor whose every edit is written into the control's box and kept;
+  // once the section is live, an edit has a numerics worker booted (warm) for the Run it is heading for.
   return [
     lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
     indentOnInput(), bracketMatching(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), python(),
@@ -157,6 +158,7 @@ function extensions(doc, host, kept, run) {
       if (!u.docChanged) return;
       const text = u.state.doc.toString();
       written(text, doc);
+      if (liveSection(doc)) warm();
       // held: not kept, and counted on the host (data-held), so a check can see an edit passed by unkept
       if (kept.held) host.dataset.held = String(Number(host.dataset.held || 0) + 1);
       else kept.edited(text);
@@ -164,14 +166,16 @@ function extensions(doc, host, kept, run) {
   ];
 }
 
-/** The editor in HOST (null: none on this page), starting from the control's text; RUN() on Ctrl/Cmd+Enter. */
-export function mount(doc = document, run = () => {}, storage = globalThis.localStorage, { pageUrl, dropFragment } = {}) {
+/** The editor in HOST (null: none on this page), starting from the control's text; RUN() on Ctrl/Cmd+Enter;
+ * WARM() on an edit once the section is live. */
+export function mount(doc = document, run = () => {}, storage = globalThis.localStorage,
+  { pageUrl, dropFragment, warm = () => {} } = {}) {
   const host = doc.querySelector(HOST), start = box(doc);
   if (!host || !start || host.dataset.mounted) return null;
   host.dataset.mounted = "true";
   const original = start.defaultValue; // the control's default: the lesson's source, emitted at build
   const kept = new KeptEdit(storage, original);
-  const view = new EditorView({ parent: host, state: EditorState.create({ doc: start.value, extensions: extensions(doc, host, kept, run) }) });
+  const view = new EditorView({ parent: host, state: EditorState.create({ doc: start.value, extensions: extensions(doc, host, kept, run, warm) }) });
   // in the still code's place, the same size (site/style.css), above the bar; code longer than the box scrolls in
   // it, and a box that scrolls is a tab stop of its own (axe's scrollable-region-focusable: a keyboard scrolls it)
   host.querySelector(".wt-codelab-still").replaceWith(view.dom);
@@ -206,6 +210,7 @@ export function pressRun(doc = document) {
 
 /** Mount the editor once the page is parsed. */
 export function installEditor(doc = document, links = {}, run = () => pressRun(doc)) {
-  // links: {pageUrl() (this page's link with its query), dropFragment() (the address bar's one writer drops the #)}
+  // links: {pageUrl() (this page's link with its query), dropFragment() (the address bar's one writer drops the #),
+  // warm() (the lab's pool boots a worker for the reader's code)}
   whenDom(() => mount(doc, run, globalThis.localStorage, links));
 }

@@ -221,12 +221,14 @@ export class Pool {
     this.workers = [];
   }
 
-  warm() {
-    // A clean worker up before anything is asked of it (started if there is none): a promise that it is up or
-    // could not start, never rejected (boot.js waits on it to start the Panel worker after it).
-    if (!this.size) return Promise.resolve();
+  warm({ reader = false } = {}) {
+    // A worker up before anything is asked of it (started if there is none and the pool has room): a promise that it
+    // is up or could not start, never rejected. boot.js waits on it to start the Panel worker after it; the code lab
+    // warms one for the reader's code (reader: a tainted worker will do), so its first Run does not wait for a boot.
+    const fit = this.workers.find((w) => !w.dead && (reader || !w.tainted));
+    if (!this.size || (!fit && this.workers.length >= this.size)) return Promise.resolve();
     try {
-      const worker = this.workers.find((w) => !w.dead && !w.tainted) || this.#start();
+      const worker = fit || this.#start();
       this.#next(); // idle until asked: released after idleMs if nothing is
       return worker.ready.then(() => {}, () => {});
     } catch (err) {

@@ -170,8 +170,14 @@ def test_code_typed_before_python_is_in_the_live_section(browser, server):
         page.locator(LIVE).wait_for(timeout=60_000)
         assert page.evaluate(LIVE_BOX_JS).endswith("# typed while Python loads")
         page.locator(f"{LIVE} [data-testid=codelab-not-run]").wait_for(timeout=30_000)
+        assert page.evaluate("__wt.pool.started") == 0, "an edit before the section is live boots no worker"
         type_at_end(page, "\n# and after")
         until(lambda: (page.evaluate(LIVE_BOX_JS) or "").endswith("# and after"))
+        # an edit to the live section boots the worker its Run will take, so the Run does not wait for a boot
+        assert until(lambda: page.evaluate("__wt.pool.started") == 1)
+        page.keyboard.press("Control+Enter")
+        assert until(lambda: page.evaluate("__wt.pool.workers.some((w) => w.tainted)"), timeout_s=60)
+        assert page.evaluate("__wt.pool.started") == 1, "the Run took the worker the edit had booted"
 
 
 def test_reader_code_runs_on_a_worker_errors_at_their_line_and_a_reload_restores_it(live):

@@ -268,3 +268,17 @@ test("warm never rejects: a worker that cannot boot, or no pool at all, lets the
   assert.equal(throwing.size, 0, "a pool that cannot start says so and asks no more");
   pool.release();
 });
+
+test("warm for the reader's code takes a tainted worker; a full pool starts none", async () => {
+  const { made, spawn } = fakeWorkers();
+  const pool = new Pool({ size: 1, spawn, boot: {}, post: () => {}, idleMs: 1e6 });
+  pool.run({ sid: "codelab", run: 1, parts: ["yours"], quiet_s: 10 });
+  await tick();
+  made[0].batch(true); // the reader's code ran there: tainted
+  await tick();
+  await pool.warm({ reader: true });
+  assert.equal(made.length, 1, "the tainted worker will do for the next Run of reader code");
+  await pool.warm();
+  assert.equal(made.length, 1, "a clean one would exceed the pool's size: none started");
+  pool.release();
+});
