@@ -14,7 +14,6 @@
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import html
 import json
@@ -28,7 +27,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import live_page
-from harness import new_context, until, wait_booted
+from harness import until, wait_booted
 from weighttying import codelab, codelab_bugs
 from weighttying import state
 from weighttying.precision import carried
@@ -53,38 +52,26 @@ def shown(page, box: str = BOX) -> dict[str, str]:
             for h in HOOKS if page.locator(f"{box} [data-testid={h}]").count()}
 
 
-@contextlib.contextmanager
-def opened(browser, url: str):
-    """A page of a fresh profile at URL (its DOM parsed), closed with its context after the test."""
-    ctx = new_context(browser)
-    try:
-        page = ctx.new_page()
-        page.goto(url, wait_until="domcontentloaded")
-        yield page
-    finally:
-        ctx.close()
-
-
 def wait_verdict(page, text: str, box: str = BOX) -> None:
     """Until the verdict's data-value is text: whole, since two bugs' verdicts can share every word but the bug's name."""
     expect(page.locator(f"{box} [data-testid=codelab-verdict]")).to_have_attribute("data-value", text, timeout=60_000)
 
 
-def test_every_named_bug_answers_before_python(browser, server):
-    with opened(browser, f"{server.url}?embed=codelab&live=click") as page:
-        for bug in (b.id for b in codelab_bugs.BUGS):
-            page.select_option("#wt-p-codelab-bug", bug)
-            expected = want(bug)
-            wait_verdict(page, expected["codelab-verdict"])
-            assert shown(page) == expected, bug
-        outcome = codelab.checks(codelab.bug_source("output_only"), k=5)
-        page.select_option("#wt-p-codelab-bug", "output_only")
-        page.fill("#wt-p-codelab-k-box", "5")
-        page.locator("#wt-p-codelab-k-box").dispatch_event("change")
-        page.locator(f"{BOX} [data-testid=codelab-random]", has_text="5 random entries").wait_for(timeout=5_000)
-        assert shown(page)["codelab-random-miss"] == want("output_only", 5)["codelab-random-miss"]
-        assert float(shown(page)["codelab-random-miss"]) == pytest.approx(outcome["random"]["miss_probability"], rel=1e-5)
-        assert page.evaluate("() => !window.__wt || window.__wt.status !== 'ready'")  # no Python was asked for
+def test_every_named_bug_answers_before_python(page, server):
+    page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+    for bug in (b.id for b in codelab_bugs.BUGS):
+        page.select_option("#wt-p-codelab-bug", bug)
+        expected = want(bug)
+        wait_verdict(page, expected["codelab-verdict"])
+        assert shown(page) == expected, bug
+    outcome = codelab.checks(codelab.bug_source("output_only"), k=5)
+    page.select_option("#wt-p-codelab-bug", "output_only")
+    page.fill("#wt-p-codelab-k-box", "5")
+    page.locator("#wt-p-codelab-k-box").dispatch_event("change")
+    page.locator(f"{BOX} [data-testid=codelab-random]", has_text="5 random entries").wait_for(timeout=5_000)
+    assert shown(page)["codelab-random-miss"] == want("output_only", 5)["codelab-random-miss"]
+    assert float(shown(page)["codelab-random-miss"]) == pytest.approx(outcome["random"]["miss_probability"], rel=1e-5)
+    assert page.evaluate("() => !window.__wt || window.__wt.status !== 'ready'")  # no Python was asked for
 
 
 STEPS = 40  # not the build's race: the race waits for Run
@@ -129,55 +116,55 @@ def type_at_end(page, text: str) -> None:
     page.keyboard.type(text)
 
 
-def test_the_editor_before_python(browser, server):
-    with opened(browser, f"{server.url}?embed=codelab&live=click") as page:
-        editor = page.locator(EDITOR)
-        editor.wait_for(timeout=10_000)
-        assert "Escape then Tab" in editor.get_attribute("aria-label")
-        assert editor_text(page).rstrip("\n") == codelab.original_source().rstrip("\n")  # the build's text
-        lines = codelab.original_source().count("\n")
-        assert page.locator(".wt-codelab-editor .cm-lineNumbers .cm-gutterElement").count() >= lines
-        assert page.locator(".wt-codelab-editor .cm-line").first.locator("span").count() >= 2  # highlighted
-        type_at_end(page, "\nprint('hi')")
-        assert page.input_value("#wt-p-codelab-bug") == "yours"  # the reader's code selects "yours"
-        assert "print('hi')" in page.input_value("#wt-p-codelab-code")
-        assert "codelab.bug=yours" in page.url and "print" not in page.url  # the code never enters the address
-        page.keyboard.press("Control+z")
-        assert "print('hi')" not in editor_text(page)
-        page.keyboard.press("Escape")
-        page.keyboard.press("Tab")
-        assert page.evaluate("() => !document.activeElement.closest('.cm-editor')")  # Escape then Tab leaves it
-        page.select_option("#wt-p-codelab-bug", "output_only")
-        page.locator(f"{BOX} .wt-code-load").click()
-        assert "    dE = dlogits.T @ h" in editor_text(page)
+def test_the_editor_before_python(page, server):
+    page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+    editor = page.locator(EDITOR)
+    editor.wait_for(timeout=10_000)
+    assert "Escape then Tab" in editor.get_attribute("aria-label")
+    assert editor_text(page).rstrip("\n") == codelab.original_source().rstrip("\n")  # the build's text
+    lines = codelab.original_source().count("\n")
+    assert page.locator(".wt-codelab-editor .cm-lineNumbers .cm-gutterElement").count() >= lines
+    assert page.locator(".wt-codelab-editor .cm-line").first.locator("span").count() >= 2  # highlighted
+    type_at_end(page, "\nprint('hi')")
+    assert page.input_value("#wt-p-codelab-bug") == "yours"  # the reader's code selects "yours"
+    assert "print('hi')" in page.input_value("#wt-p-codelab-code")
+    assert "codelab.bug=yours" in page.url and "print" not in page.url  # the code never enters the address
+    page.keyboard.press("Control+z")
+    assert "print('hi')" not in editor_text(page)
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !document.activeElement.closest('.cm-editor')")  # Escape then Tab leaves it
+    page.select_option("#wt-p-codelab-bug", "output_only")
+    page.locator(f"{BOX} .wt-code-load").click()
+    assert "    dE = dlogits.T @ h" in editor_text(page)
 
 
-def test_an_edit_is_kept_even_when_the_page_reloads_at_once(browser, server):
+def test_an_edit_is_kept_even_when_the_page_reloads_at_once(page, server):
     # the keep waits for a pause in typing; a reload right after a keystroke must still find the edit
-    with opened(browser, f"{server.url}?embed=codelab&live=click") as page:
-        page.locator(EDITOR).wait_for(timeout=10_000)
-        type_at_end(page, "\n# kept at once")
-        page.reload(wait_until="domcontentloaded")
-        page.locator(EDITOR).wait_for(timeout=10_000)
-        assert editor_text(page).endswith("# kept at once")
+    page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+    page.locator(EDITOR).wait_for(timeout=10_000)
+    type_at_end(page, "\n# kept at once")
+    page.reload(wait_until="domcontentloaded")
+    page.locator(EDITOR).wait_for(timeout=10_000)
+    assert editor_text(page).endswith("# kept at once")
 
 
-def test_code_typed_before_python_is_in_the_live_section(browser, server):
-    with opened(browser, f"{server.url}?embed=codelab") as page:
-        type_at_end(page, "\n# typed while Python loads")
-        assert page.evaluate("() => window.__wt.status === 'booting' && !document.querySelector('[data-live=true]')")
-        wait_booted(page)
-        page.locator(LIVE).wait_for(timeout=60_000)
-        assert page.evaluate(LIVE_BOX_JS).endswith("# typed while Python loads")
-        page.locator(f"{LIVE} [data-testid=codelab-not-run]").wait_for(timeout=30_000)
-        assert page.evaluate("__wt.pool.started") == 0, "an edit before the section is live boots no worker"
-        type_at_end(page, "\n# and after")
-        until(lambda: (page.evaluate(LIVE_BOX_JS) or "").endswith("# and after"))
-        # an edit to the live section boots the worker its Run will take, so the Run does not wait for a boot
-        assert until(lambda: page.evaluate("__wt.pool.started") == 1)
-        page.keyboard.press("Control+Enter")
-        assert until(lambda: page.evaluate("__wt.pool.workers.some((w) => w.tainted)"), timeout_s=60)
-        assert page.evaluate("__wt.pool.started") == 1, "the Run took the worker the edit had booted"
+def test_code_typed_before_python_is_in_the_live_section(page, server):
+    page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+    type_at_end(page, "\n# typed while Python loads")
+    assert page.evaluate("() => window.__wt.status === 'booting' && !document.querySelector('[data-live=true]')")
+    wait_booted(page)
+    page.locator(LIVE).wait_for(timeout=60_000)
+    assert page.evaluate(LIVE_BOX_JS).endswith("# typed while Python loads")
+    page.locator(f"{LIVE} [data-testid=codelab-not-run]").wait_for(timeout=30_000)
+    assert page.evaluate("__wt.pool.started") == 0, "an edit before the section is live boots no worker"
+    type_at_end(page, "\n# and after")
+    until(lambda: (page.evaluate(LIVE_BOX_JS) or "").endswith("# and after"))
+    # an edit to the live section boots the worker its Run will take, so the Run does not wait for a boot
+    assert until(lambda: page.evaluate("__wt.pool.started") == 1)
+    page.keyboard.press("Control+Enter")
+    assert until(lambda: page.evaluate("__wt.pool.workers.some((w) => w.tainted)"), timeout_s=60)
+    assert page.evaluate("__wt.pool.started") == 1, "the Run took the worker the edit had booted"
 
 
 def test_reader_code_runs_on_a_worker_errors_at_their_line_and_a_reload_restores_it(live):

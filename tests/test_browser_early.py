@@ -89,7 +89,9 @@ def test_back_on_the_grid_the_table_answers_and_a_late_live_answer_is_dropped(he
 def test_a_page_opened_off_the_grid_boots_its_numerics_worker_first_on_few_cores(browser, server, cores):
     # On FEW_CORES (site/boot.js) the Panel worker is made once the numerics worker is up, so the early answer does
     # not share two cores with Panel's boot; with more cores both start at once. Panel then shows the same bytes.
-    said = f"Object.defineProperty(navigator, 'hardwareConcurrency', {{get: () => {cores}}});"
+    # the memory said too: without it a 4 may be WebKit's clamped count, which numericsFirst counts as few
+    said = (f"Object.defineProperty(navigator, 'hardwareConcurrency', {{get: () => {cores}}});"
+            "Object.defineProperty(navigator, 'deviceMemory', {get: () => 8});")
     ctx = new_context(browser, Recorder(), init_js=(said,))
     try:
         page = ctx.new_page()
