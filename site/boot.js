@@ -76,7 +76,8 @@ export function startLab(config, transport, { live, address, player, offGrid = [
 // and the Panel worker once it is up, at most HOLD_MS later. WebKit (Safari, every iPhone browser) clamps the count
 // it reports to 4 or 8 against fingerprinting, so where the browser does not say its memory either (WebKit,
 // Firefox; Chromium says both), a 4 may be 2 cores: counted as few.
-export const FEW_CORES = 2, CLAMPED_CORES = 4, HOLD_MS = 20_000;
+export const FEW_CORES = 2, CLAMPED_CORES = 4;
+const HOLD_MS = 20_000;
 
 export function numericsFirst({ offGrid, cores = 1, memory, poolSize }) {
   // Whether the Panel worker waits for a numerics worker: a page opened off a grid, on few cores, with a pool.

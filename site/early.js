@@ -6,7 +6,7 @@
 // early (its results follow every control). Data saver: nothing starts before the reader asks for the lab.
 // Opened off the grid: on a machine with few cores, a page whose link is off an early section's grid boots one
 // numerics worker before the Panel worker (boot.js), since that answer is the first live thing its reader needs.
-import { asRead, lookup } from "./player.js";
+import { asRead, lookup, playerOf } from "./player.js";
 
 export const LIVE_LINE = "Computed live in your browser by this page's own code (NumPy, in a worker of its own) " +
   "while the rest of the live lab loads; its controls take over when Python has loaded.";
@@ -57,8 +57,6 @@ export class Early {
     this.shown[sid] = { ms, at: performance.now() };
   }
 }
-
-const playerOf = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
 
 /** The sections a numerics worker answers early whose setting in QUERY is off their playback grid (the page's
  * config.playback: each section's keys, values and early), read by the page's RULES (state.js's Codec). */

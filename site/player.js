@@ -109,7 +109,7 @@ async function readFile(rules, ctl, limit, file) {
   return text;
 }
 
-const playerOf = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
+export const playerOf = (sid) => document.querySelector(`.wt-player[data-section="${sid}"]`);
 const ctlOf = (el, key) => el.querySelector(`.wt-pctl[data-key="${key}"]`);
 
 class Answers {
