@@ -76,6 +76,8 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
         "says": page_data["says"],
         # What site/readout.js reads a figure's data by (weighttying.render.readout_rules).
         "readout": page_data["readout"],
+        # What site/inert.js lets slot HTML from an untrusted worker draw (weighttying.render.vocabulary).
+        "vocabulary": page_data["vocabulary"],
         # The modules declaring a test build's sections, which the worker names to weighttying.state as this
         # build did ($WT_TEST_SECTIONS); "" on the real page.
         "test_sections": os.environ.get("WT_TEST_SECTIONS", ""),

@@ -19,13 +19,15 @@ def computed() -> Path:
     """What CPython computes for the page from weighttying alone, no artifact: {"sections": each section's
     prerendered HTML, "results": results.json's text, "tables": {id: its playback table's text}, "rules": the
     state rules as data (prerender.rules), "says": the status lines' words (controls.SAYS), "readout": what the
-    readout reads figures by (render.readout_rules), "colours": the stylesheet's light :root and figure rules
+    readout reads figures by (render.readout_rules), "vocabulary": what site/inert.js lets a slot draw
+    (render.vocabulary.emitted), "colours": the stylesheet's light :root and figure rules
     (colours.page_css)}.
     Each section is cached on its own (section_part), so a test build (--with-test-sections) computes only its test
     sections and reuses the page's."""
     sys.path.insert(0, str(ROOT / "py"))
     import numpy
     from weighttying import colours, controls, prebuilt, prerender, render, state
+    from weighttying.render import vocabulary
 
     sources = [Path(__file__), *sorted(package_files(ROOT / "py" / "weighttying"))]  # the cache is the machine's
     package = [sys.version, numpy.__version__, *(f"{p.relative_to(ROOT)}:{sha256(p)}" for p in sources)]
@@ -40,7 +42,8 @@ def computed() -> Path:
             "sections": {sid: p["section"] for sid, p in parts.items()},
             "results": prebuilt.dumps({sid: parts[sid]["results"] for sid in prebuilt.RUN_SECTIONS}).decode(),
             "tables": {sid: p["table"] for sid, p in parts.items()}, "rules": prerender.rules(),
-            "says": controls.SAYS, "readout": render.readout_rules(), "colours": colours.page_css()}))
+            "says": controls.SAYS, "readout": render.readout_rules(), "vocabulary": vocabulary.emitted(),
+            "colours": colours.page_css()}))
 
     return cached([*package, *tests], "computed.json", make)
 

@@ -1,0 +1,70 @@
+"""The renderer's vocabulary (weighttying.render.vocabulary), what site/inert.js lets slot HTML from an untrusted
+worker draw: nothing that loads or runs is ever in it, every name in it is one the real slots draw, and the build
+carries it into the page config as it is."""
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from weighttying.render import vocabulary
+
+# Elements that link, load, embed, style or run, and attributes that hold a URL or a handler: never allowed.
+DANGEROUS_TAGS = ("a", "img", "use", "image", "foreignObject", "foreignobject", "style", "script", "iframe", "object",
+                  "embed", "link", "meta", "base", "form", "math", "template", "animate", "set", "svg:a")
+DANGEROUS_ATTRIBUTES = ("href", "src", "xlink:href", "srcset", "srcdoc", "action", "formaction", "id", "name", "is")
+
+
+def config(dist: Path) -> dict:
+    html = (dist / "index.html").read_text()
+    return json.loads(re.search(r'<script id="wt-build" type="application/json">(.*?)</script>', html, re.S)[1])
+
+
+class Names(HTMLParser):
+    """The element and attribute names a run of HTML uses (lower case, as html.parser gives them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attributes: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.attributes |= {name for name, _ in attrs}
+
+
+def drawn(dist: Path) -> tuple[Names, int]:
+    """The names every playback fragment in DIST uses, and the largest answer: a point's slots at their longest."""
+    names, largest = Names(), 0
+    for path in sorted((dist / "playback").glob("*.json")):
+        table = json.loads(path.read_text())
+        for fragment in table["fragments"]:
+            names.feed(fragment)
+        longest = [max(len(table["fragments"][i]) for i in at["index"]) for at in table["at"].values()]
+        largest = max(largest, sum(longest))
+    return names, largest
+
+
+def test_nothing_that_loads_or_runs_is_allowed():
+    emitted = vocabulary.emitted()
+    assert not set(DANGEROUS_TAGS) & ({t.lower() for t in emitted["tags"]} | set(emitted["tags"]))
+    assert not set(DANGEROUS_ATTRIBUTES) & {a.lower() for a in emitted["attributes"]}
+    assert not [a for a in emitted["attributes"] + emitted["prefixes"] if a.lower().startswith("on")]
+    assert set(emitted["prefixes"]) == {"data-", "aria-"}
+    assert not [s for s in emitted["styles"] if re.search(r"url|image|expression|@import|\\", s, re.I)]
+
+
+def test_every_name_is_one_the_slots_draw(dist_dir):
+    names, largest = drawn(dist_dir)
+    emitted = vocabulary.emitted()
+    # gradcheck's badge, a link to its own section, is the real slots' one <a href>: a tainted worker never draws
+    # it, and the browser test asserts inert refuses it
+    assert set(emitted["tags"]) == names.tags - {"a"}
+    exact = {a.lower() for a in emitted["attributes"]}
+    assert exact == {a for a in names.attributes if not a.startswith(tuple(emitted["prefixes"]))} - {"href"}
+    assert largest < vocabulary.MAX_CHARS / 4, f"the largest answer, {largest} characters, nears MAX_CHARS"
+
+
+def test_the_page_config_carries_it(dist_dir):
+    assert config(dist_dir)["vocabulary"] == vocabulary.emitted()
