@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from weighttying import early
+from weighttying import codelab, early
 from weighttying import state
 from weighttying.app import kit, sections
 from weighttying.app.store import Store
@@ -32,3 +32,66 @@ def test_the_answer_is_what_the_live_section_draws(sid):
     for name, inner in got.items():
         assert panes[name].object == slot(name, inner), name
     assert got != json.loads(early.slots(sid, "")), "the setting changes the answer"
+
+
+# ---- a Run before Panel (early.Run; site/earlyrun.js): the reader's code, its slots drawn with each batch ----
+
+def reader_spec(code: str) -> str:
+    """The spec the page sends for the code lab's Run before Panel of CODE (earlyrun.js: the link's values, the
+    carried code)."""
+    return json.dumps({"section": "codelab", "query": "codelab.bug=yours&codelab.steps=40",
+                       "carried": {"codelab.code": code}})
+
+
+def codelab_code(bug: str) -> str:
+    """A named bug's source as the reader's code (a comment line makes it theirs)."""
+    return codelab.bug_source(bug) + "# mine\n"
+
+
+def run_whole(spec: str) -> list[dict]:
+    """Every batch of a Run before Panel, parsed: [{batch, slots}]."""
+    run = early.part(spec)
+    out = []
+    while not run.done:
+        out.append(json.loads(run.batch()))
+    return out
+
+
+def test_the_sections_with_a_run_before_panel_are_those_with_code():
+    coded = {c.section for c in state.CONTROLS if c.spec.input == "code"}
+    assert set(early.emitted()) == coded == {"codelab"}
+    assert early.emitted()["codelab"] == {"quiet_s": early.view("codelab").QUIET_S}
+    assert not early.runs("tasks") and not early.runs("sweep")
+    with pytest.raises(ValueError, match="no Run before the live lab"):
+        early.part(json.dumps({"section": "tasks", "query": ""}))
+
+
+def test_a_part_spec_runs_as_the_pool_runs_it():
+    from weighttying import pool
+    spec = pool.split("codelab", state.State().codelab, 1)[0]
+    assert isinstance(early.part(json.dumps(spec)), pool.Part)
+
+
+def test_the_run_shows_nothing_until_its_first_answer():
+    batches = run_whole(reader_spec(codelab_code("output_only")))
+    assert batches[0]["slots"] is None, "the bare first point would blank the results shown"
+    assert all(b["slots"] for b in batches[1:]) and json.loads(batches[-1]["batch"])["done"]
+
+
+@pytest.mark.parametrize("adopt_first", [False, True], ids=["built-then-adopted", "adopted-then-built"])
+def test_the_live_section_takes_the_run_over_with_the_same_bytes(adopt_first):
+    from weighttying.app.kit import runsection
+    code = codelab_code("output_only")
+    batches = run_whole(reader_spec(code))
+    page = state.carry(state.parse_query("codelab.bug=yours&codelab.steps=40")[0], {"codelab.code": code})
+    store = Store(page)
+    texts = [b["batch"] for b in batches]
+    if adopt_first:
+        runsection.adopt(store, "codelab", texts)
+    sections.build(store, "codelab")
+    if not adopt_first:
+        runsection.adopt(store, "codelab", texts)
+    panes = kit.SECTION_SLOTS[store]["codelab"].panes
+    for name, inner in batches[-1]["slots"].items():
+        assert panes[name].object == slot(name, inner), name
+    assert "wt-bad" in panes["verdict"].object, "the wrong backward's verdict, not the build's"

@@ -76,6 +76,8 @@ def assemble(inputs: Inputs, shipped: dict[str, Path], stdlib: Path, html: str, 
         "says": page_data["says"],
         # What site/readout.js reads a figure's data by (weighttying.render.readout_rules).
         "readout": page_data["readout"],
+        # The sections whose Run runs before Panel on a numerics worker, and its quiet limit (weighttying.early).
+        "early_runs": page_data["early_runs"],
         # What site/inert.js lets slot HTML from an untrusted worker draw (weighttying.render.vocabulary).
         "vocabulary": page_data["vocabulary"],
         # The modules declaring a test build's sections, which the worker names to weighttying.state as this

@@ -21,12 +21,12 @@ def computed() -> Path:
     state rules as data (prerender.rules), "says": the status lines' words (controls.SAYS), "readout": what the
     readout reads figures by (render.readout_rules), "vocabulary": what site/inert.js lets a slot draw
     (render.vocabulary.emitted), "colours": the stylesheet's light :root and figure rules
-    (colours.page_css)}.
+    (colours.page_css), "early_runs": the sections with a Run before Panel (early.emitted)}.
     Each section is cached on its own (section_part), so a test build (--with-test-sections) computes only its test
     sections and reuses the page's."""
     sys.path.insert(0, str(ROOT / "py"))
     import numpy
-    from weighttying import colours, controls, prebuilt, prerender, render, state
+    from weighttying import colours, controls, early, prebuilt, prerender, render, state
     from weighttying.render import vocabulary
 
     sources = [Path(__file__), *sorted(package_files(ROOT / "py" / "weighttying"))]  # the cache is the machine's
@@ -43,7 +43,7 @@ def computed() -> Path:
             "results": prebuilt.dumps({sid: parts[sid]["results"] for sid in prebuilt.RUN_SECTIONS}).decode(),
             "tables": {sid: p["table"] for sid, p in parts.items()}, "rules": prerender.rules(),
             "says": controls.SAYS, "readout": render.readout_rules(), "vocabulary": vocabulary.emitted(),
-            "colours": colours.page_css()}))
+            "colours": colours.page_css(), "early_runs": early.emitted()}))
 
     return cached([*package, *tests], "computed.json", make)
 

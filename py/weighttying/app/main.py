@@ -15,10 +15,11 @@ from typing import Callable
 import panel as pn
 from bokeh.embed.util import standalone_docs_json_and_render_items
 
-from .. import prebuilt
+from .. import pool, prebuilt
 from .. import state
 from . import sections as live
 from .sections import SECTIONS
+from .kit.runsection import adopt
 from .store import Store
 
 # Every Panel/Bokeh model renders in its own shadow root, out of reach of style.css: this rule goes
@@ -131,15 +132,20 @@ def build(sid: str) -> str:
     return json.dumps({"docs_json": docs_json, "render_items": [render_item], "section": sid})
 
 
-def set_query(query: str, sections: list[str] | None = None, carried: str = "{}") -> None:
+def set_query(query: str, sections: list[str] | None = None, carried: str = "{}", ran: str = "{}") -> None:
     """Move the live State of SECTIONS (default: all) to a URL query's: the reader moved the playback
     controls of sections not yet live. A section already live keeps its own state: the query's values
     for it may be older than a change the reader just made to it. carried: JSON {key: value} of the playback's
-    values no link holds (free text typed before Python: site/address.js), put in as state.carry allows."""
+    values no link holds (free text typed before Python: site/address.js), put in as state.carry allows. ran: JSON
+    {section: its one part's batches} of the Runs the page ran before the section was live (site/earlyrun.js), which
+    the section takes in as its results (kit.runsection.adopt)."""
     page, _ = state.parse_query(query)  # the page already showed the notes of the query it booted with
     page = state.carry(page, json.loads(carried))
     for sid in state.SECTIONS if sections is None else sections:
         _store.take_playback(sid, getattr(page, sid))
+    for sid, batches in json.loads(ran).items():
+        if sid in state.SECTIONS and pool.parted(sid):
+            adopt(_store, sid, batches)
 
 
 def link(sid: str, send_patch) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from typing import Callable, Iterator, Sequence
 
+from ... import pool
 from ...views import contract
 from ...views import kit as views_kit
 from .. import pooled
@@ -16,6 +18,20 @@ from .slot_panes import Slots, kept, prebuilt_for
 
 
 DRAW_S = 0.4  # a streaming run redraws its slots at most this often
+# Each store's RunSections by section, and the results of Runs the page ran before a section was built (adopt)
+RUNS: "weakref.WeakKeyDictionary[Store, dict[str, RunSection]]" = weakref.WeakKeyDictionary()
+ADOPTED: "weakref.WeakKeyDictionary[Store, dict[str, dict]]" = weakref.WeakKeyDictionary()
+
+
+def adopt(store: Store, section: str, batches: list[str]) -> None:
+    """A Run the page ran before the section was live (site/earlyrun.js: its one part's batches), taken in as the
+    section's results, as if its own pooled Run had streamed them: shown now if the section is built, else when it is."""
+    results = pool.merged(section, store.state_of(section), batches)
+    run = RUNS.get(store, {}).get(section)
+    if run is None:
+        ADOPTED.setdefault(store, {})[section] = results
+    else:
+        run.adopt(results)
 
 
 def every(seconds: float, fn: Callable[[], None]) -> Callable[[bool], None]:
@@ -61,8 +77,10 @@ class RunSection:
             raise TypeError(f"view {view.module} has no Run (steps, total) for app.kit.RunSection")
         steps, total = steps or view.steps, view.total
         self.store, self.section, self.view, self.fresh, self.keep, self.hold = store, section, view, fresh, keep, hold
+        adopted = ADOPTED.get(store, {}).pop(section, None)
         self.results: dict = prebuilt_for(store, section) or fresh()
         self.slots = Slots(store, section, lambda: self.results)
+        RUNS.setdefault(store, {})[section] = self
         self.draw = (lambda: draw(self)) if draw else self.slots.show
         redraw = every(DRAW_S, self.draw)
 
@@ -91,8 +109,20 @@ class RunSection:
         if not self.reruns_on_change and others:  # the other controls redraw the same results
             obj.param.watch(lambda *_: self.draw(), others)
         self.draw()
+        if adopted is not None:
+            self.adopt(adopted)
         if self.unrun():
             on_document_ready(lambda: self.unrun() and self.runner.start())
+
+    def adopt(self, results: dict) -> None:
+        """RESULTS of a Run the page ran before the section was live, in place of the ones shown, unless a live Run
+        is going (the reader's latest)."""
+        if self.runner.job.running:
+            return
+        self.live = True
+        self.results.clear()
+        self.results.update(self.fresh(), **kept(self.store, self.section, self.keep), **results)
+        self.draw()
 
     def st(self):
         """The section's current state."""
