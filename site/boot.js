@@ -24,6 +24,7 @@
 
 import { Pool, poolSize } from "./pool.js";
 import { Early } from "./early.js";
+import { EarlyRun } from "./earlyrun.js";
 import { booted, go, newLab, stop } from "./lab.js";
 import { LabState } from "./labstate.js";
 import { $, whenDom } from "./dom.js";
@@ -51,38 +52,41 @@ export function watchBoots(worker, boots) {
   return worker;
 }
 
-function numericsPool({ config, transport, state, live, pageAddress }) {
+function numericsPool({ config, transport, state, live, pageAddress, runs }) {
   // The numerics workers a Run may use (site/pool.js), started on the first Run or off-grid ask; the Panel worker
-  // learns the size. pool.boots: each one's boot steps (watchBoots).
+  // learns the size. pool.boots: each one's boot steps (watchBoots). What the pool says of a Run goes to the Panel
+  // worker that asked for it, or to runs() (earlyrun.js) for the page's own Runs before Panel.
   const boots = [];
+  const post = (msg) => (runs().owns(msg.run) ? runs().heard(msg) : state.lab && state.lab.worker && state.lab.worker.postMessage(msg));
   return new Pool({
     size: poolSize({ cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
       saveData: !!(navigator.connection && navigator.connection.saveData), click: live === "click" }),
     spawn: () => watchBoots(transport.worker(), boots), boot: { config, query: "", address: pageAddress },
-    post: (msg) => state.lab && state.lab.worker && state.lab.worker.postMessage(msg), boots,
+    post, boots,
   });
 }
 
-export function startLab(config, transport, { live, address, player, offGrid = [] }) {
+export function startLab(config, transport, { live, address, player, firstNeeds = [] }) {
   // config: the build's (#wt-build); transport: httpTransport or the classroom file's; live: page.js's live= value;
   // address: the address bar's one writer (address.js); player: the playback (player.js), put back by a restart;
-  // offGrid: the sections the page was opened off the grid of (early.js's offGrid).
+  // firstNeeds: the sections whose first live answer on this page is a numerics worker's: opened off their grid
+  // (early.js's offGrid), or embedded with a Run before Panel (earlyrun.js).
   // Returns the lab's state (labstate.js), which the hook (hook.js) shows.
-  return new LiveLab(config, transport, { live, address, player, offGrid }).state;
+  return new LiveLab(config, transport, { live, address, player, firstNeeds }).state;
 }
 
 // On this many cores or fewer, two Pyodides booting at once each take about twice as long (bench/README.md,
-// bootorder.py): a page opened off a grid, whose first live answer is the numerics worker's, boots that worker first
+// bootorder.py): a page whose first live answer is the numerics worker's (firstNeeds), boots that worker first
 // and the Panel worker once it is up, at most HOLD_MS later. WebKit (Safari, every iPhone browser) clamps the count
 // it reports to 4 or 8 against fingerprinting, so where the browser does not say its memory either (WebKit,
 // Firefox; Chromium says both), a 4 may be 2 cores: counted as few.
 export const FEW_CORES = 2, CLAMPED_CORES = 4;
 const HOLD_MS = 20_000;
 
-export function numericsFirst({ offGrid, cores = 1, memory, poolSize }) {
-  // Whether the Panel worker waits for a numerics worker: a page opened off a grid, on few cores, with a pool.
+export function numericsFirst({ firstNeeds, cores = 1, memory, poolSize }) {
+  // Whether the Panel worker waits for a numerics worker: a page whose first need is one, on few cores, with a pool.
   const few = cores <= FEW_CORES || (memory === undefined && cores <= CLAMPED_CORES);
-  return offGrid.length > 0 && poolSize > 0 && few;
+  return firstNeeds.length > 0 && poolSize > 0 && few;
 }
 
 // What the live lab needs that an old or limited browser may lack (the classroom file adds its own): the
@@ -104,16 +108,19 @@ class LiveLab {
   // lab is the state's current lab and has not failed: what a part still acts on (a replaced lab's words are not)
   current = (lab) => lab === this.state.lab && lab.phase !== "failed";
 
-  constructor(config, transport, { live, address, player, offGrid }) {
+  constructor(config, transport, { live, address, player, firstNeeds }) {
     Object.assign(this, { config, transport, address });
     const { state, pageAddress } = this;
-    this.pool = numericsPool({ config, transport, state, live, pageAddress });
-    this.hold = numericsFirst({ offGrid, cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
+    this.pool = numericsPool({ config, transport, state, live, pageAddress, runs: () => runs });
+    this.hold = numericsFirst({ firstNeeds, cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
       poolSize: this.pool.size });
-    // before Panel: off the grid, in the pool
-    const early = new Early({ player, pool: this.pool, paused: () => state.status === "paused" });
-    this.makeParts({ config, transport, address, player });
-    state.equip({ pool: this.pool, early, restart: (options) => this.watch.restart(options),
+    // before Panel, in the pool: answers off the grid, and the reader's Runs (its end is news for the scheduler)
+    const paused = () => state.status === "paused";
+    const early = new Early({ player, pool: this.pool, paused });
+    const runs = new EarlyRun({ config, pool: this.pool, player, address, paused,
+      ended: () => state.lab && this.scheduler.pump(state.lab) });
+    this.makeParts({ config, transport, address, player, runs });
+    state.equip({ pool: this.pool, early, runs, restart: (options) => this.watch.restart(options),
       playerMoved: () => this.scheduler.playerMoved() });
     // Retry: a new worker; but a file of the page itself (a stylesheet) is only asked for again by a reload,
     // which loses nothing (the state is in the URL).
@@ -126,16 +133,16 @@ class LiveLab {
     else this.start();
   }
 
-  makeParts({ config, transport, address, player }) {
+  makeParts({ config, transport, address, player, runs }) {
     // The parts, in the order they need each other; the scheduler and the hand-over call each other (sendChange).
     const { state, current } = this;
     const failedAssets = new Set(); // every page file that failed, named together
     const firstPaint = new Promise((resolve) => whenDom(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
     const status = (this.status = new StatusLine({ state, stopWorker: () => this.stopWorker() }));
     const scripts = new ScriptLoader({ config, transport, firstPaint, current, status });
-    const sections = (this.sections = new LiveSections({ state, transport, address, current, scripts, status,
+    const sections = (this.sections = new LiveSections({ state, transport, address, current, scripts, status, runs,
       sendChange: (...args) => this.scheduler.sendChange(...args) }));
-    this.scheduler = new Scheduler({ state, address, current, sections });
+    this.scheduler = new Scheduler({ state, address, current, sections, runs });
     this.watch = new Watch({ state, address, player, current, sections, failedAssets, status,
       stopWorker: () => this.stopWorker(), start: () => this.start() });
     this.messages = new Messages({ state, address, pool: this.pool, current, watch: this.watch, status, scripts,

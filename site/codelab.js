@@ -100,12 +100,14 @@ class Marks {
 // The editor's whole text replaced by CODE: one edit, which Undo takes back
 const replaceCode = (view, code) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code } });
 
-function controlsOf(host, view, original, storage) {
-  // The bar under the editor the build wrote (controls.editor_still): "Reset to the page's code", the line saying
-  // what was restored (or came from a link, share_code.js) and its "Back to my edit", "Share this code" and its line
-  const [reset, note, back, share, said, link] = ["reset", "restored", "back", "share", "share-said", "share-link"]
-    .map((id) => host.querySelector(`[data-testid=codelab-${id}]`));
-  reset.disabled = false;
+function controlsOf(host, view, original, storage, run) {
+  // The bar under the editor the build wrote (controls.editor_still): Run (RUN()), "Reset to the page's code", the line
+  // saying what was restored (or came from a link, share_code.js) and its "Back to my edit", "Share this code" and
+  // its line
+  const [go, reset, note, back, share, said, link] = ["run", "reset", "restored", "back", "share", "share-said",
+    "share-link"].map((id) => host.querySelector(`[data-testid=codelab-${id}]`));
+  go.disabled = reset.disabled = false;
+  go.addEventListener("click", run);
   reset.addEventListener("click", () => replaceCode(view, original));
   const kept = restored(storage, original);
   if (kept) {
@@ -149,7 +151,7 @@ function extensions(doc, host, kept, run, warm) {
     lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
     indentOnInput(), bracketMatching(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), python(),
     lintGutter(),
-    keymap.of([{ key: "Mod-Enter", run: (view) => { written(view.state.doc.toString(), doc); kept.save(); run(); return true; } },
+    keymap.of([{ key: "Mod-Enter", run: () => { run(); return true; } },
       ...defaultKeymap, ...historyKeymap, indentWithTab]),
     // on a phone a long line wraps under itself: the box scrolls one way only
     EditorView.lineWrapping,
@@ -175,14 +177,16 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   host.dataset.mounted = "true";
   const original = start.defaultValue; // the control's default: the lesson's source, emitted at build
   const kept = new KeptEdit(storage, original);
-  const view = new EditorView({ parent: host, state: EditorState.create({ doc: start.value, extensions: extensions(doc, host, kept, run, warm) }) });
+  // a Run (the bar's, or Ctrl/Cmd+Enter) takes the editor's text as it is, kept at once
+  const press = () => { written(view.state.doc.toString(), doc); kept.save(); run(); };
+  const view = new EditorView({ parent: host, state: EditorState.create({ doc: start.value, extensions: extensions(doc, host, kept, press, warm) }) });
   // in the still code's place, the same size (site/style.css), above the bar; code longer than the box scrolls in
   // it, and a box that scrolls is a tab stop of its own (axe's scrollable-region-focusable: a keyboard scrolls it)
   host.querySelector(".wt-codelab-still").replaceWith(view.dom);
   doc.defaultView?.addEventListener("pagehide", () => kept.save());
   Object.assign(view.scrollDOM, { tabIndex: 0 });
   view.scrollDOM.setAttribute("aria-label", "Your backward's code, scrolling");
-  const bar = controlsOf(host, view, original, storage);
+  const bar = controlsOf(host, view, original, storage, press);
   // the code control's max_chars (state/kinds.py), which controls.py writes as the box's maxlength
   const maxChars = Number(start.getAttribute("maxlength"));
   installShare(bar, view, { original, maxChars, hold: (on) => { kept.held = on; }, pageUrl, dropFragment });
@@ -209,8 +213,15 @@ export function pressRun(doc = document) {
 }
 
 /** Mount the editor once the page is parsed. */
-export function installEditor(doc = document, links = {}, run = () => pressRun(doc)) {
+export function installEditor(doc = document, links = {}) {
   // links: {pageUrl() (this page's link with its query), dropFragment() (the address bar's one writer drops the #),
-  // warm() (the lab's pool boots a worker for the reader's code)}
+  // warm() (the lab's pool boots a worker for the reader's code), runBefore(sid) (section sid's Run before its live
+  // section is there: earlyrun.js)}. Run presses the live section's Run once it is live.
+  const run = () => {
+    if (!liveSection(doc)) return links.runBefore("codelab");
+    const said = doc.querySelector("[data-run-said=codelab]"); // the Run before it spoke there; the live one speaks below
+    if (said) said.textContent = "";
+    return pressRun(doc);
+  };
   whenDom(() => mount(doc, run, globalThis.localStorage, links));
 }

@@ -10,9 +10,9 @@ export class LiveSections {
 
   // state: the lab's state (labstate.js: timings, status, ready); address: told which sections Python holds now;
   // current(lab): lab is still the lab's; scripts: scripts.js's; sendChange: the scheduler's (it calls handOver);
-  // status: status.js's.
-  constructor({ state, transport, address, current, scripts, sendChange, status }) {
-    Object.assign(this, { state, transport, address, current, scripts, sendChange, status });
+  // status: status.js's; runs: earlyrun.js's (a section whose Run before Panel is in flight waits for its end).
+  constructor({ state, transport, address, current, scripts, sendChange, status, runs }) {
+    Object.assign(this, { state, transport, address, current, scripts, sendChange, status, runs });
     const release = () => document.querySelectorAll(".wt-live[data-live]").forEach((el) => { el.style.minHeight = ""; });
     // A press releases once its click is over (the next task): a page shrinking under a pressed button at its bottom
     // scrolls up, the button moves from under the pointer and the click lands beside it. A key releases at once.
@@ -76,7 +76,7 @@ export class LiveSections {
     const { state } = this, { shown, base, linked, live } = lab.handover;
     const now = performance.now(), handed = [];
     for (const sid of linked) {
-      if (live.has(sid)) continue;
+      if (live.has(sid) || this.runs.running(sid)) continue;
       handed.push(sid);
       live.add(sid);
       const el = $(`live-${sid}`);

@@ -5,7 +5,7 @@
 // The lab's state (labstate.js's LabState, startLab's result) the hook shows, each read when asked: a restart replaces
 // lab, worker, ready, ...
 export const LAB = ["status", "progress", "label", "error", "missing", "notes", "timings", "worker", "lab", "ready",
-  "pool", "early", "near", "crashes", "patchesSent", "patchesReceived", "lastPatchAt", "queueHighWater",
+  "pool", "early", "runs", "near", "crashes", "patchesSent", "patchesReceived", "lastPatchAt", "queueHighWater",
   "cspViolations", "heartbeat", "restart", "playerMoved"];
 
 export function hook({ config, transport, address, page, player, lab }) {

@@ -24,7 +24,7 @@ export class LabState {
   #cspViolations = []; // securitypolicyviolation events of this page: {directive, blocked}
   #heartbeat = { ping: PING_MS, dead: DEAD_MS, hung: HUNG_MS, pongs: 0 }; // the watch's bounds and pongs heard
   #near = new Set(); // the shown sections within reach of the viewport (schedule.js), kept across workers
-  #parts = null; // {pool, early, restart, playerMoved}: what boot.js equips it with, shown by the hook
+  #parts = null; // {pool, early, runs, restart, playerMoved}: what boot.js equips it with, shown by the hook
 
   get status() { return this.#status; }
   get progress() { return this.#progress; }
@@ -46,13 +46,15 @@ export class LabState {
   get near() { return this.#near; }
   get pool() { return this.#parts && this.#parts.pool; }
   get early() { return this.#parts && this.#parts.early; }
+  get runs() { return this.#parts && this.#parts.runs; }
   get restart() { return this.#parts && this.#parts.restart; }
   get playerMoved() { return this.#parts && this.#parts.playerMoved; }
 
-  equip({ pool, early, restart, playerMoved }) {
-    // The lab's pool and early answers, and its restart and playerMoved, once: the hook and main.js reach them here.
+  equip({ pool, early, runs, restart, playerMoved }) {
+    // The lab's pool, early answers and Runs before Panel, and its restart and playerMoved, once: the hook and main.js
+    // reach them here.
     if (this.#parts) throw new Error("labstate.js: the lab's state is equipped once");
-    this.#parts = { pool, early, restart, playerMoved };
+    this.#parts = { pool, early, runs, restart, playerMoved };
   }
 
   setStatus(status, label, progress = this.#progress) {

@@ -33,15 +33,17 @@ const player = new Player(config, rules, transport, {
   played: (sid, off) => lab && lab.early.played(sid, off),
   playerMoved: () => lab && lab.playerMoved(),
 });
-// The sections the link opens off their grid (of the one embedded, if any): there the lab boots a numerics worker first.
+// The sections whose first live answer is a numerics worker's: those the link opens off their grid (of the one
+// embedded, if any), and an embedded section with a Run before Panel (earlyrun.js). The lab may boot that worker first.
 const offGridAt = offGrid(config.playback || {}, rules, address.query).filter((sid) => !page.embed || sid === page.embed);
-lab = startLab(config, transport, { live: page.live, address, player, offGrid: offGridAt });
+const runFirst = page.embed && (config.early_runs || {})[page.embed] ? [page.embed] : [];
+lab = startLab(config, transport, { live: page.live, address, player, firstNeeds: [...offGridAt, ...runFirst] });
 // The one hook (hook.js): read-only, for tests and bench; nothing on the page reads it.
 window.__wt = hook({ config, transport, address, page, player, lab });
 installDrop(document); // a dropped file goes to the live section under it, never opens in this tab
 // the code lab's editor, the page's own (codelab.js): its Share links carry the address's query, like the page's
 installEditor(document, { pageUrl: () => shareUrl(address), dropFragment: () => address.dropFragment(),
-  warm: () => lab.pool.warm({ reader: true }) });
+  warm: () => lab.pool.warm({ reader: true }), runBefore: (sid) => lab.runs.start(sid) });
 // The readout's tooltip and aria-live region go in <body>, and the opening figure is there: once the page is parsed.
 const parsed = () => { installReadout(config.readout); installFront(document); };
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", parsed, { once: true });

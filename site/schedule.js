@@ -27,9 +27,10 @@ export class Scheduler {
   nearby = null; // the IntersectionObserver that tells the lab's state which sections are near (NEAR)
 
   // state: the lab's state (labstate.js: its current lab, near, counters, timings); address: the query Python is to
-  // hold; current(lab): lab is still the lab's; sections: handover.js's LiveSections.
-  constructor({ state, address, current, sections }) {
-    Object.assign(this, { state, address, current, sections });
+  // hold; current(lab): lab is still the lab's; sections: handover.js's LiveSections; runs: earlyrun.js's Runs before
+  // Panel, whose batches Python takes with the state.
+  constructor({ state, address, current, sections, runs }) {
+    Object.assign(this, { state, address, current, sections, runs });
     // The shown sections that come within NEAR of the viewport (kept for every worker: a restart builds them first).
     this.nearby = window.IntersectionObserver && new IntersectionObserver((entries) => {
       for (const e of entries) state.nearBy(e.target.id.slice("live-".length), e.isIntersecting);
@@ -97,8 +98,9 @@ export class Scheduler {
 
   pump(lab) {
     // What Python does next, whenever it is free: the reader's changes to live sections first, then the
-    // playing sections' state (catch up), then the hand-over of sections built and caught up, then a build.
-    const { state, address } = this;
+    // playing sections' state (catch up: with the Runs before Panel that are over), then the hand-over of sections
+    // built and caught up, then a build.
+    const { state, address, runs } = this;
     if (lab !== state.lab || lab.phase !== "free") return;
     const { schedule } = lab, { shown, live, docs } = lab.handover;
     if (schedule.queue.length) {
@@ -110,9 +112,10 @@ export class Scheduler {
     }
     const playing = shown.filter((sid) => !live.has(sid));
     if (!playing.length) return this.sections.handOver(lab); // all live (or none shown): ready
-    if (address.query !== schedule.synced || address.moved !== schedule.moved) {
+    if (address.query !== schedule.synced || address.moved !== schedule.moved || runs.pending(playing)) {
       [schedule.synced, schedule.moved] = [address.query, address.moved];
-      return this.send(lab, { type: "state", query: schedule.synced, sections: playing, carried: address.carried(playing) });
+      return this.send(lab, { type: "state", query: schedule.synced, sections: playing, carried: address.carried(playing),
+        ran: runs.handOut(playing) });
     }
     this.sections.handOver(lab);
     const sid = schedule.building ? undefined : this.nextToBuild(lab);

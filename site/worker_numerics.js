@@ -1,11 +1,11 @@
 // A numerics worker of the page's pool (site/pool.js): NumPy and weighttying, no Panel. It runs parts of a Run
 // (weighttying.pool), a batch at a time, the code lab's reader code among them, and answers a section's slots for
-// a setting off its playback grid before Panel has loaded (weighttying.early, site/early.js).
+// a setting off its playback grid before Panel has loaded (weighttying.early, site/early.js); a Run of the reader's
+// code before Panel runs here whole, its slots drawn with each batch (site/earlyrun.js).
 import { baseOf, booting, installPackages, post, readable, startRuntime } from "./worker_python.js";
 
-let pool = null; // weighttying.pool, once ready
-let early = null; // weighttying.early
-let part = null; // the part in progress: {run, part, py: its pool.Part}
+let early = null; // weighttying.early, once ready: its slots, and the parts this worker runs (early.part)
+let part = null; // the part in progress: {run, part, py: its pool.Part or early.Run}
 
 /** The part in progress (null: none), for tests and bench (self.__wtWorker, worker.js). */
 export const partNow = () => part;
@@ -32,7 +32,6 @@ export function boot({ config, address }) {
   return booting(async () => {
     const py = await startRuntime(config, baseOf(address));
     await installPackages(config, ["numpy", "weighttying"]);
-    pool = py.pyimport("weighttying.pool");
     early = py.pyimport("weighttying.early");
     sealed(self, py);
     post({ type: "numerics-ready" });
@@ -52,7 +51,7 @@ function answerSlots({ id, section, query }) {
 function runPart({ run, part: index, spec }) {
   // One part, a batch of points per task: between batches this worker reads its messages, so a cancel lands.
   try {
-    part = { run, part: index, py: pool.Part(spec) };
+    part = { run, part: index, py: early.part(spec) }; // a pooled Run's part, or a Run before Panel (weighttying.early)
   } catch (err) {
     console.error(err);
     return post({ type: "part-error", run, part: index, message: readable(err) });

@@ -20,7 +20,7 @@ if not hasattr(pyodide.ffi, "jsnull"):
 
 let py = null;
 let app = null; // weighttying.app.main once its State is set up (start)
-let pending = null; // {query, sections, carried}: the page's playback state, not yet taken by Python
+let pending = null; // {query, sections, carried, ran}: the page's playback state, not yet taken by Python
 
 const emit = (type, json) => post({ type, data: JSON.parse(json) });
 const sendPatch = (patch, buffers, sid) => post({ type: "patch", patch, buffers, sid });
@@ -38,7 +38,7 @@ function takeState() {
   // Python takes the page's latest playback state, if one is pending; returns its query once taken, else null.
   if (pending === null) return null;
   try {
-    app.set_query(pending.query, pending.sections, JSON.stringify(pending.carried || {}));
+    app.set_query(pending.query, pending.sections, JSON.stringify(pending.carried || {}), JSON.stringify(pending.ran || {}));
     return pending.query;
   } catch (err) {
     console.error(err);

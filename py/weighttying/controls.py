@@ -123,8 +123,9 @@ EDITOR_LOADING = "The page's backward, as the editor will show it (the editor lo
 
 def editor_still(key: str) -> str:
     """The code editor's host for code control KEY, as the first frame shows it: its default as numbered lines in a
-    box the editor's size (the host's --wt-editor-lines, site/style.css) and the bar the editor keeps under it (reset,
-    share, and the lines that say what they did), so mounting the editor (site/codelab.js) moves nothing on the page."""
+    box the editor's size (the host's --wt-editor-lines, site/style.css) and the bar the editor keeps under it (Run,
+    reset, share, and the lines that say what they did), so mounting the editor (site/codelab.js) moves nothing on the
+    page. Its Run checks the code before the live section is there too (site/earlyrun.js), then presses the live one."""
     c = state.BY_KEY[key]
     if c.spec.input != "code":
         raise ValueError(f"{key} is a {c.kind} control, not code: only code has an editor")
@@ -134,9 +135,13 @@ def editor_still(key: str) -> str:
     return (f'<div class="wt-codelab-editor wt-keep" role="group" aria-label="Code editor" '
             f'style="--wt-editor-lines: {len(lines)}">'
             f'<pre class="wt-codelab-still" tabindex="0" aria-label="{_attr(EDITOR_LOADING)}">{numbered}</pre>'
-            f'<div class="wt-codelab-bar"><button type="button" data-testid="codelab-reset" disabled>'
+            f'<div class="wt-codelab-bar"><button type="button" class="wt-codelab-run" data-testid="codelab-run" '
+            f'data-run="{c.section}" disabled>Run</button>'
+            f'<button type="button" data-testid="codelab-reset" disabled>'
             f"Reset to the page's code</button>"
             f'<button type="button" data-testid="codelab-share" disabled>Share this code</button>'
+            f'<p class="wt-note wt-codelab-run-said" role="status" data-testid="codelab-run-said" '
+            f'data-run-said="{c.section}"></p>'
             f'<p class="wt-note wt-codelab-from"><span role="status" data-testid="codelab-restored"></span> '
             f'<button type="button" data-testid="codelab-back" hidden>Back to my edit</button></p>'
             f'<p class="wt-note" role="status" data-testid="codelab-share-said"></p>'

@@ -24,7 +24,7 @@ test("a link off an early section's grid, and only such a link, is off the grid"
 });
 
 test("the Panel worker waits for a numerics worker only off the grid, on few cores, with a pool", () => {
-  const first = (said) => numericsFirst({ offGrid: ["sweep"], memory: 8, poolSize: 1, ...said });
+  const first = (said) => numericsFirst({ firstNeeds: ["sweep"], memory: 8, poolSize: 1, ...said });
   assert.equal(first({ cores: FEW_CORES }), true);
   assert.equal(first({ cores: 1 }), true);
   assert.equal(first({ cores: undefined }), true, "a browser that does not say: few");
@@ -32,6 +32,6 @@ test("the Panel worker waits for a numerics worker only off the grid, on few cor
   assert.equal(first({ cores: CLAMPED_CORES, memory: undefined }), true, "WebKit's 4 (no memory said) may be 2 cores");
   assert.equal(first({ cores: 2 * CLAMPED_CORES, memory: undefined }), false, "WebKit's 8: at least 8");
   assert.equal(first({ cores: CLAMPED_CORES }), false, "Chromium's 4 is 4 (it says its memory too)");
-  assert.equal(first({ cores: 1, offGrid: [] }), false, "on the grid the playback answers: Panel at once");
+  assert.equal(first({ cores: 1, firstNeeds: [] }), false, "on the grid the playback answers: Panel at once");
   assert.equal(first({ cores: 1, poolSize: 0 }), false, "no pool (it failed, or none allowed)");
 });

@@ -1,0 +1,151 @@
+"""The code lab's Run before Panel (site/earlyrun.js, weighttying.early.Run), in headless Chromium.
+
+While the Panel worker still loads (held: its Panel wheel is not served until the test says so), the editor's Run
+checks the reader's code on a numerics worker, which draws the section's slots; the page puts them in only through
+inert.js. When Panel takes the section over it shows the same bytes, with no "Not checked yet" between. Its
+failures: code that draws what the page never draws is refused whole, and nothing of it runs or loads; an endless
+loop is ended at the quiet limit, the reader's edit kept; with the data saver on, Run says what to press and starts
+nothing; on two cores the numerics worker boots first for an embedded code lab.
+"""
+from __future__ import annotations
+
+import pytest
+
+from harness import Recorder, assert_same_origin, new_context, wait_booted
+from test_browser_early import SLOTS_JS
+from test_browser_pool import CORES
+from weighttying import codelab
+
+pytestmark = pytest.mark.browser
+PRE = "#live-codelab .wt-prerender"
+SAID = "[data-testid=codelab-run-said]"
+# The page's verdict while the live root is swapped in, seen by a MutationObserver: what the first live frame shows
+WATCH_JS = """() => {
+  const el = document.getElementById('live-codelab');
+  window.__handed = null;
+  new MutationObserver(() => {
+    if (window.__handed === null && el.dataset.live === 'true') {
+      const v = __wtTest.deep(document.getElementById('live-root-codelab'), '[data-testid=codelab-verdict]');
+      window.__handed = v ? v.dataset.value : '';
+    }
+  }).observe(el, {attributes: true});
+}"""
+
+
+def put(page, text: str) -> None:
+    """TEXT in the editor, as a paste over its whole text."""
+    page.locator(".wt-codelab-editor .cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(text)
+
+
+def verdict(page, scope: str = PRE) -> str:
+    return page.locator(f"{scope} [data-testid=codelab-verdict]").get_attribute("data-value") or ""
+
+
+@pytest.fixture()
+def held(browser, server):
+    """An embedded code lab whose Panel worker cannot finish loading until release() (the held Panel wheel), and the
+    requests it made."""
+    rec = Recorder()
+    ctx = new_context(browser, rec, init_js=(CORES,))
+    waiting = []
+    ctx.route("**/pyodide/panel-*.whl", lambda route: waiting.append(route))
+    page = ctx.new_page()
+    page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+
+    def release() -> dict:
+        ctx.unroute("**/pyodide/panel-*.whl")
+        for route in waiting:
+            route.continue_()
+        return wait_booted(page)
+    yield page, release, rec
+    ctx.close()
+
+
+def test_the_code_is_checked_before_panel_and_panel_takes_it_over_with_the_same_bytes(held):
+    page, release, _ = held
+    code = codelab.bug_source("output_only") + "# mine\n"
+    want = codelab.checks(code)["verdict"]
+    put(page, code)
+    page.get_by_test_id("codelab-run").click()
+    page.locator(f"{PRE} [data-testid=codelab-verdict][data-value='{want}']").wait_for(timeout=90_000)
+    page.locator(SAID, has_text="Done.").wait_for(timeout=60_000)
+    assert page.evaluate("__wt.status") == "booting", "checked before Panel"
+    assert page.locator(f"{PRE} .wt-slot[data-slot=verdict][data-frag=live]").count() == 1
+    assert page.evaluate("__wt.runs.shown") >= 1 and page.evaluate("__wt.runs.refusals.length") == 0
+    early = page.evaluate(SLOTS_JS, page.locator("#live-codelab").element_handle())
+    assert "Computed live" in early["race"], "the race says where it comes from"
+
+    page.evaluate(WATCH_JS)
+    release()
+    page.locator("#live-codelab[data-live=true]").wait_for(timeout=60_000)
+    assert page.evaluate("window.__handed") == want, "the first live frame showed another verdict"
+    live = page.evaluate(SLOTS_JS, page.locator("#live-root-codelab").element_handle())
+    for name in early:
+        assert live[name] == early[name], name
+
+
+def test_code_that_draws_what_the_page_never_draws_is_refused_whole(held):
+    page, release, rec = held
+    hostile = ("import weighttying.views.codelab as drawn\n"
+               "drawn.verdict_html = lambda e: '<img src=\"https://example.com/x.png\" onerror=\"window.__pwned=1\">'\n"
+               + codelab.original_source())
+    put(page, hostile)
+    page.get_by_test_id("codelab-run").click()
+    page.locator(SAID, has_text="was not shown").wait_for(timeout=90_000)
+    said = page.locator(SAID).text_content()
+    assert "<img>" in said and "nothing of it reached the page" in said, said
+    assert page.locator(f"{PRE} .wt-slot[data-frag=live]").count() == 0, "no slot of the refused answer was put in"
+    assert page.locator("#live-codelab img").count() == 0
+    assert page.evaluate("window.__pwned") is None
+    assert page.evaluate("__wt.runs.refusals.length") == 1
+    release()
+    page.locator("#live-codelab[data-live=true]").wait_for(timeout=60_000)
+    assert_same_origin(rec.requests, page.evaluate("location.origin"))
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator(".wt-codelab-editor .cm-content").text_content().startswith("import weighttying"), \
+        "the reader's edit is kept"
+
+
+def test_an_endless_loop_before_panel_is_ended_at_the_quiet_limit(held):
+    page, _, _ = held
+    looping = codelab.original_source().replace('    """Gradients', "    while True:\n        pass\n    \"\"\"Gradients", 1)
+    assert looping != codelab.original_source()
+    put(page, looping)
+    page.get_by_test_id("codelab-run").click()
+    page.locator(SAID, has_text="Stopped:").wait_for(timeout=120_000)
+    assert "without finishing a step" in page.locator(SAID).text_content()
+    assert page.evaluate("__wt.pool.hung.length") == 1
+    assert "while True" in page.locator(".wt-codelab-editor .cm-content").text_content(), "the edit is kept"
+    put(page, codelab.original_source() + "# again\n")  # a new worker for the next Run
+    page.get_by_test_id("codelab-run").click()
+    page.locator(SAID, has_text="Done.").wait_for(timeout=120_000)
+    assert verdict(page).startswith("Exact")
+
+
+def test_with_the_data_saver_run_says_what_to_press_and_starts_nothing(browser, server):
+    ctx = new_context(browser)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+        put(page, codelab.original_source() + "# mine\n")
+        page.get_by_test_id("codelab-run").click()
+        assert "Load the live lab" in page.locator(SAID).text_content()
+        assert page.evaluate("__wt.pool.started") == 0 and page.evaluate("__wt.status") == "paused"
+    finally:
+        ctx.close()
+
+
+def test_an_embedded_code_lab_boots_its_numerics_worker_first_on_two_cores(browser, server):
+    said = ("Object.defineProperty(navigator, 'hardwareConcurrency', {get: () => 2});"
+            "Object.defineProperty(navigator, 'deviceMemory', {get: () => 8});")
+    ctx = new_context(browser, init_js=(said,))
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+        wait_booted(page)
+        made, up = page.evaluate("[__wt.timings.panel_started, __wt.pool.boots[0].ready]")
+        assert made >= up, f"the Panel worker was made at {made:.0f} ms, before the numerics worker was up at {up:.0f}"
+    finally:
+        ctx.close()
