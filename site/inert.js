@@ -4,7 +4,6 @@
 // otherwise throws an Error whose message says, in a reader's words, the first thing it refused. The served page's
 // CSP is a second layer; this one has to hold on a host that sends none.
 
-const NAMESPACES = ["http://www.w3.org/1999/xhtml", "http://www.w3.org/2000/svg"];
 // Words that load or run something where a browser reads a value as a URL or as CSS; no attribute the page writes
 // has a URL, so any of them in any value is refused.
 const DENIED = ["url(", "javascript:", "expression(", "@import"];
@@ -49,7 +48,7 @@ function attributeRefused(attr, allowed) {
 
 // Why element el may not be drawn, or null: its name (HTML or SVG only), then each attribute.
 function elementRefused(el, allowed) {
-  if (!NAMESPACES.includes(el.namespaceURI) || !allowed.tags.has(el.localName)) {
+  if (!allowed.namespaces.includes(el.namespaceURI) || !allowed.tags.has(el.localName)) {
     return `it has ${an(el.localName)} <${quoted(el.localName)}> element, which this page never draws`;
   }
   for (const attr of el.attributes) {
@@ -81,6 +80,9 @@ export function inert(html, vocabulary, doc = document) {
   }
   // A document with no window: parsing in it runs no script and loads nothing, and a <div> parses as a slot does.
   const box = doc.implementation.createHTMLDocument("").createElement("div");
+  // HTML's and SVG's namespaces, as this parser names them (their URIs are names, never fetched)
+  box.innerHTML = "<svg></svg>";
+  allowed.namespaces = [box.namespaceURI, box.firstChild.namespaceURI];
   box.innerHTML = html;
   const why = firstRefused(box, allowed);
   if (why) throw new Error(why);

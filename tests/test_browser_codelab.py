@@ -28,6 +28,7 @@ from playwright.sync_api import expect
 
 from conftest import live_page
 from harness import until, wait_booted
+from test_browser_pool import CORES
 from weighttying import codelab, codelab_bugs
 from weighttying import state
 from weighttying.precision import carried
@@ -150,6 +151,8 @@ def test_an_edit_is_kept_even_when_the_page_reloads_at_once(page, server):
 
 
 def test_code_typed_before_python_is_in_the_live_section(page, server):
+    # four cores said: on two, an embedded code lab boots a numerics worker at once (boot.js's numericsFirst)
+    page.add_init_script(CORES)
     page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
     type_at_end(page, "\n# typed while Python loads")
     assert page.evaluate("() => window.__wt.status === 'booting' && !document.querySelector('[data-live=true]')")
