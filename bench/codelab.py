@@ -2,24 +2,25 @@
 worker is up: .venv/bin/python bench/codelab.py
 
     .venv/bin/python bench/codelab.py [--runs 3] [--presses 4] [--dist dist] [--out bench/out/codelab.json]
-                                      [--read-ms 0]
+                                      [--read-ms 0] [--first before|live]
 
-Per run, a brand-new Chromium profile opens dist/?embed=codelab (the section alone, as an iframe embeds it) and, as
-soon as the section is live, puts the lesson's correct backward in the editor as the reader's code (the build's text
-and a comment line, so the choice is "yours") and presses Run; then --presses - 1 more Runs of it. On the page clock:
-`result_ms`, from the click to the verdict shown (every entry checked, the random check, the verdict: the Run's first
-result), and `done_ms`, to the race's "Done." (600 steps, two models). The first press takes the numerics worker,
-where the reader's code runs, that the edit started, as any edit to the live section does, booting or up (--read-ms:
-the pause between the edit and that press, a reader looking over their code); the later ones find it up:
-`warm_result_ms` is their median over every run.
-`first_result_ms` is the first press's verdict from navigation (the whole cold path: readable page, Python,
-hand-over, worker, check), beside `live_ms` (the section handed over) and `fcp_ms` (the prerendered section, its
-verdict for the build's backward included, painted). Before each later press a Run of the same code with a syntax
-error (`error_ms`: click to its message) changes the verdict, so the next one is seen arriving. Baseline, same run:
-the check itself in this CPython (views.codelab.checked, warm: the central differences kept, as the worker keeps
-them), --presses times. Target (the code lab's): warm result <= 200 ms on this box; the JSON records the load average
-beside it. A page (or the CPython run) that fails is recorded as failed with its error's first line
-(bench/failures.py); the others are kept: `failed` lists each, and the exit code is then 1.
+Per run, a brand-new Chromium profile opens dist/?embed=codelab (the section alone, as an iframe embeds it), puts the
+lesson's correct backward in the editor as the reader's code (the build's text and a comment line, so the choice is
+"yours") and presses Run: with --first before (the default), as soon as the editor is up, so the Run is the one
+before the live section (site/earlyrun.js: on a numerics worker, its slots put into the prerender); with --first
+live, once the section is live (its Panel Run; the first press takes the numerics worker an edit to the live section
+started, booting or up). --read-ms: the pause between the edit and that press, a reader looking over their code.
+On the page clock: `first_result_ms`, from navigation to the first press's verdict (every entry checked, the random
+check, the verdict: the Run's first result; the whole cold path), beside `live_ms` (the section handed over) and
+`fcp_ms` (the prerendered section, its verdict for the build's backward included, painted). Then, on the live
+section, --presses - 1 more Runs of the same code: `result_ms` from the click to the verdict, `done_ms` to the race's
+"Done." (600 steps, two models); `warm_result_ms` is their median over every run. Before each of them a Run of the
+same code with a syntax error (`error_ms`: click to its message) changes the verdict, so the next one is seen
+arriving. Baseline, same run: the check itself in this CPython (views.codelab.checked, warm: the central differences
+kept, as the worker keeps them), --presses times. Targets: warm result <= 200 ms on this box; the cold first result
+<= 2 s (issue 41's); the JSON records the load average beside them. A page (or the CPython run) that fails is
+recorded as failed with its error's first line (bench/failures.py); the others are kept: `failed` lists each, and the
+exit code is then 1.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ import harness  # tests/harness.py: serve(), Chromium, the test helpers in every
 from weighttying import codelab
 from weighttying.views import codelab as codelab_view
 
-TARGETS = {"warm_result_ms": 200}
+TARGETS = {"warm_result_ms": 200, "first_result_ms": 2000}
 LIVE = "#live-codelab[data-live=true]"
 EDITOR = ".wt-codelab-editor .cm-content"
 # Polls the section every animation frame from the Run click: when the verdict first changes to one holding WANT, and
@@ -65,6 +66,19 @@ ARM_JS = """([want, race]) => {
   requestAnimationFrame(poll);
 }"""
 FCP_JS = "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime ?? null"
+# The Run before the live section: from its click, when the prerender's verdict first holds WANT
+BEFORE_JS = """(want) => {
+  const w = window.__first = {};
+  const verdict = () => (document.querySelector('#live-codelab .wt-prerender [data-testid=codelab-verdict]') || {}).dataset;
+  document.querySelector('[data-testid=codelab-run]').addEventListener('click', () => { w.click = performance.now(); },
+    {capture: true, once: true});
+  const poll = () => {
+    const v = verdict();
+    if (w.click !== undefined && v && v.value && v.value.includes(want)) { w.result = performance.now(); return; }
+    requestAnimationFrame(poll);
+  };
+  requestAnimationFrame(poll);
+}"""
 
 
 def correct(n: int) -> str:
@@ -96,27 +110,44 @@ def press(page, want: str, race: bool = True) -> dict:
     return {"click_ms": w["click"], "result_ms": w["result"] - w["click"], "done_ms": w["done"] - w["click"]}
 
 
-def visit(browser, url: str, presses: int, want: str, read_ms: int = 0) -> dict:
-    """One cold page: Run the correct backward as the reader's code as soon as the section is live (READ_MS after the
-    edit: a reader looking over their code first), then again."""
+def press_before(page, want: str) -> dict:
+    """The editor's Run before the live section (earlyrun.js): its click on the page clock, and from it the verdict."""
+    page.evaluate(BEFORE_JS, want)
+    page.get_by_test_id("codelab-run").click()
+    page.wait_for_function("() => window.__first.result !== undefined", timeout=180_000, polling=100)
+    w = page.evaluate("() => window.__first")
+    return {"click_ms": w["click"], "result_ms": w["result"] - w["click"], "done_ms": None}
+
+
+def first_press(page, want: str, first: str, read_ms: int) -> dict:
+    """The first Run of the correct backward, READ_MS after the edit: before the live section, or once it is live."""
+    if first == "live":
+        page.locator(LIVE).wait_for(timeout=harness.BOOT_TIMEOUT_S * 1000)
+    put(page, correct(0))
+    if first == "live":
+        page.locator(f"{LIVE} [data-testid=codelab-not-run]").wait_for(timeout=30_000)  # "yours", not run yet
+    page.wait_for_timeout(read_ms)
+    return press(page, want) if first == "live" else press_before(page, want)
+
+
+def visit(browser, url: str, presses: int, want: str, read_ms: int = 0, first: str = "before") -> dict:
+    """One cold page: Run the correct backward as the reader's code (FIRST: before the live section, or once it is;
+    READ_MS after the edit: a reader looking over their code first), then again on the live section."""
     ctx = harness.new_context(browser)
     try:
         page = ctx.new_page()
         page.goto(url, wait_until="domcontentloaded")
+        page.locator(EDITOR).wait_for(timeout=30_000)
+        runs, errors = [first_press(page, want, first, read_ms)], []
         page.locator(LIVE).wait_for(timeout=harness.BOOT_TIMEOUT_S * 1000)
         live_ms = page.evaluate("() => window.__wt.timings.live.codelab")
-        put(page, correct(0))
-        page.locator(f"{LIVE} [data-testid=codelab-not-run]").wait_for(timeout=30_000)  # "yours", not run yet
-        page.wait_for_timeout(read_ms)
-        first = press(page, want)
-        runs, errors = [first], []
         for n in range(1, presses):
             put(page, broken(n))
             errors.append(press(page, "SyntaxError", race=False)["result_ms"])
             put(page, correct(n))
             runs.append(press(page, want))
         return {"fcp_ms": page.evaluate(FCP_JS), "live_ms": live_ms,
-                "first_result_ms": first["click_ms"] + first["result_ms"], "runs": runs, "error_ms": errors,
+                "first_result_ms": runs[0]["click_ms"] + runs[0]["result_ms"], "runs": runs, "error_ms": errors,
                 "pool_started": page.evaluate("() => __wt.pool.started")}
     finally:
         ctx.close()
@@ -158,6 +189,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dist", type=Path, default=ROOT / "dist")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "codelab.json")
     ap.add_argument("--read-ms", type=int, default=0, help="the pause between the edit and the first Run")
+    ap.add_argument("--first", choices=("before", "live"), default="before",
+                    help="the first Run: the editor's, at once, before the live section; or the live section's")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -168,7 +201,7 @@ def main(argv=None) -> int:
         try:
             for i in range(args.runs):
                 pages.append(failures.tried(f"page {i + 1}", visit, browser, f"{server.url}?embed=codelab",
-                                            args.presses, want, args.read_ms))
+                                            args.presses, want, args.read_ms, args.first))
                 load.append(os.getloadavg())
                 print(f"page {i + 1}: {pages[-1]}", file=sys.stderr)
         finally:
@@ -180,7 +213,7 @@ def main(argv=None) -> int:
            "warm_over_cpython": failures.ratio(rows["warm_result_ms"], base.get("median_checked_ms")),
            "targets": TARGETS, "met": {k: rows[k] is not None and rows[k] <= v for k, v in TARGETS.items()},
            "failed": failed, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           "loadavg": load, "cpus": os.cpu_count(), "read_ms": args.read_ms}
+           "loadavg": load, "cpus": os.cpu_count(), "read_ms": args.read_ms, "first": args.first}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1))
     shown = ("summary", "cpython", "warm_over_cpython", "met", "failed", "loadavg")

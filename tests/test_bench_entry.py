@@ -317,7 +317,8 @@ def test_codelab_keeps_the_pages_after_a_failed_one(tmp_path):
     summary = report["summary"]
     assert (summary["pages"], summary["failed"], summary["warm_presses"]) == (1, 1, 1)
     assert (summary["warm_result_ms"], summary["first_press_result_ms"]) == (0.5, 1.0)
-    assert report["warm_over_cpython"] == 2.0 and report["met"] == {"warm_result_ms": True}
+    assert report["warm_over_cpython"] == 2.0 and report["met"] == {"warm_result_ms": True, "first_result_ms": True}
+    assert report["first"] == "before"
     assert report["failed"] == [f"page 1: {ERROR}"]
 
 
