@@ -2,13 +2,13 @@
 // and bench/ read of it; and no site module but main.js, which makes it, uses it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { hook } from "../../site/hook.js";
 import { root } from "./fixtures.mjs";
+import { sourceFiles, uncommented } from "./sources.mjs";
 
-const files = (dir, ext) => readdirSync(resolve(root, dir), { recursive: true }).filter((f) => f.endsWith(ext)).map((f) => resolve(root, dir, f));
-const code = (file) => readFileSync(file, "utf8").replace(/^\s*\/\/.*$/gm, "").replace(/\s\/\/ .*$/gm, ""); // comments out
+const code = (file) => uncommented(readFileSync(file, "utf8"));
 
 function made() {
   const lab = { status: "booting", crashes: [], restart: () => "restarted" };
@@ -41,7 +41,7 @@ test("the hook reads the lab and the address as they are now", () => {
 
 test("every name tests, bench and docs read of window.__wt is on the hook", () => {
   const read = new Set();
-  for (const f of [...files("tests", ".py"), ...files("tests", ".mjs"), ...files("bench", ".py"), ...files("bench", ".js"), resolve(root, "docs", "DESIGN.md")]) {
+  for (const f of [...sourceFiles("tests", ".py"), ...sourceFiles("tests", ".mjs"), ...sourceFiles("bench", ".py"), ...sourceFiles("bench", ".js"), resolve(root, "docs", "DESIGN.md")]) {
     for (const m of readFileSync(f, "utf8").matchAll(/__wt\??\.([A-Za-z_$]\w*)/g)) read.add(m[1]);
   }
   assert.ok(read.has("status") && read.has("pool") && read.has("lab"), [...read].join(" "));
@@ -50,7 +50,7 @@ test("every name tests, bench and docs read of window.__wt is on the hook", () =
 });
 
 test("no site module but main.js uses window.__wt, and main.js only makes it", () => {
-  const users = files("site", ".js").filter((f) => /\b__wt\b/.test(code(f))).map((f) => f.slice(root.length + 1));
+  const users = sourceFiles("site", ".js").filter((f) => /\b__wt\b/.test(code(f))).map((f) => f.slice(root.length + 1));
   assert.deepEqual(users, ["site/main.js"]);
   const uses = [...code(resolve(root, "site", "main.js")).matchAll(/.*\b__wt\b.*/g)].map((m) => m[0].trim());
   assert.deepEqual(uses, ["window.__wt = hook({ config, transport, address, page, player, lab });"]);

@@ -11,12 +11,12 @@ import { Scheduler } from "../../site/schedule.js";
 import { LiveSections } from "../../site/handover.js";
 import { Watch } from "../../site/watch.js";
 import { root } from "./fixtures.mjs";
+import { sourceFiles, uncommented } from "./sources.mjs";
 
 // field of the record -> the one site module that writes it and what it holds
 const OWNERS = { phase: "lab.js", worker: "boot.js", watch: "watch.js", schedule: "schedule.js",
   handover: "handover.js", scripts: "scripts.js" };
 
-const code = (text) => text.replace(/^\s*\/\/.*$/gm, "").replace(/\s\/\/ .*$/gm, ""); // comments out
 // A lab is the name every part gives it (lab, state.lab); what follows is the field and the path into it.
 const LAB = String.raw`(?<![\w$])lab\.(\w+)(?:\.\w+|\[[^\]]*\])*`;
 const STEP = String.raw`\s*(?:[-+*/%|&]?=(?!=)|\+\+|--)`;
@@ -60,7 +60,7 @@ function labWrites(text) {
   return found;
 }
 
-const misplaced = (file, text) => labWrites(code(text)).filter(([field]) => OWNERS[field] !== file)
+const misplaced = (file, text) => labWrites(uncommented(text)).filter(([field]) => OWNERS[field] !== file)
   .map(([field, write]) => `${file}: ${write} (${field} is ${OWNERS[field] || "no module"}'s)`);
 
 test("the owners are the record's fields, no more, no fewer", () => {
@@ -101,7 +101,7 @@ const modules = readdirSync(site).filter((f) => f.endsWith(".js"));
 test("no site module writes a field of the lab record it does not own, and each owner writes its own", () => {
   assert.deepEqual(modules.flatMap((f) => misplaced(f, readFileSync(resolve(site, f), "utf8"))), []);
   for (const [field, owner] of Object.entries(OWNERS)) {
-    const own = labWrites(code(readFileSync(resolve(site, owner), "utf8"))).map(([written]) => written);
+    const own = labWrites(uncommented(readFileSync(resolve(site, owner), "utf8"))).map(([written]) => written);
     assert.ok(own.includes(field), `${owner} owns lab.${field} but never writes it: the table is out of date`);
   }
 });
@@ -123,11 +123,9 @@ function started() {
 }
 
 test("every name tests and bench read of window.__wt.lab is one a started lab has", () => {
-  const files = (dir, ext) => readdirSync(resolve(root, dir), { recursive: true }).filter((f) => f.endsWith(ext))
-    .map((f) => resolve(root, dir, f));
   const lab = started(), missing = [];
   let reads = 0;
-  for (const f of [...files("tests", ".py"), ...files("bench", ".py"), ...files("bench", ".js")]) {
+  for (const f of [...sourceFiles("tests", ".py"), ...sourceFiles("bench", ".py"), ...sourceFiles("bench", ".js")]) {
     for (const [read, field, inner] of readFileSync(f, "utf8").matchAll(/__wt\??\.lab\??\.(\w+)(?:\??\.(\w+))?/g)) {
       reads += 1;
       const record = lab[field];

@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { LabState } from "../../site/labstate.js";
 import { LAB } from "../../site/hook.js";
 import { root } from "./fixtures.mjs";
+import { uncommented } from "./sources.mjs";
 
 const shown = Object.entries(Object.getOwnPropertyDescriptors(LabState.prototype)).filter(([, d]) => d.get).map(([name]) => name);
 
@@ -63,7 +64,7 @@ test("ready: a new promise each time, settled by the state; equipped once", asyn
   assert.throws(() => state.equip(parts), /equipped once/);
 });
 
-const code = (file) => readFileSync(file, "utf8").replace(/^\s*\/\/.*$/gm, "").replace(/\s\/\/ .*$/gm, ""); // comments out
+const code = (file) => uncommented(readFileSync(file, "utf8"));
 // A write into one of the state's fields or what it holds, through the name every part gives it (state, this.state):
 // an assignment, or a call that changes a list, set or map.
 const field = `(?<=^|[^\\w$.]|this\\.)state\\.(${shown.join("|")})\\b((?:\\.\\w+|\\[[^\\]]*\\])*)`;
