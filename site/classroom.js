@@ -8,6 +8,7 @@
 //     imports: no import or export left, so the classic bootstrap below runs it as a script);
 //   - gives the blob: URL of a site path (boot.js's scripts; Panel's stylesheets, which Python names by path).
 // A file that does not match its sha256 stops the live lab with its name; the text still reads.
+import { whenDom } from "./dom.js";
 import { refusals } from "./refusals.js";
 import { decodeText, member, mime } from "./unpack.js";
 
@@ -34,13 +35,8 @@ export function localize(value, url) {
   return value;
 }
 
-function parsed() {
-  // A promise: the page is parsed, so every payload block of it is in the document.
-  return new Promise((resolve) => {
-    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", resolve, { once: true });
-    else resolve();
-  });
-}
+// A promise: the page is parsed, so every payload block of it is in the document.
+const parsed = () => new Promise((resolve) => whenDom(resolve));
 
 // What unpacking this file needs beyond what boot.js checks. Without it the page's own files stay packed,
 // the playback tables too: the text and its precomputed figures still read.
