@@ -8,6 +8,7 @@
 // section with a Run in flight is handed over once the Run is over (handover.js asks running()).
 import { inert } from "./inert.js";
 import { $ } from "./dom.js";
+import { playerOf } from "./player.js";
 
 export const SAID = {
   going: "Running your code on a worker of its own, here in your browser (Python starts first if it has not loaded)…",
@@ -15,6 +16,9 @@ export const SAID = {
     "live lab had loaded.",
   paused: "The live lab is not loaded (data saver): press “Load the live lab” above, then Run.",
   none: "This browser could not start a worker for your code: Run again once the live lab has loaded.",
+  // the section's player line, over the table's "Computed at build", while the slots show the Run's answer
+  shown: "Checked live in your browser by this page's own code (NumPy, in a worker of its own) when you pressed Run; " +
+    "its controls take over when Python has loaded.",
 };
 
 /** What the section says of an answer it would not show (WHY: inert.js's reason). */
@@ -136,6 +140,11 @@ export class EarlyRun {
       slot.replaceChildren(nodes);
       slot.dataset.frag = "live"; // no table fragment: the player's next answer replaces it
       slot.classList.remove("wt-approx");
+    }
+    const player = playerOf(sid);
+    if (player) {
+      Object.assign(player.dataset, { approx: "false", early: "true" });
+      player.querySelector(".wt-player-status").textContent = SAID.shown;
     }
     this.shown += 1;
   }

@@ -76,6 +76,8 @@ def test_the_code_is_checked_before_panel_and_panel_takes_it_over_with_the_same_
     assert page.evaluate("__wt.runs.shown") >= 1 and page.evaluate("__wt.runs.refusals.length") == 0
     early = page.evaluate(SLOTS_JS, page.locator("#live-codelab").element_handle())
     assert "Computed live" in early["race"], "the race says where it comes from"
+    player = page.locator("#live-codelab .wt-player-status").text_content()
+    assert player.startswith("Checked live in your browser"), player
 
     page.evaluate(WATCH_JS)
     release()
