@@ -66,15 +66,17 @@ ARM_JS = """([want, race]) => {
   requestAnimationFrame(poll);
 }"""
 FCP_JS = "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime ?? null"
-# The Run before the live section: from its click, when the prerender's verdict first holds WANT
+# The Run before the live section: from its click, when the prerender's verdict slot is the Run's (data-frag live: the
+# build's verdict for the page's backward is the same sentence) and holds WANT
 BEFORE_JS = """(want) => {
   const w = window.__first = {};
-  const verdict = () => (document.querySelector('#live-codelab .wt-prerender [data-testid=codelab-verdict]') || {}).dataset;
+  const slot = () => document.querySelector('#live-codelab .wt-prerender .wt-slot[data-slot=verdict][data-frag=live]');
+  const verdict = () => ((slot() || document).querySelector('[data-testid=codelab-verdict]') || {}).dataset;
   document.querySelector('[data-testid=codelab-run]').addEventListener('click', () => { w.click = performance.now(); },
     {capture: true, once: true});
   const poll = () => {
     const v = verdict();
-    if (w.click !== undefined && v && v.value && v.value.includes(want)) { w.result = performance.now(); return; }
+    if (w.click !== undefined && slot() && v && v.value && v.value.includes(want)) { w.result = performance.now(); return; }
     requestAnimationFrame(poll);
   };
   requestAnimationFrame(poll);
