@@ -7,6 +7,8 @@ answers again and a late live answer for the old setting is not shown.
 """
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from harness import Recorder, new_context, until, wait_booted
@@ -32,22 +34,32 @@ def type_sigma(page, value: str) -> None:
     box.dispatch_event("change")
 
 
-@pytest.fixture()
-def held(browser, server):
-    """A page of the sweep whose Panel worker cannot finish loading until release() (the held Panel wheel)."""
-    ctx = new_context(browser, Recorder(), init_js=(CORES,))
+@contextlib.contextmanager
+def panel_held(browser, url: str, rec: Recorder):
+    """A page of URL whose Panel worker cannot finish loading until release() (its Panel wheel held back), four
+    cores said; REC records its requests."""
+    ctx = new_context(browser, rec, init_js=(CORES,))
     waiting = []
     ctx.route("**/pyodide/panel-*.whl", lambda route: waiting.append(route))
     page = ctx.new_page()
-    page.goto(f"{server.url}?embed=sweep", wait_until="domcontentloaded")
+    page.goto(url, wait_until="domcontentloaded")
 
     def release() -> dict:
         ctx.unroute("**/pyodide/panel-*.whl")
         for route in waiting:
             route.continue_()
         return wait_booted(page)
-    yield page, release
-    ctx.close()
+    try:
+        yield page, release
+    finally:
+        ctx.close()
+
+
+@pytest.fixture()
+def held(browser, server):
+    """A page of the sweep whose Panel worker cannot finish loading until release()."""
+    with panel_held(browser, f"{server.url}?embed=sweep", Recorder()) as (page, release):
+        yield page, release
 
 
 def test_an_off_grid_setting_is_live_before_panel_and_panel_shows_the_same_bytes(held):

@@ -12,8 +12,7 @@ from __future__ import annotations
 import pytest
 
 from harness import Recorder, assert_same_origin, new_context, wait_booted
-from test_browser_early import SLOTS_JS
-from test_browser_pool import CORES
+from test_browser_early import SLOTS_JS, panel_held
 from weighttying import codelab
 
 pytestmark = pytest.mark.browser
@@ -45,22 +44,10 @@ def verdict(page, scope: str = PRE) -> str:
 
 @pytest.fixture()
 def held(browser, server):
-    """An embedded code lab whose Panel worker cannot finish loading until release() (the held Panel wheel), and the
-    requests it made."""
+    """An embedded code lab whose Panel worker cannot finish loading until release(), and its requests."""
     rec = Recorder()
-    ctx = new_context(browser, rec, init_js=(CORES,))
-    waiting = []
-    ctx.route("**/pyodide/panel-*.whl", lambda route: waiting.append(route))
-    page = ctx.new_page()
-    page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
-
-    def release() -> dict:
-        ctx.unroute("**/pyodide/panel-*.whl")
-        for route in waiting:
-            route.continue_()
-        return wait_booted(page)
-    yield page, release, rec
-    ctx.close()
+    with panel_held(browser, f"{server.url}?embed=codelab", rec) as (page, release):
+        yield page, release, rec
 
 
 def test_the_code_is_checked_before_panel_and_panel_takes_it_over_with_the_same_bytes(held):
