@@ -226,15 +226,10 @@ export class Pool {
     // is up or could not start, never rejected. boot.js waits on it to start the Panel worker after it; the code lab
     // warms one for the reader's code (reader: a tainted worker will do), so its first Run does not wait for a boot.
     const fit = this.workers.find((w) => !w.dead && (reader || !w.tainted));
-    if (!this.size || (!fit && this.workers.length >= this.size)) return Promise.resolve();
-    try {
-      const worker = fit || this.#start();
-      this.#next(); // idle until asked: released after idleMs if nothing is
-      return worker.ready.then(() => {}, () => {});
-    } catch (err) {
-      this.#fail(err);
-      return Promise.resolve();
-    }
+    const worker = this.size && (fit || this.workers.length < this.size) ? this.#orStart(fit) : null;
+    if (!worker) return Promise.resolve();
+    this.#next(); // idle until asked: released after idleMs if nothing is
+    return worker.ready.then(() => {}, () => {});
   }
 
   ask(msg) {
@@ -242,13 +237,8 @@ export class Pool {
     // there is none): a promise of their JSON text, rejected with why not.
     if (!this.size) return Promise.reject(new Error(this.failed || "no numerics workers here"));
     const clean = this.workers.filter((w) => !w.dead && !w.tainted);
-    let worker = clean.find((w) => !w.part) || clean[0];
-    try {
-      worker = worker || this.#start();
-    } catch (err) {
-      this.#fail(err);
-      return Promise.reject(err);
-    }
+    const worker = this.#orStart(clean.find((w) => !w.part) || clean[0]);
+    if (!worker) return Promise.reject(new Error(this.failed));
     clearTimeout(this.#idleTimer); // not idle while it asks
     const id = (this.#asked += 1);
     const answer = new Promise((resolve, reject) => {
@@ -305,8 +295,15 @@ export class Pool {
     this.#next();
   }
 
-  #start() {
-    return startWorker(this, this.#spawn, this.#boot);
+  #orStart(worker) {
+    // WORKER, or else a new one; null where none can start (no Worker at all here: a policy, memory), the pool failed.
+    if (worker) return worker;
+    try {
+      return startWorker(this, this.#spawn, this.#boot);
+    } catch (err) {
+      this.#fail(err);
+      return null;
+    }
   }
 
   #fail(err) {
@@ -326,13 +323,9 @@ export class Pool {
       while (r.waiting.length) {
         const part = r.waiting[0];
         let free = this.workers.find((w) => !w.part && !w.dead && (part.quietMs || !w.tainted));
-        try {
-          if (!free && this.workers.length >= this.size) endIdleTainted(this);
-          if (!free && this.workers.length < this.size) free = this.#start();
-        } catch (err) { // no Worker at all here (a policy, memory): the Panel worker computes instead
-          return this.#fail(err);
-        }
-        if (!free) return;
+        if (!free && this.workers.length >= this.size) endIdleTainted(this);
+        if (!free && this.workers.length < this.size) free = this.#orStart(null);
+        if (!free) return; // none free and no room (or the pool failed: the Panel worker computes instead)
         this.#hand(free, r.waiting.shift());
       }
     }
