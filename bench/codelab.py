@@ -12,7 +12,8 @@ live, once the section is live (its Panel Run; the first press takes the numeric
 started, booting or up). --read-ms: the pause between the edit and that press, a reader looking over their code.
 On the page clock: `first_result_ms`, from navigation to the first press's verdict (every entry checked, the random
 check, the verdict: the Run's first result; the whole cold path), beside `live_ms` (the section handed over) and
-`fcp_ms` (the prerendered section, its verdict for the build's backward included, painted). Then, on the live
+`fcp_ms` (the prerendered section, its verdict for the build's backward included, painted) and `numerics_boot` (the
+first numerics worker's boot steps: spawned, runtime, packages, ready; site/boot.js's watchBoots). Then, on the live
 section, --presses - 1 more Runs of the same code: `result_ms` from the click to the verdict, `done_ms` to the race's
 "Done." (600 steps, two models); `warm_result_ms` is their median over every run. Before each of them a Run of the
 same code with a syntax error (`error_ms`: click to its message) changes the verdict, so the next one is seen
@@ -150,7 +151,8 @@ def visit(browser, url: str, presses: int, want: str, read_ms: int = 0, first: s
             runs.append(press(page, want))
         return {"fcp_ms": page.evaluate(FCP_JS), "live_ms": live_ms,
                 "first_result_ms": runs[0]["click_ms"] + runs[0]["result_ms"], "runs": runs, "error_ms": errors,
-                "pool_started": page.evaluate("() => __wt.pool.started")}
+                "pool_started": page.evaluate("() => __wt.pool.started"),
+                "numerics_boot": page.evaluate("() => __wt.pool.boots[0] || null")}
     finally:
         ctx.close()
 

@@ -1,7 +1,8 @@
 // A Run before Panel. A section whose Run runs the reader's own code (the code lab's: config.early_runs, from
 // weighttying.early.emitted) is run from its editor's bar (controls.editor_still, codelab.js) before its live section
-// is there too, so the reader's code is checked as soon as one numerics worker is up, not after Panel's boot. The Run goes whole to a worker of the page's
-// pool (pool.js; weighttying.early.Run), which draws the section's slots with each batch as the live section would.
+// is there too, so the reader's code is checked as soon as one numerics worker is up, not after Panel's boot. The Run
+// goes whole to a worker of the page's pool (pool.js; weighttying.early.Run), which draws the section's slots with
+// each batch as the live section would.
 // That worker ran the reader's code, so what it sends is untrusted: each answer's slots go into the page only
 // through inert.js, all of them or none. When the live section takes over, its Python takes the Run's batches in as
 // its results (schedule.js sends them with the state: app.kit.runsection.adopt), so it shows the same bytes; a
@@ -132,7 +133,8 @@ export class EarlyRun {
     const checked = Object.entries(slots).map(([name, html]) => [name, inert(html, this.config.vocabulary)]);
     // (a restart puts the prerender back, new elements: found again then)
     if (![...(this.#slots.get(sid) || new Map()).values()].some((el) => el.isConnected)) {
-      this.#slots.set(sid, new Map([...section.querySelectorAll(".wt-prerender .wt-slot[data-slot]")].map((el) => [el.dataset.slot, el])));
+      const own = section.querySelectorAll(".wt-prerender .wt-slot[data-slot]");
+      this.#slots.set(sid, new Map([...own].map((el) => [el.dataset.slot, el])));
     }
     for (const [name, nodes] of checked) {
       const slot = this.#slots.get(sid).get(name);
