@@ -21,10 +21,13 @@ export const HANG = { floorMs: 8000, factor: 10, tickMs: 250 };
 const MAX_RETRIES = 2; // a part whose worker died this often is an error, not bad luck
 
 export function poolSize({ cores, memory, saveData, click }) {
-  // Numerics workers for this browser: one core is the page's and the Panel worker's; at most 4; one where the
-  // reader saves data or memory is short (deviceMemory < 4 GB); at most 2 where the browser does not say.
+  // Numerics workers for this browser: one core is the page's and the Panel worker's; at most 4. Two cores get two,
+  // since the Panel worker only waits while a Run goes (bench/README.md, pool.py: a second worker pays on 2 cores,
+  // and adds 130-150 MB to the page's peak, which 4 GB holds). One where the reader saves data or memory is short
+  // (deviceMemory < 4 GB); at most 2 where the browser does not say.
   if (click || saveData || memory < 4) return 1;
-  const n = Math.min(4, Math.max(1, Math.floor(cores || 1) - 1));
+  const whole = Math.floor(cores || 1);
+  const n = whole === 2 ? 2 : Math.min(4, Math.max(1, whole - 1));
   return memory === undefined ? Math.min(2, n) : n;
 }
 

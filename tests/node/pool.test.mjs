@@ -5,16 +5,19 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HANG, Pool, poolSize, quietStop, readerDied } from "../../site/pool.js";
 
-test("size: cores - 1, within 1..4; 1 saving data, on click or under 4 GB; at most 2 where memory is unsaid", () => {
+test("size: cores - 1, within 1..4, 2 on 2 cores; 1 saving data, on click or under 4 GB; at most 2 where memory is unsaid", () => {
   const size = (cores, memory, more = {}) => poolSize({ cores, memory, ...more });
-  assert.deepEqual([1, 2, 3, 4, 5, 8, 64].map((c) => size(c, 8)), [1, 1, 2, 3, 4, 4, 4]);
+  assert.deepEqual([1, 2, 3, 4, 5, 8, 64].map((c) => size(c, 8)), [1, 2, 2, 3, 4, 4, 4]);
+  assert.equal(size(2, 4), 2, "2 cores and 4 GB: both cores");
+  assert.equal(size(2, 2), 1, "2 cores, memory short: one");
+  assert.equal(size(2, 8, { saveData: true }), 1, "2 cores, saving data: one");
   assert.equal(size(undefined, 8), 1, "no core count: one");
   assert.equal(size(8, 8, { click: true }), 1);
   assert.equal(size(8, 8, { saveData: true }), 1);
   assert.equal(size(8, 2), 1);
   assert.equal(size(8, 0.5), 1);
   assert.equal(size(8, 4), 4, "4 GB is enough");
-  assert.deepEqual([2, 3, 8].map((c) => size(c, undefined)), [1, 2, 2]);
+  assert.deepEqual([1, 2, 3, 8].map((c) => size(c, undefined)), [1, 2, 2, 2]);
 });
 
 function fakeWorkers({ bootFails = false } = {}) {
