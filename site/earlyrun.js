@@ -116,9 +116,14 @@ export class EarlyRun {
     }
     r.batches.push(answer.batch);
     const { part } = answer, last = part.points[part.points.length - 1];
-    if (!part.done) return this.#say(sid, last && last.total ? `Step ${part.step} of ${last.total}…` : SAID.going);
+    // the verdict the slots now show, said again under Run (on a phone the verdict slot is screens below it)
+    const verdict = this.#slots.get(sid)?.get("verdict")?.dataset.frag === "live"
+      ? `${this.#slots.get(sid).get("verdict").textContent.trim()} ` : "";
+    if (!part.done) {
+      return this.#say(sid, verdict + (last && last.total ? `Step ${part.step} of ${last.total}…` : SAID.going));
+    }
     r.over = true;
-    this.#say(sid, SAID.done);
+    this.#say(sid, verdict + SAID.done);
     this.ended();
   }
 

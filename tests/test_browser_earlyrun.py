@@ -58,6 +58,7 @@ def test_the_code_is_checked_before_panel_and_panel_takes_it_over_with_the_same_
     page.get_by_test_id("codelab-run").click()
     page.locator(f"{PRE} [data-testid=codelab-verdict][data-value='{want}']").wait_for(timeout=90_000)
     page.locator(SAID, has_text="Done.").wait_for(timeout=60_000)
+    assert page.locator(SAID).text_content().startswith(want), "the verdict is said under Run too"
     assert page.evaluate("__wt.status") == "booting", "checked before Panel"
     assert page.locator(f"{PRE} .wt-slot[data-slot=verdict][data-frag=live]").count() == 1
     assert page.evaluate("__wt.runs.shown") >= 1 and page.evaluate("__wt.runs.refusals.length") == 0
