@@ -156,11 +156,12 @@ function endWorker(pool, worker) {
 }
 
 function stopPart(pool, worker) {
-  // worker's part cancelled: it is told (and confirms), or, running the reader's code, ended
-  const { run, quietMs } = worker.part;
-  if (quietMs) return endWorker(pool, worker);
+  // worker's part cancelled: it is told (and confirms), or, running the reader's code, ended; a reader's part not yet
+  // sent (its worker still booting) is only dropped, so a second Run does not end the boot the first one started
+  const { run, quietMs } = worker.part, sent = worker.since > 0;
+  if (quietMs && sent) return endWorker(pool, worker);
   Object.assign(worker, { part: null, since: 0, slowest: 0 });
-  worker.w.postMessage({ type: "cancel", run });
+  if (!quietMs) worker.w.postMessage({ type: "cancel", run });
 }
 
 function endIdleTainted(pool) {
@@ -336,11 +337,16 @@ export class Pool {
   }
 
   #hand(worker, part) {
-    // part to worker, once it has booted; a worker that died meanwhile gave it back (died)
+    // part to worker, once it has booted; a worker that died meanwhile gave it back (died). A part of the reader's
+    // code taints it as it is sent: the slots it was asked for then can never be heard (heard), so they are refused.
     worker.part = part;
-    worker.tainted ||= !!part.quietMs;
     worker.ready.then(() => {
       if (worker.part !== part || worker.dead) return;
+      if (part.quietMs && !worker.tainted) {
+        worker.tainted = true;
+        for (const a of worker.asks.values()) a.reject(new Error("its worker now runs the reader's code"));
+        worker.asks.clear();
+      }
       worker.w.postMessage({ type: "part", run: part.run, part: part.part, spec: part.spec });
       worker.since = performance.now();
       this.#watch.arm();

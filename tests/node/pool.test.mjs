@@ -285,3 +285,43 @@ test("warm for the reader's code takes a tainted worker; a full pool starts none
   assert.equal(made.length, 1, "a clean one would exceed the pool's size: none started");
   pool.release();
 });
+
+function slowBooting() {
+  // fakeWorkers whose boots are answered only when boot() is called: a worker still booting.
+  const { made, spawn } = fakeWorkers(), held = [];
+  const slow = () => {
+    const w = spawn(), post = w.postMessage;
+    w.postMessage = (msg) => (msg.type === "boot" ? held.push(() => post(msg)) : post(msg));
+    return w;
+  };
+  return { made, spawn: slow, boot: () => held.splice(0).forEach((go) => go()) };
+}
+
+test("a reader's Run cancelled while its worker boots leaves the boot going for the next one", async () => {
+  const { made, spawn, boot } = slowBooting();
+  const pool = new Pool({ size: 1, spawn, boot: {}, post: () => {}, idleMs: 1e6 });
+  pool.run({ sid: "codelab", run: -1, parts: ["first"], quiet_s: 10 });
+  pool.cancel({ run: -1 }); // pressed Run again before the worker was up
+  pool.run({ sid: "codelab", run: -2, parts: ["second"], quiet_s: 10 });
+  assert.ok(!made[0].terminated && made.length === 1, "the booting worker is kept");
+  boot();
+  await tick();
+  assert.deepEqual(made[0].sent.filter((m) => m.type === "part").map((m) => m.spec), ["second"], "only the latest runs");
+  assert.ok(!made[0].sent.some((m) => m.type === "cancel"));
+  pool.release();
+});
+
+test("an ask waiting on a worker that is then sent the reader's code is refused, and the pool can idle", async () => {
+  const { made, spawn, boot } = slowBooting();
+  const pool = new Pool({ size: 1, spawn, boot: {}, post: () => {}, idleMs: 1e6 });
+  const asked = pool.ask({ section: "sweep", query: "q" });
+  pool.run({ sid: "codelab", run: -1, parts: ["mine"], quiet_s: 10 });
+  boot();
+  try {
+    await assert.rejects(asked, /runs the reader's code/);
+    assert.equal(pool.workers[0].asks.size, 0, "nothing left waiting");
+    assert.ok(made[0].sent.some((m) => m.type === "part"));
+  } finally {
+    pool.release();
+  }
+});

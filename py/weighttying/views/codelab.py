@@ -308,7 +308,8 @@ def verdict_html(e: dict) -> str:
         " The results shown are your last code that ran." if e["kind"] == "ok" else "")
     kind = "wt-good" if failed is None and e["entries"]["wrong"] == 0 else "wt-bad"
     # where the reader's code failed, for the editor's mark (site/codelab.js)
-    at = "".join(f' data-{key}="{failed[key]}"' for key in ("line", "column") if failed and failed.get(key) is not None)
+    at = "".join(f' data-{key}="{html.escape(str(failed[key]))}"' for key in ("line", "column")
+                 if failed and failed.get(key) is not None)  # escaped: a worker that ran reader code sent them
     return (f'<p class="wt-verdict {kind}" data-testid="codelab-verdict" data-value="{html.escape(text)}"{at}>'
             f"{html.escape(text)}</p>")
 
