@@ -19,7 +19,8 @@
 // The lab's parts, each a class in a module of its own, made by LiveLab below in the order they need each other and
 // handed the parts they ask: status.js (what the page says), scripts.js (BokehJS and Panel), handover.js (a section
 // goes live) and schedule.js (what Python does next), which call each other, watch.js (heartbeat, crash and
-// restart), messages.js (the worker's messages). Only the LabState writes the lab's state; the parts ask it. Of one
+// restart), messages.js (the worker's messages); before Panel, early.js (answers off a grid) and earlyrun.js (the
+// code lab's Run), on the pool of numerics workers (pool.js). Only the LabState writes the lab's state; the parts ask it. Of one
 // worker's record (lab.js's newLab), each part alone writes its own (lab.watch, lab.schedule, ...), the others ask it.
 
 import { Pool, poolSize } from "./pool.js";

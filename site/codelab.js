@@ -196,7 +196,9 @@ export function mount(doc = document, run = () => {}, storage = globalThis.local
   // one edit the editor's undo takes back
   doc.addEventListener("click", (event) => {
     const button = event.composedPath().find((el) => el.dataset?.codelabSource !== undefined);
-    if (!button) return;
+    // never one in a slot a worker drew before Panel (earlyrun.js): that worker ran the reader's code, and a button of
+    // its own there would replace the reader's edit
+    if (!button || button.closest(".wt-slot[data-frag=live]")) return;
     replaceCode(view, button.dataset.codelabSource);
     view.focus();
   });

@@ -16,7 +16,10 @@ export const SAID = {
   done: "Done. Checked live in your browser by this page's own code, on a worker of its own, before the rest of the " +
     "live lab had loaded.",
   paused: "The live lab is not loaded (data saver): press “Load the live lab” above, then Run.",
-  none: "This browser could not start a worker for your code: Run again once the live lab has loaded.",
+  none: "This browser could not start a worker for your code, so it cannot run here: the text and the named bugs' " +
+    "results still read.",
+  moved: "Settings changed: the Run was stopped. Press Run to run with the new settings.",
+  late: "The live section took over before your Run ended, so it was stopped: press Run again.",
   // the section's player line, over the table's "Computed at build", while the slots show the Run's answer
   shown: "Checked live in your browser by this page's own code (NumPy, in a worker of its own) when you pressed Run; " +
     "its controls take over when Python has loaded.",
@@ -24,10 +27,15 @@ export const SAID = {
 
 /** What the section says of an answer it would not show (WHY: inert.js's reason). */
 export const refused = (why) => `Your Run's result was not shown: ${why}. The worker that ran your code drew what ` +
-  "this page never draws, so your code must have changed how it draws; nothing of it reached the page.";
+  "this page never draws, so your code must have changed how it draws; nothing of that answer was put in the page.";
+// How long a section's hand-over waits for its Run before Panel: the code lab's race takes seconds, even in WebKit
+export const HOLD_MS = 60_000;
+// A points message's text at most: one answer's slots (the vocabulary's max_chars) and its batch, never parsed beyond
+const TEXT_FACTOR = 2;
 
-function shapedAnswer(text) {
+function shapedAnswer(text, maxChars) {
   // A points message's text as {batch (its text), part (parsed), slots}, or why it is not the shape the worker sends.
+  if (text.length > TEXT_FACTOR * maxChars) throw new Error(`it is ${(text.length / 1e6).toFixed(1)} MB of text`);
   const answer = JSON.parse(text), part = typeof answer?.batch === "string" ? JSON.parse(answer.batch) : null;
   const named = ([name, html]) => /^[a-z][\w-]*$/.test(name) && typeof html === "string";
   if (!part || !Array.isArray(part.points) || typeof answer.slots !== "object"
@@ -36,7 +44,8 @@ function shapedAnswer(text) {
 }
 
 export class EarlyRun {
-  runs = new Map(); // sid -> {id, batches (the part's batch texts), over, error, handed}: each section's latest Run
+  runs = new Map(); // sid -> {id, query, started, batches, over, error, shown}: each section's latest Run
+  kept = new Map(); // sid -> {query, batches, handed}: its latest Run that ended with its answer shown, for Python
   shown = 0; // answers put into the page
   refusals = []; // {sid, why}: answers refused whole (inert.js)
   #ids = 0; // this page's run ids, negative (the Panel worker's pooled Runs count up from 1)
@@ -54,7 +63,9 @@ export class EarlyRun {
   }
 
   running(sid) {
+    // Whether section sid's Run is still going (its hand-over waits), at most HOLD_MS: then it is stopped.
     const r = this.runs.get(sid);
+    if (r && !r.over && performance.now() - r.started > HOLD_MS) this.#stop(sid, r, SAID.late);
     return !!r && !r.over;
   }
 
@@ -67,8 +78,9 @@ export class EarlyRun {
     const before = this.runs.get(sid);
     if (before && !before.over) this.pool.cancel({ run: before.id });
     const id = -(this.#ids += 1);
-    this.runs.set(sid, { id, batches: [], over: false, error: "", handed: false });
-    const spec = JSON.stringify({ section: sid, query: this.player.query(sid), carried: this.address.carried([sid]) });
+    const query = this.player.query(sid);
+    this.runs.set(sid, { id, query, started: performance.now(), batches: [], over: false, error: "", shown: false });
+    const spec = JSON.stringify({ section: sid, query, carried: this.address.carried([sid]) });
     say(SAID.going);
     this.pool.run({ sid, run: id, parts: [spec], quiet_s: this.config.early_runs[sid].quiet_s });
   }
@@ -79,50 +91,59 @@ export class EarlyRun {
     if (!r || r.id !== run || r.over) return; // a Run dropped for a newer one
     if (kind === "points") return this.#points(sid, r, text);
     if (kind === "retry") return this.#say(sid, text);
-    Object.assign(r, { over: true, error: text });
-    this.#say(sid, kind === "error" ? `Stopped: ${text}` : text, "wt-bad");
-    this.ended();
+    this.#stop(sid, r, kind === "error" ? `Stopped: ${text}` : SAID.none);
   }
 
   handOut(sids) {
-    // {sid: its Run's batches} of the Runs over and not yet sent to Python, of sections sids; marked sent.
+    // {sid: its kept Run's batches} of sections sids whose kept Run is not yet sent to Python and was run at the
+    // setting the section shows (else the section's own results belong to it); marked sent.
     const out = {};
-    for (const sid of sids) {
-      const r = this.runs.get(sid);
-      if (!r || !r.over || r.handed || !r.batches.length) continue;
-      r.handed = true;
-      out[sid] = r.batches;
+    for (const sid of this.#unsent(sids)) {
+      const k = this.kept.get(sid);
+      k.handed = true;
+      if (k.query === this.player.query(sid)) out[sid] = k.batches;
     }
     return out;
   }
 
   pending(sids) {
-    // Whether a Run of sections sids is over and its batches not yet sent to Python.
-    return sids.some((sid) => { const r = this.runs.get(sid); return !!r && r.over && !r.handed && r.batches.length > 0; });
+    // Whether a kept Run of sections sids is not yet sent to Python.
+    return this.#unsent(sids).length > 0;
+  }
+
+  #unsent(sids) {
+    return sids.filter((sid) => this.kept.has(sid) && !this.kept.get(sid).handed);
+  }
+
+  #stop(sid, r, said) {
+    // Run r of section sid is over without its answer (an error, a refusal, a setting changed, the hand-over): said.
+    if (!r.over) this.pool.cancel({ run: r.id });
+    Object.assign(r, { over: true, error: said });
+    this.#say(sid, said, "wt-bad");
+    this.ended();
   }
 
   #points(sid, r, text) {
     // A batch and the slots drawn from every point so far: the slots in place (all or none), the batch kept.
+    if (this.player.query(sid) !== r.query) return this.#stop(sid, r, SAID.moved); // its answer is another setting's
     let answer;
     try {
-      answer = shapedAnswer(text);
+      answer = shapedAnswer(text, this.config.vocabulary.max_chars);
       if (answer.slots) this.#show(sid, answer.slots); // null: nothing new to show yet
     } catch (err) {
       this.refusals.push({ sid, why: err.message });
-      this.pool.cancel({ run: r.id });
-      Object.assign(r, { over: true, error: err.message, batches: [] });
-      this.#say(sid, refused(err.message), "wt-bad");
-      return this.ended();
+      return this.#stop(sid, r, refused(err.message));
     }
     r.batches.push(answer.batch);
+    r.shown ||= !!answer.slots;
     const { part } = answer, last = part.points[part.points.length - 1];
-    // the verdict the slots now show, said again under Run (on a phone the verdict slot is screens below it)
-    const verdict = this.#slots.get(sid)?.get("verdict")?.dataset.frag === "live"
-      ? `${this.#slots.get(sid).get("verdict").textContent.trim()} ` : "";
+    // the verdict this Run's slots show, said again under Run (on a phone the verdict slot is screens below it)
+    const verdict = r.shown && this.#slots.get(sid)?.get("verdict") ? `${this.#slots.get(sid).get("verdict").textContent.trim()} ` : "";
     if (!part.done) {
       return this.#say(sid, verdict + (last && last.total ? `Step ${part.step} of ${last.total}…` : SAID.going));
     }
     r.over = true;
+    if (r.shown) this.kept.set(sid, { query: r.query, batches: r.batches, handed: false });
     this.#say(sid, verdict + SAID.done);
     this.ended();
   }

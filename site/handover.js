@@ -6,7 +6,9 @@ import { nameControls } from "./names.js";
 import { $ } from "./dom.js";
 
 export class LiveSections {
-  prerendered = new Map(); // live-ID -> the prerendered content its live root replaced (putBack restores it)
+  // live-ID -> the prerendered nodes its live root replaced, copies (putBack restores them): nodes, never their HTML,
+  // since slots a worker drew before Panel were checked as nodes (inert.js) and are not to be parsed again
+  prerendered = new Map();
 
   // state: the lab's state (labstate.js: timings, status, ready); address: told which sections Python holds now;
   // current(lab): lab is still the lab's; scripts: scripts.js's; sendChange: the scheduler's (it calls handOver);
@@ -52,7 +54,7 @@ export class LiveSections {
     const { docs_json, render_items } = this.transport.localize(JSON.parse(msg.data));
     const el = $(`live-${sid}`);
     if (!el) throw new Error(`the page has no <div id="live-${sid}"> for section ${sid}`);
-    if (!this.prerendered.has(el.id)) this.prerendered.set(el.id, el.innerHTML);
+    if (!this.prerendered.has(el.id)) this.prerendered.set(el.id, [...el.childNodes].map((n) => n.cloneNode(true)));
     // The live root is laid out unseen below the prerender until handOver() swaps them.
     el.append(Object.assign(document.createElement("div"), { id: `live-root-${sid}`, className: "wt-live-root wt-hold" }));
     for (const item of render_items) {
@@ -116,8 +118,8 @@ export class LiveSections {
   putBack() {
     // A restart: the live views go and every prerender they replaced comes back, at its own height.
     if (window.Bokeh) Bokeh.index.roots.forEach((view) => view.remove());
-    for (const [id, content] of this.prerendered) {
-      $(id).innerHTML = content;
+    for (const [id, nodes] of this.prerendered) {
+      $(id).replaceChildren(...nodes.map((n) => n.cloneNode(true)));
       $(id).style.minHeight = "";
       delete $(id).dataset.live;
     }

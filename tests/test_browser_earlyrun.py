@@ -85,7 +85,7 @@ def test_code_that_draws_what_the_page_never_draws_is_refused_whole(held):
     page.get_by_test_id("codelab-run").click()
     page.locator(SAID, has_text="was not shown").wait_for(timeout=90_000)
     said = page.locator(SAID).text_content()
-    assert "<img>" in said and "nothing of it reached the page" in said, said
+    assert "<img>" in said and "nothing of that answer was put in the page" in said, said
     assert page.locator(f"{PRE} .wt-slot[data-frag=live]").count() == 0, "no slot of the refused answer was put in"
     assert page.locator("#live-codelab img").count() == 0
     assert page.evaluate("window.__pwned") is None
@@ -139,3 +139,26 @@ def test_an_embedded_code_lab_boots_its_numerics_worker_first_on_two_cores(brows
         assert made >= up, f"the Panel worker was made at {made:.0f} ms, before the numerics worker was up at {up:.0f}"
     finally:
         ctx.close()
+
+
+def test_run_pressed_again_while_the_worker_boots_keeps_that_boot(held):
+    page, _, _ = held
+    put(page, codelab.original_source() + "# mine\n")
+    page.get_by_test_id("codelab-run").click()
+    page.get_by_test_id("codelab-run").click()  # again, before the worker is up
+    page.locator(SAID, has_text="Done.").wait_for(timeout=90_000)
+    assert page.evaluate("__wt.pool.started") == 1, "the second Run ended the first one's boot"
+
+
+def test_a_setting_moved_during_the_run_stops_it(held):
+    page, _, _ = held
+    put(page, codelab.original_source() + "# mine\n")
+    page.get_by_test_id("codelab-run").click()
+    box = page.locator(".wt-player[data-section=codelab] .wt-pctl[data-key=k] input[type=number]")
+    box.fill("50")
+    box.dispatch_event("change")
+    page.locator(SAID, has_text="Settings changed").wait_for(timeout=90_000)
+    assert page.locator(f"{PRE} .wt-slot[data-frag=live]").count() == 0, "nothing of the old setting's Run shown"
+    page.get_by_test_id("codelab-run").click()
+    page.locator(SAID, has_text="Done.").wait_for(timeout=90_000)
+    assert page.locator(f"{PRE} .wt-slot[data-slot=random][data-frag=live]").text_content().startswith("50 random")

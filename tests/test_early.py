@@ -61,7 +61,7 @@ def test_the_sections_with_a_run_before_panel_are_those_with_code():
     coded = {c.section for c in state.CONTROLS if c.spec.input == "code"}
     assert set(early.emitted()) == coded == {"codelab"}
     assert early.emitted()["codelab"] == {"quiet_s": early.view("codelab").QUIET_S}
-    assert not early.runs("tasks") and not early.runs("sweep")
+    assert not early.has_run("tasks") and not early.has_run("sweep")
     with pytest.raises(ValueError, match="no Run before the live lab"):
         early.part(json.dumps({"section": "tasks", "query": ""}))
 
@@ -92,6 +92,8 @@ def test_the_live_section_takes_the_run_over_with_the_same_bytes(adopt_first):
     if not adopt_first:
         runsection.adopt(store, "codelab", texts)
     panes = kit.SECTION_SLOTS[store]["codelab"].panes
-    for name, inner in batches[-1]["slots"].items():
+    drawn = batches[-1]["slots"]
+    assert set(drawn) == set(panes) - {"claim", "code"}, "the slots no result changes are not drawn"
+    for name, inner in drawn.items():
         assert panes[name].object == slot(name, inner), name
     assert "wt-bad" in panes["verdict"].object, "the wrong backward's verdict, not the build's"

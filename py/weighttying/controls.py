@@ -136,7 +136,7 @@ def editor_still(key: str) -> str:
             f'style="--wt-editor-lines: {len(lines)}">'
             f'<pre class="wt-codelab-still" tabindex="0" aria-label="{_attr(EDITOR_LOADING)}">{numbered}</pre>'
             f'<div class="wt-codelab-bar"><button type="button" class="wt-codelab-run" data-testid="codelab-run" '
-            f'data-run="{c.section}" disabled>Run</button>'
+            f'disabled>Run</button>'
             f'<button type="button" data-testid="codelab-reset" disabled>'
             f"Reset to the page's code</button>"
             f'<button type="button" data-testid="codelab-share" disabled>Share this code</button>'

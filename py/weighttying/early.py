@@ -30,7 +30,7 @@ def slots(section: str, query: str) -> str:
     return json.dumps(v.slots(st, carry(v.results(st))), ensure_ascii=False)
 
 
-def runs(section: str) -> bool:
+def has_run(section: str) -> bool:
     """Whether section has a Run a numerics worker runs before Panel (site/earlyrun.js): a Run on the pool that runs
     the reader's own code (QUIET_S), whose prerendered controls carry its Run button (controls.py, the code kind)."""
     return pool.parted(section) and view(section).QUIET_S is not None
@@ -38,7 +38,7 @@ def runs(section: str) -> bool:
 
 def emitted() -> dict:
     """{section: {"quiet_s"}} of the sections with an early Run, for the page's config (site/earlyrun.js)."""
-    return {sid: {"quiet_s": view(sid).QUIET_S} for sid in state.SECTIONS if runs(sid)}
+    return {sid: {"quiet_s": view(sid).QUIET_S} for sid in state.SECTIONS if has_run(sid)}
 
 
 def part(spec: str):
@@ -50,21 +50,25 @@ def part(spec: str):
 class Run:
     """A section's whole Run as one part, before its live section is there (site/earlyrun.js): `batch()` is JSON
     {batch: the part's batch (pool.Part.batch), slots: {slot name: inner HTML} drawn from every point so far, as the
-    live section draws a pooled Run's merged results (app.kit.Slots: carried), or null while they are what the
-    section shows (a bare progress point: the Run's start leaves the results shown until its first answer)}. The spec
+    live section draws a pooled Run's merged results (app.kit.Slots: carried), the slots no result changes left out,
+    or null while the results are what the section shows (a bare progress point: the Run's start leaves the results
+    shown until its first answer)}. The spec
     is JSON {section, query, carried}: the section's setting as the page's link and its carried values (state.carry)
     hold it."""
 
     def __init__(self, spec: str):
         spec = json.loads(spec)
         self.section = spec["section"]
-        if not runs(self.section):
+        if not has_run(self.section):
             raise ValueError(f"the {self.section!r} section has no Run before the live lab")
         page = state.carry(state.parse_query(spec["query"])[0], spec.get("carried") or {})
         self.st = getattr(page, self.section)
         self.part = pool.Part(json.dumps(pool.split(self.section, self.st, 1)[0]))
-        self.batches: list[str] = []
+        self.gather = pool.Gather(self.section, self.st, 1, view(self.section).total(self.st))
         self.shown = pool.encode({})  # the results last drawn: none yet
+        # the slots no result changes (the code lab's claim and its code's note), which the page already shows:
+        # never drawn here, so a worker that ran the reader's code draws only what its results are
+        self.fixed = view(self.section).slots(self.st, {})
 
     @property
     def done(self) -> bool:
@@ -76,8 +80,10 @@ class Run:
 
     def batch(self) -> str:
         text = self.part.batch()
-        self.batches.append(text)
-        results = carry(pool.merged(self.section, self.st, self.batches))
+        self.gather.add(0, text)
+        results = carry(self.gather.results())
         drawn, self.shown = self.shown, pool.encode(results)
-        slots = view(self.section).slots(self.st, results) if self.shown != drawn else None
+        slots = None
+        if self.shown != drawn:
+            slots = {k: v for k, v in view(self.section).slots(self.st, results).items() if v != self.fixed.get(k)}
         return json.dumps({"batch": text, "slots": slots}, ensure_ascii=False)

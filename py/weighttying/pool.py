@@ -119,12 +119,6 @@ class Part:
         return encode({"points": stale + out[-1:], "done": self.done, "step": self.step, "flush": flush})
 
 
-def merged(section: str, st, batches: list[str]) -> dict:
-    """The results of a Run that ran as one part (site/earlyrun.js: before the live section was there), from the
-    batches its part sent (Part.batch), merged as a pooled Run's are."""
-    return view(section).merge(st, [[p for text in batches for p in decode(text)["points"]]])
-
-
 class Gather:
     """The points of a run's parts as they arrive (in the worker that shows the run): the merged progress
     point for the run's bar, and the results merged so far."""

@@ -26,7 +26,10 @@ ADOPTED: "weakref.WeakKeyDictionary[Store, dict[str, dict]]" = weakref.WeakKeyDi
 def adopt(store: Store, section: str, batches: list[str]) -> None:
     """A Run the page ran before the section was live (site/earlyrun.js: its one part's batches), taken in as the
     section's results, as if its own pooled Run had streamed them: shown now if the section is built, else when it is."""
-    results = pool.merged(section, store.state_of(section), batches)
+    gather = pool.Gather(section, store.state_of(section), 1, 0)
+    for text in batches:
+        gather.add(0, text)
+    results = gather.results()
     run = RUNS.get(store, {}).get(section)
     if run is None:
         ADOPTED.setdefault(store, {})[section] = results
@@ -88,8 +91,7 @@ class RunSection:
             if "merged" in point:  # a pooled Run: the results its parts have merged into so far (None: as before)
                 collect(self.fresh(), {k: v for k, v in point.items() if k != "merged"})  # only what it says of the run
                 if point["merged"] is not None:
-                    self.results.clear()
-                    self.results.update(self.fresh(), **kept(store, section, keep), **point["merged"])
+                    self._take(point["merged"])
                     redraw(True)  # pooled.steps merges only when a redraw is due
             elif "note" not in point and collect(self.results, point):
                 redraw()
@@ -120,9 +122,13 @@ class RunSection:
         if self.runner.job.running:
             return
         self.live = True
-        self.results.clear()
-        self.results.update(self.fresh(), **kept(self.store, self.section, self.keep), **results)
+        self._take(results)
         self.draw()
+
+    def _take(self, merged: dict) -> None:
+        """MERGED results (a pooled Run's, or one the page ran) in place of the ones shown, the build's kept parts kept."""
+        self.results.clear()
+        self.results.update(self.fresh(), **kept(self.store, self.section, self.keep), **merged)
 
     def st(self):
         """The section's current state."""
