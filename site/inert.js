@@ -21,12 +21,12 @@ function plain(value) {
 
 // The vocabulary as sets, or an Error if the page's build sent none.
 function rules(vocabulary) {
-  const lists = ["tags", "attributes", "prefixes", "styles"];
+  const lists = ["tags", "attributes", "prefixes", "classes", "styles"];
   if (!vocabulary || !lists.every((k) => Array.isArray(vocabulary[k])) || !(vocabulary.max_chars > 0)) {
     throw new Error("this page's build has no vocabulary to check it against");
   }
-  const [tags, attributes, prefixes, styles] = lists.map((k) => new Set(vocabulary[k]));
-  return { tags, attributes, prefixes: [...prefixes], styles, maxChars: vocabulary.max_chars };
+  const [tags, attributes, prefixes, classes, styles] = lists.map((k) => new Set(vocabulary[k]));
+  return { tags, attributes, prefixes: [...prefixes], classes, styles, maxChars: vocabulary.max_chars };
 }
 
 const quoted = (text) => (text.length > SHOWN ? `${text.slice(0, SHOWN)}…` : text);
@@ -40,6 +40,8 @@ function attributeRefused(attr, allowed) {
   if (/^on/i.test(name) || !(allowed.attributes.has(name) || prefixed)) return `it has ${an(name)} ${quoted(name)} attribute`;
   const word = DENIED.find((w) => plain(attr.value).includes(w));
   if (word) return `it has ${word} in ${name}`;
+  const strange = name === "class" && attr.value.split(/\s+/).find((c) => c && !allowed.classes.has(c));
+  if (strange) return `it has class="${quoted(strange)}", a class this page never writes`;
   if (name === "style" && !allowed.styles.has(attr.value.trim())) {
     return `it has style="${quoted(attr.value)}", a style this page never writes`;
   }

@@ -115,6 +115,7 @@ RUN = "window.__pwned = 1"
 IMAGE_SET = f"background-image: image-set('{EVIL}/i.png' 1x)"  # loads with no url(
 HOSTILE = [
     (f'<img src=x onerror="{RUN}">', "it has an <img> element, which this page never draws"),
+    ('<div class="wt-slot wt-toc">over the page</div>', 'it has class="wt-slot", a class this page never writes'),
     (f"<script>{RUN}</script>", "it has a <script> element, which this page never draws"),
     (f"<p>fine</p><svg><script>{RUN}</script></svg>", "it has a <script> element, which this page never draws"),
     (f'<a href="javascript:{RUN}">x</a>', "it has an <a> element, which this page never draws"),
@@ -127,7 +128,7 @@ HOSTILE = [
     (f'<div style="background: url({EVIL}/b.png)">x</div>', "it has url( in style"),
     (f'<div style="{IMAGE_SET}">x</div>', f'it has style="{IMAGE_SET[:40]}…", a style this page never writes'),
     (f'<style>@import "{EVIL}/s.css";</style>', "it has a <style> element, which this page never draws"),
-    ('<div class="x" style="overflow-x: auto; @import">x</div>', "it has @import in style"),
+    ('<div class="wt-help" style="overflow-x: auto; @import">x</div>', "it has @import in style"),
     (f'<svg><foreignObject><img src=x onerror="{RUN}"></foreignObject></svg>',
      "it has a <foreignObject> element, which this page never draws"),
     (f'<p ONERROR="{RUN}">x</p>', "it has an onerror attribute"),
@@ -136,7 +137,7 @@ HOSTILE = [
      "it has a <math> element, which this page never draws"),
     (f'<span data-x="java&#9;script:{RUN}">x</span>', "it has javascript: in data-x"),
     (f'<details ontoggle="{RUN}" open>x</details>', "it has an ontoggle attribute"),
-    ('<p id="config" class="x">x</p>', "it has an id attribute"),
+    ('<p id="config" class="wt-help">x</p>', "it has an id attribute"),
     (f'<svg><animate attributeName="href" values="javascript:{RUN}"/></svg>',
      "it has an <animate> element, which this page never draws"),
     (f'<template><img src=x onerror="{RUN}"></template>', "it has a <template> element, which this page never draws"),

@@ -28,10 +28,12 @@ class Names(HTMLParser):
         super().__init__()
         self.tags: set[str] = set()
         self.attributes: set[str] = set()
+        self.classes: set[str] = set()
 
     def handle_starttag(self, tag, attrs):
         self.tags.add(tag)
         self.attributes |= {name for name, _ in attrs}
+        self.classes |= {c for name, value in attrs if name == "class" and value for c in value.split()}
 
 
 def drawn(dist: Path) -> tuple[Names, int]:
@@ -64,6 +66,8 @@ def test_every_name_is_one_the_slots_draw(dist_dir):
     exact = {a.lower() for a in emitted["attributes"]}
     assert exact == {a for a in names.attributes if not a.startswith(tuple(emitted["prefixes"]))} - {"href"}
     assert largest < vocabulary.MAX_CHARS / 4, f"the largest answer, {largest} characters, nears MAX_CHARS"
+    assert set(emitted["classes"]) == names.classes, "the classes are those the slots write"
+    assert not [c for c in emitted["classes"] if not re.fullmatch(r"wt-[a-z0-9-]+", c)]
 
 
 def test_the_page_config_carries_it(dist_dir):

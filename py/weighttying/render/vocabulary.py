@@ -22,6 +22,16 @@ ATTRIBUTES = (
 
 PREFIXES = ("data-", "aria-")
 
+# Every class the slots write. A class is how the page's stylesheets place and colour things (one of them pins a
+# box over the page), so a worker's slot may use only these.
+CLASSES = (
+    "wt-agrees", "wt-at", "wt-axis", "wt-bad", "wt-band", "wt-chip", "wt-chip-word", "wt-claim", "wt-claim-item",
+    "wt-code", "wt-code-box", "wt-code-changed", "wt-code-line", "wt-code-load", "wt-code-was", "wt-differs", "wt-fig",
+    "wt-gc-badge", "wt-good", "wt-grid", "wt-head", "wt-help", "wt-key", "wt-na", "wt-none", "wt-not", "wt-over",
+    "wt-readout", "wt-ref", "wt-rule", "wt-s0", "wt-s1", "wt-s2", "wt-s3", "wt-sample", "wt-sample-text", "wt-scroll",
+    "wt-source", "wt-table", "wt-tick", "wt-verdict",
+)
+
 # The only style attribute values the slots write (views.kit.tables.scroll). A style is a whole CSS declaration
 # list, where a list of denied words cannot keep up (image-set("x.png") loads without a url): exact values instead.
 STYLES = ("overflow-x: auto",)
@@ -32,6 +42,7 @@ MAX_CHARS = 2_000_000
 
 
 def emitted() -> dict:
-    """The page config's "vocabulary": {"tags", "attributes", "prefixes", "styles": lists, "max_chars": int}."""
-    return {"tags": list(TAGS), "attributes": list(ATTRIBUTES), "prefixes": list(PREFIXES), "styles": list(STYLES),
-            "max_chars": MAX_CHARS}
+    """The page config's "vocabulary": {"tags", "attributes", "prefixes", "classes", "styles": lists, "max_chars":
+    int}."""
+    return {"tags": list(TAGS), "attributes": list(ATTRIBUTES), "prefixes": list(PREFIXES), "classes": list(CLASSES),
+            "styles": list(STYLES), "max_chars": MAX_CHARS}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -76,7 +77,7 @@ def chip(text: str, gap: float = math.nan) -> tuple[str, str]:
 
 def chip_html(word: str, detail: str, hook_attrs: str = "") -> str:
     """A verdict chip: the word on the page, the rule one click, tap or keyboard focus away (a <details>)."""
-    kind = (word.split() or ["none"])[0].replace("/", "")
+    kind = re.sub(r"[^a-z]", "", (word.split() or ["none"])[0]) or "none"  # "n/a:" is na, the class style.css mutes
     inner = f'<span class="wt-chip-word"{hook_attrs}>{html.escape(word)}</span>'
     if not detail:
         return f'<span class="wt-chip wt-{html.escape(kind)}">{inner}</span>'
