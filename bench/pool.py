@@ -5,7 +5,7 @@
 Per run section at its default settings (embed=SECTION, a brand-new Chromium profile per page), the modes one
 after another (bench/out/pool.json is written after every page, so a pass cut short keeps what it measured):
   one     the pool cannot start (every Worker after the Panel worker's throws): the Panel worker runs the Run
-  pool    the pool as this browser sizes it (navigator.hardwareConcurrency - 1, clamped; this box: 2 cores, so 1)
+  pool    the pool as this browser sizes it (site/pool.js's poolSize; this box: 2 cores, so 2)
   pool=N  navigator told N + 1 cores and 8 GB, so a pool of N (the tasks and paper Runs: 2, 3; the others: 2)
 Each page boots, then presses Run --runs times: the first Run's wall time (click to "Done.") includes starting the
 pool's workers, the later ones reuse them; the medians of the later ones are the comparison. During the pooled
