@@ -120,7 +120,7 @@ export class EarlyRun {
     if (!r.over) this.pool.cancel({ run: r.id });
     Object.assign(r, { over: true, error: said });
     this.#say(sid, said, "wt-bad");
-    this.ended();
+    setTimeout(this.ended, 0); // not from inside the scheduler's pump, which asks running() mid-hand-over
   }
 
   #points(sid, r, text) {
