@@ -20,8 +20,9 @@
 // handed the parts they ask: status.js (what the page says), scripts.js (BokehJS and Panel), handover.js (a section
 // goes live) and schedule.js (what Python does next), which call each other, watch.js (heartbeat, crash and
 // restart), messages.js (the worker's messages); before Panel, early.js (answers off a grid) and earlyrun.js (the
-// code lab's Run), on the pool of numerics workers (pool.js). Only the LabState writes the lab's state; the parts ask it. Of one
-// worker's record (lab.js's newLab), each part alone writes its own (lab.watch, lab.schedule, ...), the others ask it.
+// code lab's Run), on the pool of numerics workers (pool.js). Only the LabState writes the lab's state; the parts ask
+// it. Of one worker's record (lab.js's newLab), each part alone writes its own (lab.watch, lab.schedule, ...), the
+// others ask it.
 
 import { Pool, poolSize } from "./pool.js";
 import { Early } from "./early.js";

@@ -17,6 +17,7 @@ import { hook } from "./hook.js";
 import { installDrop } from "./drop.js";
 import { installEditor } from "./codelab.js";
 import { shareUrl } from "./links.js";
+import { whenDom } from "./dom.js";
 
 const config = JSON.parse(document.getElementById("wt-build").textContent);
 const rules = new Codec(config.state);
@@ -45,6 +46,4 @@ installDrop(document); // a dropped file goes to the live section under it, neve
 installEditor(document, { pageUrl: () => shareUrl(address), dropFragment: () => address.dropFragment(),
   warm: () => lab.pool.warm({ reader: true }), runBefore: (sid) => lab.runs.start(sid) });
 // The readout's tooltip and aria-live region go in <body>, and the opening figure is there: once the page is parsed.
-const parsed = () => { installReadout(config.readout); installFront(document); };
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", parsed, { once: true });
-else parsed();
+whenDom(() => { installReadout(config.readout); installFront(document); });

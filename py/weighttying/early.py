@@ -52,9 +52,8 @@ class Run:
     {batch: the part's batch (pool.Part.batch), slots: {slot name: inner HTML} drawn from every point so far, as the
     live section draws a pooled Run's merged results (app.kit.Slots: carried), the slots no result changes left out,
     or null while the results are what the section shows (a bare progress point: the Run's start leaves the results
-    shown until its first answer)}. The spec
-    is JSON {section, query, carried}: the section's setting as the page's link and its carried values (state.carry)
-    hold it."""
+    shown until its first answer)}. The spec is JSON {section, query, carried}: the section's setting as the page's
+    link and its carried values (state.carry) hold it."""
 
     def __init__(self, spec: str):
         spec = json.loads(spec)

@@ -15,7 +15,7 @@ from typing import Callable
 import panel as pn
 from bokeh.embed.util import standalone_docs_json_and_render_items
 
-from .. import pool, prebuilt
+from .. import early, prebuilt
 from .. import state
 from . import sections as live
 from .sections import SECTIONS
@@ -144,7 +144,7 @@ def set_query(query: str, sections: list[str] | None = None, carried: str = "{}"
     for sid in state.SECTIONS if sections is None else sections:
         _store.take_playback(sid, getattr(page, sid))
     for sid, batches in json.loads(ran).items():
-        if sid in state.SECTIONS and pool.parted(sid):
+        if early.has_run(sid):
             adopt(_store, sid, batches)
 
 
