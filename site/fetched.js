@@ -2,13 +2,14 @@
 // other body (Subresource Integrity). Shared by the page's player and the worker (both import it), so both
 // name a failure the same way.
 
-export async function fetchChecked(url, integrity, name) {
-  // The Response of URL, or an Error that says whether NAME is missing or was modified.
+export async function fetchChecked(url, integrity, name, get = fetch) {
+  // The Response of URL, or an Error that says whether NAME is missing or was modified. GET: the network's fetch
+  // (a worker that serves checked files from memory under the name fetch passes the one it wraps).
   let res;
   try {
-    res = await fetch(url, { integrity });
+    res = await get(url, { integrity });
   } catch (err) { // a sha256 mismatch and a network failure look alike: ask again without the check
-    const plain = await fetch(url, { cache: "no-store" }).catch(() => null);
+    const plain = await get(url, { cache: "no-store" }).catch(() => null);
     throw new Error(plain && plain.ok ? `${name} was modified: its sha256 is not the one this build recorded`
       : `could not load ${name} from this site`, { cause: err });
   }

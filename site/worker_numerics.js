@@ -27,11 +27,13 @@ function sealed(scope, py) {
   py.runPython('import sys\nfor _m in ("pyodide.http", "micropip"):\n    sys.modules[_m] = None');
 }
 
+const PACKAGES = ["numpy", "weighttying"];
+
 /** The boot message's work: Python with NumPy and weighttying, then sealed off the network; "numerics-ready". */
 export function boot({ config, address }) {
   return booting(async () => {
-    const py = await startRuntime(config, baseOf(address));
-    await installPackages(config, ["numpy", "weighttying"]);
+    const py = await startRuntime(config, baseOf(address), PACKAGES);
+    await installPackages(config, PACKAGES);
     early = py.pyimport("weighttying.early");
     sealed(self, py);
     post({ type: "numerics-ready" });

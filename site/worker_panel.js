@@ -53,7 +53,7 @@ function takeState() {
 export function boot({ config, query, scheme, address, pool }) {
   return booting(async () => {
     const base = baseOf(address);
-    py = await startRuntime(config, base);
+    py = await startRuntime(config, base, config.packages);
     const results = builtResults(config, base); // small, fetched while the packages load (the classroom file: posted)
     await installPackages(config, config.packages);
     await step(2, () => {

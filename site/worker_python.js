@@ -42,46 +42,85 @@ export async function step(index, fn) {
 // build.py wrote into the page's config (Subresource Integrity); a file that is missing or was modified
 // is named, and nothing of it runs. Pyodide then gets those same checked bytes (the wasm: its checked
 // response) from memory (fetch and importScripts below), so nothing is downloaded twice and nothing
-// unchecked can slip in between.
+// unchecked can slip in between. Every fetch starts at once, and the wheels this worker installs as soon as the
+// lock (their sha256) is checked, so over a slow network they arrive while Python starts, not after it (at
+// 20 Mbit/s a numerics worker is up 0.7 s sooner: bench/README.md, codelab.py). Pyodide starts once its two
+// scripts are checked; it asks for the wasm, the standard library and the lock first thing, and each ask waits
+// for that file's own check.
 // Bytes, never Blobs: WebKit's worker of a file:// page cannot read any Blob, nor load a blob: URL.
-const checked = new Map(); // absolute URL -> {body: Uint8Array whose sha256 matched, type: its MIME type}
-//                             or {response} (the wasm over http: handed over once)
+const netFetch = self.fetch.bind(self);
+const netImportScripts = self.importScripts.bind(self);
+const urlOf = (input) => new URL(input instanceof Request ? input.url : String(input), self.location).href;
 
-async function verifyRuntime(config) {
-  const want = config.integrity || {};
-  await Promise.all(Object.keys(want).filter((p) => p.startsWith(config.runtime)).map(async (path) => {
-    const url = new URL(path, self.location).href;
-    const res = await fetchChecked(url, want[path], path);
+const checked = new Map(); // absolute URL -> {body: Uint8Array whose sha256 matched, type: its MIME type}
+//                             or {response} (the wasm over http: handed over once), or a promise of either
+const scripts = new Map(); // absolute URL -> the checked text of a script Pyodide runs (importScripts is synchronous)
+
+function checkedFile(url, integrity, name, wasm) {
+  // A promise of URL's checked bytes (or, for the wasm labelled application/wasm, its checked response).
+  return fetchChecked(url, integrity, name, netFetch).then(async (res) => {
     // The wasm goes to Pyodide as this checked response itself (a fetch with integrity resolves only once the
     // whole body matched the sha256): compiled from a response with a URL, Chromium keeps the compiled module,
     // its optimized functions too, in its code cache, so a repeat visit neither compiles it nor runs Python
     // on baseline code again (bench/README.md, "Memory and repeat visits"). Compiled from bytes, it cannot.
     // Pyodide compiles it only by instantiateStreaming, which refuses a body not labelled application/wasm, and
     // has no fallback (the boot would hang): from a host that labels it otherwise, the bytes go, labelled.
-    const type = res.headers.get("Content-Type") || "", wasm = path.endsWith(".wasm");
-    checked.set(url, wasm && type.split(";")[0].trim() === "application/wasm" ? { response: res }
-      : { body: new Uint8Array(await res.arrayBuffer()), type: wasm ? "application/wasm" : type });
-  }));
+    const type = res.headers.get("Content-Type") || "";
+    return wasm && type.split(";")[0].trim() === "application/wasm" ? { response: res }
+      : { body: new Uint8Array(await res.arrayBuffer()), type: wasm ? "application/wasm" : type };
+  });
 }
 
-const netFetch = self.fetch.bind(self);
-const netImportScripts = self.importScripts.bind(self);
-const urlOf = (input) => new URL(input instanceof Request ? input.url : String(input), self.location).href;
+function checkRuntime(config, packages) {
+  // Every runtime file's checked fetch, started now, and the PACKAGES' wheels once the lock is checked: the
+  // promise that every runtime file matched (a failure names its file).
+  const want = config.integrity || {};
+  const files = Object.keys(want).filter((p) => p.startsWith(config.runtime)).map((path) => {
+    const url = new URL(path, self.location).href;
+    const file = checkedFile(url, want[path], path, path.endsWith(".wasm"));
+    checked.set(url, file);
+    if (path === `${config.runtime}pyodide-lock.json`) file.then((lock) => prefetchWheels(config, lock, packages), () => {});
+    return file;
+  });
+  return Promise.all(files);
+}
+
+function prefetchWheels(config, lock, packages) {
+  // The checked fetch of each wheel PACKAGES need (their dependencies too), as Pyodide's loadPackage would start
+  // it after the runtime: its sha256 is the lock's. A failure is left for loadPackage to meet and name.
+  const entries = JSON.parse(new TextDecoder().decode(lock.body)).packages;
+  const need = new Set();
+  const add = (name) => {
+    if (need.has(name) || !entries[name]) return;
+    need.add(name);
+    entries[name].depends.forEach(add);
+  };
+  packages.forEach(add);
+  for (const name of need) {
+    const { file_name: file, sha256 } = entries[name];
+    const url = new URL(`${config.runtime}${file}`, self.location).href;
+    const integrity = `sha256-${btoa(String.fromCharCode(...sha256.match(/../g).map((h) => parseInt(h, 16))))}`;
+    const wheel = checkedFile(url, integrity, `${config.runtime}${file}`, false);
+    wheel.catch(() => {}); // not a rejection nobody heard: loadPackage asks for it, and names it
+    checked.set(url, wheel);
+  }
+}
 
 self.fetch = (input, init) => {
   const url = urlOf(input), hit = checked.get(url);
-  if (hit && hit.response) { // a response's body can be read only once: handed over, it is no longer ours
-    checked.delete(url);
-    return Promise.resolve(hit.response);
-  }
-  // the type kept, so pyodide.asm.wasm still streams as application/wasm
-  return hit ? Promise.resolve(new Response(hit.body, { headers: { "Content-Type": hit.type } })) : netFetch(input, init);
+  if (!hit) return netFetch(input, init);
+  return Promise.resolve(hit).then((file) => {
+    if (!file.response) return new Response(file.body, { headers: { "Content-Type": file.type } }); // the type
+    // kept, so pyodide.asm.wasm still streams as application/wasm; a response's body can be read only once:
+    checked.delete(url); // handed over, it is no longer ours
+    return file.response;
+  });
 };
 // A checked script runs from its bytes (indirect eval: global scope, as importScripts would run it).
 self.importScripts = (...urls) => urls.forEach((u) => {
-  const url = urlOf(u), hit = checked.get(url);
-  if (!hit) return netImportScripts(u);
-  (0, eval)(`${new TextDecoder().decode(hit.body)}\n//# sourceURL=${url}`);
+  const url = urlOf(u), text = scripts.get(url);
+  if (text === undefined) return netImportScripts(u);
+  (0, eval)(`${text}\n//# sourceURL=${url}`);
 });
 
 // Pyodide names the package that failed ("...while loading numpy: Failed to fetch"); name its file and
@@ -92,7 +131,7 @@ async function whichWheels(config, runtime, message) {
     const names = [...message.matchAll(/while loading ([\w.-]+)/g)].map((m) => m[1]);
     const why = await Promise.all(names.filter((n) => lock.packages[n]).map(async (n) => {
       const file = `${config.runtime}${lock.packages[n].file_name}`;
-      const res = await fetch(new URL(file, self.location), { cache: "no-store" }).catch(() => null);
+      const res = await netFetch(new URL(file, self.location), { cache: "no-store" }).catch(() => null);
       return res && res.ok ? `${file} was modified: its sha256 is not the one in pyodide-lock.json`
         : `could not load ${file} from this site`;
     }));
@@ -112,21 +151,35 @@ export const python = () => py;
  * this script (self.wtPosted; site/classroom.js, site/unpack.js). */
 export const baseOf = (address) => (self.wtPosted ? address : self.location);
 
-/** Step 0: the runtime, from its checked bytes only; returns Pyodide. */
-export function startRuntime(config, base) {
+/** Step 0: the runtime, from its checked bytes only, and the fetch of PACKAGES' wheels begun; returns Pyodide. */
+export function startRuntime(config, base, packages) {
   runtime = new URL(config.runtime, base).href;
   return step(0, async () => {
-    // nothing of the runtime runs unless it is the file the build recorded (runtime_checked: the time that takes)
+    // nothing of the runtime runs unless it is the file the build recorded (runtime_checked: the time until every
+    // file was, which overlaps Pyodide's start below)
     const t = performance.now();
-    await (self.wtPosted ? unpackInto(self.wtPosted, base, checked) : verifyRuntime(config));
+    let all;
+    if (self.wtPosted) { // the classroom file: every file already in memory, checked as it was unpacked
+      await unpackInto(self.wtPosted, base, checked);
+      all = Promise.resolve();
+    } else {
+      all = checkRuntime(config, packages);
+    }
     self.wtPosted = null;
-    post({ type: "timing", name: "runtime_checked", ms: performance.now() - t });
+    all.then(() => post({ type: "timing", name: "runtime_checked", ms: performance.now() - t }), () => {});
+    await Promise.all(["pyodide.js", "pyodide.asm.js"].map(async (name) => {
+      const url = `${runtime}${name}`, file = await Promise.race([checked.get(url), all]);
+      if (file && file.body) scripts.set(url, new TextDecoder().decode(file.body));
+    }));
     try {
       self.importScripts(`${runtime}pyodide.js`);
     } catch (err) {
       throw new Error(`could not load ${config.runtime}pyodide.js from this site`, { cause: err });
     }
-    py = await loadPyodide({ indexURL: runtime, lockFileURL: `${runtime}pyodide-lock.json` });
+    // A file that fails its check ends the boot with its name (Pyodide would wait for it forever).
+    const never = new Promise(() => {});
+    py = await Promise.race([loadPyodide({ indexURL: runtime, lockFileURL: `${runtime}pyodide-lock.json` }),
+      all.then(() => never)]);
     return py;
   });
 }
@@ -139,6 +192,7 @@ export function installPackages(config, packages) {
     if (errors.length) throw new Error(await whichWheels(config, runtime, errors.join(" ")));
     // Python runs and its packages are installed: the checked bytes (runtime, wheels) are not needed
     checked.clear();
+    scripts.clear();
   });
 }
 
