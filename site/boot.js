@@ -79,7 +79,8 @@ export function startLab(config, transport, { live, address, player, firstNeeds 
 
 // On this many cores or fewer, two Pyodides booting at once each take about twice as long (bench/README.md,
 // bootorder.py): a page whose first live answer is the numerics worker's (firstNeeds), boots that worker first
-// and the Panel worker once it is up, at most HOLD_MS later. WebKit (Safari, every iPhone browser) clamps the count
+// and the Panel worker once it is up and has answered any Run the reader pressed meanwhile (the Panel worker's
+// boot would share the cores with that Run: codelab.py), at most HOLD_MS later. WebKit (Safari, every iPhone browser) clamps the count
 // it reports to 4 or 8 against fingerprinting, so where the browser does not say its memory either (WebKit,
 // Firefox; Chromium says both), a 4 may be 2 cores: counted as few.
 export const FEW_CORES = 2, CLAMPED_CORES = 4;
@@ -105,6 +106,7 @@ class LiveLab {
   config; transport; address; // as startLab was given them
   pageAddress = location.href.split(/[?#]/)[0]; // this page without query, for the links Python writes
   pool = null; // the numerics workers (pool.js)
+  runs = null; // the reader's Runs before Panel (earlyrun.js)
   hold = false; // the first start waits for a numerics worker to be up (numericsFirst)
   status = null; sections = null; scheduler = null; watch = null; messages = null; // the parts start() and Retry ask
   // lab is the state's current lab and has not failed: what a part still acts on (a replaced lab's words are not)
@@ -119,8 +121,8 @@ class LiveLab {
     // before Panel, in the pool: answers off the grid, and the reader's Runs (its end is news for the scheduler)
     const paused = () => state.status === "paused";
     const early = new Early({ player, pool: this.pool, paused });
-    const runs = new EarlyRun({ config, pool: this.pool, player, address, paused,
-      ended: () => state.lab && this.scheduler.pump(state.lab) });
+    const runs = (this.runs = new EarlyRun({ config, pool: this.pool, player, address, paused,
+      ended: () => state.lab && this.scheduler.pump(state.lab) }));
     this.makeParts({ config, transport, address, player, runs });
     state.equip({ pool: this.pool, early, runs, restart: (options) => this.watch.restart(options),
       playerMoved: () => this.scheduler.playerMoved() });
@@ -176,7 +178,8 @@ class LiveLab {
     this.hold = false; // a restart starts the Panel worker at once
     state.use(lab);
     const held = new Promise((resolve) => setTimeout(resolve, HOLD_MS));
-    Promise.race([this.pool.warm(), held]).then(() => { if (this.current(lab)) this.spawn(lab); });
+    const answered = this.pool.warm().then(() => this.runs.answered());
+    Promise.race([answered, held]).then(() => { if (this.current(lab)) this.spawn(lab); });
   }
 
   spawn(lab) {

@@ -48,6 +48,7 @@ export class EarlyRun {
   kept = new Map(); // sid -> {query, batches, handed}: its latest Run that ended with its answer shown, for Python
   shown = 0; // answers put into the page
   refusals = []; // {sid, why}: answers refused whole (inert.js)
+  #waiting = []; // the resolvers of answered()'s promises
   #ids = 0; // this page's run ids, negative (the Panel worker's pooled Runs count up from 1)
   #slots = new Map(); // sid -> {slot name -> its element in the prerender}, found before any answer was put in
 
@@ -67,6 +68,19 @@ export class EarlyRun {
     const r = this.runs.get(sid);
     if (r && !r.over && performance.now() - r.started > HOLD_MS) this.#stop(sid, r, SAID.late);
     return !!r && !r.over;
+  }
+
+  answered() {
+    // A promise: no Run of this page waits for its first answer (each has shown one, or is over).
+    return new Promise((resolve) => {
+      this.#waiting.push(resolve);
+      this.#wake();
+    });
+  }
+
+  #wake() {
+    if ([...this.runs.values()].some((r) => !r.over && !r.shown)) return;
+    this.#waiting.splice(0).forEach((resolve) => resolve());
   }
 
   start(sid) {
@@ -119,6 +133,7 @@ export class EarlyRun {
     // Run r of section sid is over without its answer (an error, a refusal, a setting changed, the hand-over): said.
     if (!r.over) this.pool.cancel({ run: r.id });
     Object.assign(r, { over: true, error: said });
+    this.#wake();
     this.#say(sid, said, "wt-bad");
     setTimeout(this.ended, 0); // not from inside the scheduler's pump, which asks running() mid-hand-over
   }
@@ -136,6 +151,7 @@ export class EarlyRun {
     }
     r.batches.push(answer.batch);
     r.shown ||= !!answer.slots;
+    this.#wake();
     const { part } = answer, last = part.points[part.points.length - 1];
     // the verdict this Run's slots show, said again under Run (on a phone the verdict slot is screens below it)
     const verdict = r.shown && this.#slots.get(sid)?.get("verdict") ? `${this.#slots.get(sid).get("verdict").textContent.trim()} ` : "";

@@ -5,7 +5,8 @@ checks the reader's code on a numerics worker, which draws the section's slots; 
 inert.js. When Panel takes the section over it shows the same bytes, with no "Not checked yet" between. Its
 failures: code that draws what the page never draws is refused whole, and nothing of it runs or loads; an endless
 loop is ended at the quiet limit, the reader's edit kept; with the data saver on, Run says what to press and starts
-nothing; on two cores the numerics worker boots first for an embedded code lab.
+nothing; on two cores the numerics worker boots first for an embedded code lab, and the Panel worker waits for a
+Run pressed meanwhile to show its answer.
 """
 from __future__ import annotations
 
@@ -127,16 +128,43 @@ def test_with_the_data_saver_run_says_what_to_press_and_starts_nothing(browser, 
         ctx.close()
 
 
+TWO_CORES = ("Object.defineProperty(navigator, 'hardwareConcurrency', {get: () => 2});"
+             "Object.defineProperty(navigator, 'deviceMemory', {get: () => 8});")
+# When the Run's first answer is put into the prerender (its verdict slot drawn live), on the page's clock
+SHOWN_JS = """() => {
+  const slot = document.querySelector('#live-codelab .wt-prerender [data-slot=verdict]');
+  window.__shownAt = null;
+  new MutationObserver(() => {
+    if (window.__shownAt === null && slot.dataset.frag === 'live') window.__shownAt = performance.now();
+  }).observe(slot, {attributes: true});
+}"""
+
+
 def test_an_embedded_code_lab_boots_its_numerics_worker_first_on_two_cores(browser, server):
-    said = ("Object.defineProperty(navigator, 'hardwareConcurrency', {get: () => 2});"
-            "Object.defineProperty(navigator, 'deviceMemory', {get: () => 8});")
-    ctx = new_context(browser, init_js=(said,))
+    ctx = new_context(browser, init_js=(TWO_CORES,))
     try:
         page = ctx.new_page()
         page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
         wait_booted(page)
         made, up = page.evaluate("[__wt.timings.panel_started, __wt.pool.boots[0].ready]")
         assert made >= up, f"the Panel worker was made at {made:.0f} ms, before the numerics worker was up at {up:.0f}"
+    finally:
+        ctx.close()
+
+
+def test_on_two_cores_a_run_pressed_while_python_starts_is_answered_before_panel_boots(browser, server):
+    # the Panel worker's boot would share the two cores with the Run: it is made once the Run has its answer
+    ctx = new_context(browser, init_js=(TWO_CORES,))
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+        page.evaluate(SHOWN_JS)
+        put(page, codelab.original_source() + "# mine\n")
+        page.get_by_test_id("codelab-run").click()
+        wait_booted(page)
+        made, up, shown = page.evaluate("[__wt.timings.panel_started, __wt.pool.boots[0].ready, window.__shownAt]")
+        assert shown is not None and made >= shown > up, \
+            f"the Panel worker was made at {made:.0f} ms; the numerics worker up at {up:.0f}, the answer shown at {shown}"
     finally:
         ctx.close()
 
