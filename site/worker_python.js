@@ -4,6 +4,7 @@
 // (worker_panel.js) and a numerics worker of the page's pool (worker_numerics.js).
 import { fetchChecked } from "./fetched.js";
 import { unpackInto } from "./unpack.js";
+import { storedFiles } from "./wheel.js";
 
 // Boot steps and their share of the progress bar: measured cold seconds on a 2-core laptop.
 const STEPS = [
@@ -85,10 +86,8 @@ function checkRuntime(config, packages) {
   return Promise.all(files);
 }
 
-function prefetchWheels(config, lock, packages) {
-  // The checked fetch of each wheel PACKAGES need (their dependencies too), as Pyodide's loadPackage would start
-  // it after the runtime: its sha256 is the lock's. A failure is left for loadPackage to meet and name.
-  const entries = JSON.parse(new TextDecoder().decode(lock.body)).packages;
+// The wheels PACKAGES need (their dependencies too), by the lock's ENTRIES; each one's URL and SRI.
+function wheelsNeeded(entries, packages) {
   const need = new Set();
   const add = (name) => {
     if (need.has(name) || !entries[name]) return;
@@ -96,12 +95,19 @@ function prefetchWheels(config, lock, packages) {
     entries[name].depends.forEach(add);
   };
   packages.forEach(add);
-  for (const name of need) {
-    const { file_name: file, sha256 } = entries[name];
-    const url = new URL(`${config.runtime}${file}`, self.location).href;
-    const integrity = `sha256-${btoa(String.fromCharCode(...sha256.match(/../g).map((h) => parseInt(h, 16))))}`;
-    const wheel = checkedFile(url, integrity, `${config.runtime}${file}`, false);
-    wheel.catch(() => {}); // not a rejection nobody heard: loadPackage asks for it, and names it
+  return [...need];
+}
+const wheelURL = (entry) => `${runtime}${entry.file_name}`;
+const integrityOf = (hex) => `sha256-${btoa(String.fromCharCode(...hex.match(/../g).map((h) => parseInt(h, 16))))}`;
+
+function prefetchWheels(config, lock, packages) {
+  // The checked fetch of each wheel PACKAGES need, started before Python is up: its sha256 is the lock's. A failure
+  // is met and named when the wheel is installed.
+  const entries = JSON.parse(new TextDecoder().decode(lock.body)).packages;
+  for (const name of wheelsNeeded(entries, packages)) {
+    const url = wheelURL(entries[name]);
+    const wheel = checkedFile(url, integrityOf(entries[name].sha256), `${config.runtime}${entries[name].file_name}`, false);
+    wheel.catch(() => {}); // not a rejection nobody heard: installPackages awaits it
     checked.set(url, wheel);
   }
 }
@@ -184,12 +190,45 @@ export function startRuntime(config, base, packages) {
   });
 }
 
-/** Step 1 (after startRuntime): PACKAGES installed, each checked against the lock's sha256 (a failure names its file). */
+async function wheelBytes(config, entry) {
+  // A wheel's checked bytes: fetched before Python was up (or posted by the classroom file), else now.
+  const hit = checked.get(wheelURL(entry));
+  if (hit) return (await hit).body;
+  const res = await fetchChecked(wheelURL(entry), integrityOf(entry.sha256), `${config.runtime}${entry.file_name}`, netFetch);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+function writeFiles(FS, folder, files) {
+  // A wheel's FILES (wheel.js) into FOLDER, as Pyodide's install unpacks it.
+  const made = new Set();
+  for (const { name, data } of files) {
+    const path = `${folder}/${name}`, dir = name.endsWith("/") ? path : path.slice(0, path.lastIndexOf("/"));
+    if (!made.has(dir)) FS.mkdirTree(dir);
+    made.add(dir);
+    if (!name.endsWith("/")) FS.writeFile(path, data);
+  }
+}
+
+/** Step 1 (after startRuntime): PACKAGES installed, each checked against the lock's sha256 (a failure names its file).
+ * A pure-Python wheel is written into site-packages from here (wheel.js); NumPy's, with its shared libraries, and
+ * any wheel with a compressed member, by Pyodide's loadPackage. */
 export function installPackages(config, packages) {
   return step(1, async () => {
-    const errors = [];
-    await py.loadPackage(packages, { checkIntegrity: true, messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
-    if (errors.length) throw new Error(await whichWheels(config, runtime, errors.join(" ")));
+    const entries = (await (await self.fetch(`${runtime}pyodide-lock.json`)).json()).packages;
+    const names = wheelsNeeded(entries, packages);
+    const wheels = await Promise.allSettled(names.map((name) => wheelBytes(config, entries[name])));
+    const errors = wheels.filter((w) => w.status === "rejected").map((w) => readable(w.reason));
+    if (errors.length) throw new Error(errors.join("; "));
+    const site = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
+    const byPyodide = names.filter((name, i) => {
+      const files = entries[name].file_name.endsWith("-none-any.whl") ? storedFiles(wheels[i].value) : null;
+      if (files) writeFiles(py.FS, site, files);
+      return !files;
+    });
+    const said = [];
+    await py.loadPackage(byPyodide, { checkIntegrity: true, messageCallback: () => {}, errorCallback: (m) => said.push(m) });
+    if (said.length) throw new Error(await whichWheels(config, runtime, said.join(" ")));
+    py.runPython("import importlib\nimportlib.invalidate_caches()"); // the folders written above, seen by import
     // Python runs and its packages are installed: the checked bytes (runtime, wheels) are not needed
     checked.clear();
     scripts.clear();
