@@ -18,6 +18,9 @@ export const SAID = {
   paused: "The live lab is not loaded (data saver): press “Load the live lab” above, then Run.",
   none: "This browser could not start a worker for your code, so it cannot run here: the text and the named bugs' " +
     "results still read.",
+  // a worker that began to start and failed, in its own words (a file missing or modified, named)
+  failed: (why) => `Your code cannot run here: its worker could not start (${why}). The text and the named bugs' ` +
+    "results still read.",
   moved: "Settings changed: the Run was stopped. Press Run to run with the new settings.",
   late: "The live section took over before your Run ended, so it was stopped: press Run again.",
   // the section's player line, over the table's "Computed at build", while the slots show the Run's answer
@@ -88,7 +91,7 @@ export class EarlyRun {
     const say = (text, kind) => this.#say(sid, text, kind);
     if (!(this.config.early_runs || {})[sid]) throw new Error(`earlyrun.js: section ${sid} has no Run before Panel`);
     if (this.paused()) return say(SAID.paused, "wt-bad");
-    if (!this.pool.size) return say(SAID.none, "wt-bad");
+    if (!this.pool.size) return say(this.#none(), "wt-bad");
     const before = this.runs.get(sid);
     if (before && !before.over) this.pool.cancel({ run: before.id });
     const id = -(this.#ids += 1);
@@ -105,7 +108,12 @@ export class EarlyRun {
     if (!r || r.id !== run || r.over) return; // a Run dropped for a newer one
     if (kind === "points") return this.#points(sid, r, text);
     if (kind === "retry") return this.#say(sid, text);
-    this.#stop(sid, r, kind === "error" ? `Stopped: ${text}` : SAID.none);
+    this.#stop(sid, r, kind === "error" ? `Stopped: ${text}` : this.#none());
+  }
+
+  #none() {
+    // Why no worker runs the reader's code: the pool's failure in its own words, or none could be made.
+    return this.pool.reason ? SAID.failed(this.pool.reason) : SAID.none;
   }
 
   handOut(sids) {

@@ -181,6 +181,7 @@ export class Pool {
   started = 0; // workers started
   released = 0; // workers the pool ended (idle, released, or giving their place)
   failed = ""; // why the pool could not start ("": it could); then size is 0
+  reason = ""; // that failure's own words (a file named, say), for a Run the Panel worker cannot take over
   dropped = 0; // messages from its workers dropped for their shape (SHAPES)
   #spawn; #boot; #post; #idleMs; // as the constructor was given them
   #idleTimer = 0; // releases the workers once idle for idleMs
@@ -312,6 +313,7 @@ export class Pool {
 
   #fail(err) {
     // The pool cannot start: the Panel worker runs the waiting Runs itself (and asks no more: size 0).
+    this.reason = err.message;
     this.failed = `The pool of numerics workers could not start (${err.message}): this run is computed by the one Python worker instead.`;
     this.notes.push(this.failed);
     this.size = 0;

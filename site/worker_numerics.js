@@ -33,7 +33,7 @@ const PACKAGES = ["numpy", "weighttying"];
 export function boot({ config, address }) {
   return booting(async () => {
     const py = await startRuntime(config, baseOf(address), PACKAGES);
-    await installPackages(config, PACKAGES);
+    await installPackages(config, PACKAGES, "Installing NumPy and weighttying");
     early = py.pyimport("weighttying.early");
     sealed(self, py);
     post({ type: "numerics-ready" });

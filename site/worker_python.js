@@ -23,9 +23,10 @@ export function readable(err) {
   return lines.length ? lines[lines.length - 1].trim() : "unknown error";
 }
 
-/** FN, the boot's step INDEX: its progress said first, its time after; an error it throws is named by the step. */
-export async function step(index, fn) {
-  const [name, , label] = STEPS[index];
+/** FN, the boot's step INDEX: its progress said first, its time after; an error it throws is named by the step
+ * (LABEL: what this worker's step does, where it is not what STEPS says of the Panel worker's). */
+export async function step(index, fn, label = STEPS[index][2]) {
+  const [name] = STEPS[index];
   const done = STEPS.slice(0, index).reduce((sum, [, weight]) => sum + weight, 0);
   post({ type: "progress", step: name, label, fraction: done / TOTAL });
   const t = performance.now();
@@ -212,7 +213,7 @@ function writeFiles(FS, folder, files) {
 /** Step 1 (after startRuntime): PACKAGES installed, each checked against the lock's sha256 (a failure names its file).
  * A pure-Python wheel is written into site-packages from here (wheel.js); NumPy's, with its shared libraries, and
  * any wheel with a compressed member, by Pyodide's loadPackage. */
-export function installPackages(config, packages) {
+export function installPackages(config, packages, label) {
   return step(1, async () => {
     const entries = (await (await self.fetch(`${runtime}pyodide-lock.json`)).json()).packages;
     const names = wheelsNeeded(entries, packages);
@@ -232,7 +233,7 @@ export function installPackages(config, packages) {
     // Python runs and its packages are installed: the checked bytes (runtime, wheels) are not needed
     checked.clear();
     scripts.clear();
-  });
+  }, label);
 }
 
 /** FN, a boot: any failure is said to the page as fatal, named by its step. */

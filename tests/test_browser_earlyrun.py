@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness import Recorder, assert_same_origin, new_context, wait_booted
+import shutil
+
+from harness import Recorder, assert_same_origin, new_context, serve, wait_booted
+from test_browser_robust_assets import tamper
 from test_browser_early import SLOTS_JS, panel_held
 from weighttying import codelab
 
@@ -190,3 +193,26 @@ def test_a_setting_moved_during_the_run_stops_it(held):
     page.get_by_test_id("codelab-run").click()
     page.locator(SAID, has_text="Done.").wait_for(timeout=90_000)
     assert page.locator(f"{PRE} .wt-slot[data-slot=random][data-frag=live]").text_content().startswith("50 random")
+
+
+def test_a_run_whose_worker_cannot_start_names_the_file_and_keeps_the_edit(browser, dist_dir, tmp_path):
+    # NumPy's wheel modified: the numerics worker refuses it, and the Run says so in that failure's words
+    copy = tmp_path / "dist"
+    shutil.copytree(dist_dir, copy)
+    wheel = next((copy / "pyodide").glob("numpy-*.whl"))
+    tamper(wheel)
+    with serve(copy, log_dir=tmp_path) as srv:
+        ctx = new_context(browser)
+        try:
+            page = ctx.new_page()
+            page.goto(f"{srv.url}?embed=codelab", wait_until="domcontentloaded")
+            mine = codelab.original_source() + "# mine\n"
+            put(page, mine)
+            page.get_by_test_id("codelab-run").click()
+            said = page.locator(SAID, has_text="could not start")
+            said.wait_for(timeout=90_000)
+            text = said.inner_text()
+            assert wheel.name in text and "modified" in text and "Panel" not in text, text
+            assert "# mine" in page.locator(".wt-codelab-editor .cm-content").inner_text(), "the edit was lost"
+        finally:
+            ctx.close()
