@@ -222,9 +222,14 @@ export function installPackages(config, packages, label) {
     if (errors.length) throw new Error(errors.join("; "));
     const site = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
     const byPyodide = names.filter((name, i) => {
-      const files = entries[name].file_name.endsWith("-none-any.whl") ? storedFiles(wheels[i].value) : null;
-      if (files) writeFiles(py.FS, site, files);
-      return !files;
+      const file = entries[name].file_name;
+      try {
+        const files = file.endsWith("-none-any.whl") ? storedFiles(wheels[i].value) : null;
+        if (files) writeFiles(py.FS, site, files);
+        return !files;
+      } catch (err) { // its bytes are the build's (sha256), so the build wrote it wrong: named, like any wheel
+        throw new Error(`${config.runtime}${file} cannot be installed: ${err.message}`, { cause: err });
+      }
     });
     const said = [];
     await py.loadPackage(byPyodide, { checkIntegrity: true, messageCallback: () => {}, errorCallback: (m) => said.push(m) });
