@@ -121,7 +121,10 @@ export const handlers = {
     }
   },
   pool: (msg) => {
-    // the pool's word on a run this worker asked for (site/pool.js, relayed by the page)
+    // the pool's word on a run this worker asked for (site/pool.js, relayed by the page). Before the app is up it
+    // is about a Run of the worker this one replaced: dropped, and never a Python import mid-install, which would
+    // leave a package that checked for NumPy before NumPy was there in sys.modules
+    if (!app) return;
     try {
       py.pyimport("weighttying.app.pooled").heard(msg.kind, msg.run, msg.part, msg.text || "");
     } catch (err) {

@@ -220,20 +220,21 @@ export function installPackages(config, packages, label) {
     const wheels = await Promise.allSettled(names.map((name) => wheelBytes(config, entries[name])));
     const errors = wheels.filter((w) => w.status === "rejected").map((w) => readable(w.reason));
     if (errors.length) throw new Error(errors.join("; "));
-    const site = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
-    const byPyodide = names.filter((name, i) => {
+    const pure = names.map((name, i) => {
       const file = entries[name].file_name;
       try {
-        const files = file.endsWith("-none-any.whl") ? storedFiles(wheels[i].value) : null;
-        if (files) writeFiles(py.FS, site, files);
-        return !files;
+        return file.endsWith("-none-any.whl") ? storedFiles(wheels[i].value) : null;
       } catch (err) { // its bytes are the build's (sha256), so the build wrote it wrong: named, like any wheel
         throw new Error(`${config.runtime}${file} cannot be installed: ${err.message}`, { cause: err });
       }
     });
     const said = [];
-    await py.loadPackage(byPyodide, { checkIntegrity: true, messageCallback: () => {}, errorCallback: (m) => said.push(m) });
+    await py.loadPackage(names.filter((name, i) => !pure[i]), { checkIntegrity: true, messageCallback: () => {},
+      errorCallback: (m) => said.push(m) });
     if (said.length) throw new Error(await whichWheels(config, runtime, said.join(" ")));
+    // the pure wheels last, in one synchronous go: no message can find them importable without NumPy beside them
+    const site = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
+    pure.forEach((files) => files && writeFiles(py.FS, site, files));
     py.runPython("import importlib\nimportlib.invalidate_caches()"); // the folders written above, seen by import
     // Python runs and its packages are installed: the checked bytes (runtime, wheels) are not needed
     checked.clear();
