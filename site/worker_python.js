@@ -113,6 +113,10 @@ function prefetchWheels(config, lock, packages) {
   }
 }
 
+// A file that failed its check ends the boot with its name (startRuntime, installPackages): Pyodide's ask for it is
+// left waiting, never rejected, since Pyodide asks some files before anything of it would hear a rejection.
+const unanswered = new Promise(() => {});
+
 self.fetch = (input, init) => {
   const url = urlOf(input), hit = checked.get(url);
   if (!hit) return netFetch(input, init);
@@ -121,7 +125,7 @@ self.fetch = (input, init) => {
     // kept, so pyodide.asm.wasm still streams as application/wasm; a response's body can be read only once:
     checked.delete(url); // handed over, it is no longer ours
     return file.response;
-  });
+  }, () => unanswered);
 };
 // A checked script runs from its bytes (indirect eval: global scope, as importScripts would run it).
 self.importScripts = (...urls) => urls.forEach((u) => {
@@ -183,10 +187,9 @@ export function startRuntime(config, base, packages) {
     } catch (err) {
       throw new Error(`could not load ${config.runtime}pyodide.js from this site`, { cause: err });
     }
-    // A file that fails its check ends the boot with its name (Pyodide would wait for it forever).
-    const never = new Promise(() => {});
+    // A file that fails its check ends the boot with its name (Pyodide waits for it forever).
     py = await Promise.race([loadPyodide({ indexURL: runtime, lockFileURL: `${runtime}pyodide-lock.json` }),
-      all.then(() => never)]);
+      all.then(() => unanswered)]);
     return py;
   });
 }
