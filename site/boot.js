@@ -80,9 +80,9 @@ export function startLab(config, transport, { live, address, player, firstNeeds 
 // On this many cores or fewer, two Pyodides booting at once each take about twice as long (bench/README.md,
 // bootorder.py): a page whose first live answer is the numerics worker's (firstNeeds), boots that worker first
 // and the Panel worker once it is up and has answered any Run the reader pressed meanwhile (the Panel worker's
-// boot would share the cores with that Run: codelab.py), at most HOLD_MS later. WebKit (Safari, every iPhone browser) clamps the count
-// it reports to 4 or 8 against fingerprinting, so where the browser does not say its memory either (WebKit,
-// Firefox; Chromium says both), a 4 may be 2 cores: counted as few.
+// boot would share the cores with that Run: codelab.py), at most HOLD_MS later. WebKit (Safari, every iPhone
+// browser) clamps the count it reports to 4 or 8 against fingerprinting, so where the browser does not say its
+// memory either (WebKit, Firefox; Chromium says both), a 4 may be 2 cores: counted as few.
 export const FEW_CORES = 2, CLAMPED_CORES = 4;
 const HOLD_MS = 20_000;
 

@@ -100,16 +100,18 @@ function wheelsNeeded(entries, packages) {
 }
 const wheelURL = (entry) => `${runtime}${entry.file_name}`;
 const integrityOf = (hex) => `sha256-${btoa(String.fromCharCode(...hex.match(/../g).map((h) => parseInt(h, 16))))}`;
+// A promise of the lock ENTRY's wheel, checked against its sha256 (a failure names the file).
+const checkedWheel = (config, entry) =>
+  checkedFile(wheelURL(entry), integrityOf(entry.sha256), `${config.runtime}${entry.file_name}`, false);
 
 function prefetchWheels(config, lock, packages) {
   // The checked fetch of each wheel PACKAGES need, started before Python is up: its sha256 is the lock's. A failure
   // is met and named when the wheel is installed.
   const entries = JSON.parse(new TextDecoder().decode(lock.body)).packages;
   for (const name of wheelsNeeded(entries, packages)) {
-    const url = wheelURL(entries[name]);
-    const wheel = checkedFile(url, integrityOf(entries[name].sha256), `${config.runtime}${entries[name].file_name}`, false);
+    const wheel = checkedWheel(config, entries[name]);
     wheel.catch(() => {}); // not a rejection nobody heard: installPackages awaits it
-    checked.set(url, wheel);
+    checked.set(wheelURL(entries[name]), wheel);
   }
 }
 
@@ -196,10 +198,7 @@ export function startRuntime(config, base, packages) {
 
 async function wheelBytes(config, entry) {
   // A wheel's checked bytes: fetched before Python was up (or posted by the classroom file), else now.
-  const hit = checked.get(wheelURL(entry));
-  if (hit) return (await hit).body;
-  const res = await fetchChecked(wheelURL(entry), integrityOf(entry.sha256), `${config.runtime}${entry.file_name}`, netFetch);
-  return new Uint8Array(await res.arrayBuffer());
+  return (await (checked.get(wheelURL(entry)) || checkedWheel(config, entry))).body;
 }
 
 function writeFiles(FS, folder, files) {
