@@ -1,7 +1,7 @@
-// A wheel's files, read without Python. Every wheel this site ships is a zip of stored (uncompressed) members
-// (tools/buildsteps/pyc.py: the archive goes brotli-compressed as a whole), so reading one is slicing its bytes.
-// worker_python.js writes them into site-packages itself: Pyodide's own install unpacks each wheel in Python, which
-// cost 0.56 s of the Panel worker's boot in Chromium and 1.41 s in WebKit (bench/README.md).
+// A pure-Python wheel's files, read without Python. Every wheel this site ships is a zip of stored (uncompressed)
+// members (tools/buildsteps/pyc.py: the archive goes brotli-compressed as a whole), so reading one is slicing its
+// bytes. worker_python.js writes them into site-packages itself: Pyodide's own install unpacks each wheel in
+// Python, which costs 0.56 s of the Panel worker's boot in Chromium and 1.41 s in WebKit (bench/README.md).
 
 const EOCD = 0x06054b50, CENTRAL = 0x02014b50, LOCAL = 0x04034b50; // the zip records' signatures
 const EOCD_SIZE = 22, CENTRAL_SIZE = 46, LOCAL_SIZE = 30, MOST_COMMENT = 0xffff;
@@ -15,8 +15,9 @@ function endOfDirectory(view) {
   throw new Error("it is not a zip archive");
 }
 
-/** BYTES' files as [{name, data}] (data: a view into BYTES), in the central directory's order. Throws on an archive
- * that is damaged, in zip64, has a compressed member, or a member whose name leaves the folder it is unpacked into. */
+/** BYTES' files as [{name, data}] (data: a view into BYTES), in the central directory's order; null when a member
+ * is compressed (the wheel is then Pyodide's to install). Throws on an archive that is damaged, in zip64, or has a
+ * member whose name leaves the folder it is unpacked into. */
 export function storedFiles(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = endOfDirectory(view);
@@ -33,7 +34,7 @@ export function storedFiles(bytes) {
     const local = view.getUint32(at + 42, true);
     const name = names.decode(bytes.subarray(at + CENTRAL_SIZE, at + CENTRAL_SIZE + nameLength));
     at += CENTRAL_SIZE + skip;
-    if (method !== 0 || size !== unpacked) throw new Error(`${name} is compressed`);
+    if (method !== 0 || size !== unpacked) return null;
     if (!name || name.startsWith("/") || name.includes("\\") || name.split("/").some((p) => p === ".." || p === ".")) {
       throw new Error(`a member's name leaves its folder: ${JSON.stringify(name)}`);
     }

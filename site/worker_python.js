@@ -136,6 +136,24 @@ self.importScripts = (...urls) => urls.forEach((u) => {
   (0, eval)(`${text}\n//# sourceURL=${url}`);
 });
 
+// Pyodide names the package that failed ("...while loading numpy: Failed to fetch"); name its file and
+// say whether it is missing or was modified (its sha256 is not the one in the lock).
+async function whichWheels(config, runtime, message) {
+  try {
+    const lock = await (await fetch(`${runtime}pyodide-lock.json`)).json();
+    const names = [...message.matchAll(/while loading ([\w.-]+)/g)].map((m) => m[1]);
+    const why = await Promise.all(names.filter((n) => lock.packages[n]).map(async (n) => {
+      const file = `${config.runtime}${lock.packages[n].file_name}`;
+      const res = await netFetch(new URL(file, self.location), { cache: "no-store" }).catch(() => null);
+      return res && res.ok ? `${file} was modified: its sha256 is not the one in pyodide-lock.json`
+        : `could not load ${file} from this site`;
+    }));
+    return why.length ? why.join("; ") : message;
+  } catch {
+    return message;
+  }
+}
+
 let py = null; // the runtime, once started
 let runtime = null; // the absolute URL of its folder (the lock's too)
 
@@ -194,10 +212,9 @@ function writeFiles(FS, folder, files) {
   }
 }
 
-/** Step 1 (after startRuntime): PACKAGES installed: each wheel's bytes, checked against the lock's sha256 (a failure
- * names its file), written into site-packages from here (wheel.js), never through Pyodide's loadPackage, which
- * unpacks a wheel in Python. NumPy's shared libraries are compiled when Python first imports each one (dlopen,
- * synchronous, which a worker may do), not at install (bench/README.md, codelab.py). */
+/** Step 1 (after startRuntime): PACKAGES installed, each checked against the lock's sha256 (a failure names its file).
+ * A pure-Python wheel is written into site-packages from here (wheel.js); NumPy's, with its shared libraries, and
+ * any wheel with a compressed member, by Pyodide's loadPackage. */
 export function installPackages(config, packages, label) {
   return step(1, async () => {
     const entries = (await (await self.fetch(`${runtime}pyodide-lock.json`)).json()).packages;
@@ -205,16 +222,21 @@ export function installPackages(config, packages, label) {
     const wheels = await Promise.allSettled(names.map((name) => wheelBytes(config, entries[name])));
     const errors = wheels.filter((w) => w.status === "rejected").map((w) => readable(w.reason));
     if (errors.length) throw new Error(errors.join("; "));
-    const files = names.map((name, i) => {
+    const pure = names.map((name, i) => {
+      const file = entries[name].file_name;
       try {
-        return storedFiles(wheels[i].value);
+        return file.endsWith("-none-any.whl") ? storedFiles(wheels[i].value) : null;
       } catch (err) { // its bytes are the build's (sha256), so the build wrote it wrong: named, like any wheel
-        throw new Error(`${config.runtime}${entries[name].file_name} cannot be installed: ${err.message}`, { cause: err });
+        throw new Error(`${config.runtime}${file} cannot be installed: ${err.message}`, { cause: err });
       }
     });
-    // every wheel in one synchronous go: no message can find one importable without the others beside it
+    const said = [];
+    await py.loadPackage(names.filter((name, i) => !pure[i]), { checkIntegrity: true, messageCallback: () => {},
+      errorCallback: (m) => said.push(m) });
+    if (said.length) throw new Error(await whichWheels(config, runtime, said.join(" ")));
+    // the pure wheels last, in one synchronous go: no message can find them importable without NumPy beside them
     const site = py.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
-    files.forEach((wheel) => writeFiles(py.FS, site, wheel));
+    pure.forEach((files) => files && writeFiles(py.FS, site, files));
     py.runPython("import importlib\nimportlib.invalidate_caches()"); // the folders written above, seen by import
     // Python runs and its packages are installed: the checked bytes (runtime, wheels) are not needed
     checked.clear();

@@ -67,25 +67,6 @@ def test_boots_and_progress_reaches_done(live):
     assert set(info["timings"]) >= {"runtime", "packages", "import", "app"}, info["timings"]
 
 
-# A worker whose Python has imported NumPy: its packages as Pyodide's loadPackage recorded them, and the shared
-# libraries loaded (null for a worker still booting).
-LIBRARIES_JS = """() => { const py = self.__wtWorker && __wtWorker.py;
-  if (!py || !py.runPython("import sys; 'numpy' in sys.modules")) return null;
-  return {packages: Object.keys(py.loadedPackages), libs: Object.keys(py._module.LDSO.loadedLibsByName)}; }"""
-
-
-def test_numpy_is_installed_by_the_worker_and_its_libraries_loaded_by_import(live):
-    # Every wheel is written into site-packages by the worker (site/wheel.js), none through Pyodide's loadPackage,
-    # which unpacks in Python; NumPy's shared libraries are loaded by Python's import of them.
-    seen = [w.evaluate(LIBRARIES_JS) for w in live.page.workers]
-    seen = [s for s in seen if s]
-    assert seen, "no worker had imported NumPy"
-    for worker in seen:
-        assert worker["packages"] == [], worker
-        assert any(lib.endswith("/numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so")
-                   for lib in worker["libs"]), worker
-
-
 @pytest.mark.parametrize("key,press", [("sweep.sigma", "ArrowRight"), ("sweep.in_scale", "ArrowLeft"),
                                        ("sweep.sigma", "PageDown")])
 def test_slider_updates_readout_to_cpython_values(live, key, press):

@@ -1,4 +1,4 @@
-"""site/wheel.js against Python's zipfile on every wheel the build ships: the worker writes each wheel
+"""site/wheel.js against Python's zipfile on every wheel the build ships: the worker writes each pure-Python wheel
 into site-packages from these files, so they must be exactly the members Pyodide's own install would unpack."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import { storedFiles } from "./site/wheel.js";
 const out = {};
 for (const path of process.argv.slice(1)) {
   const files = storedFiles(new Uint8Array(readFileSync(path)));
-  out[path] = Object.fromEntries(files.map(({ name, data }) => [name, createHash("sha256").update(data).digest("hex")]));
+  out[path] = files && Object.fromEntries(files.map(({ name, data }) => [name, createHash("sha256").update(data).digest("hex")]));
 }
 console.log(JSON.stringify(out));
 """
