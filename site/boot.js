@@ -155,9 +155,11 @@ class LiveLab {
   }
 
   stopWorker() {
-    // The lab's worker ends (the lab stays current, failed, until restart() makes a new one).
+    // The lab's worker ends (the lab stays current, failed, until restart() makes a new one), and so do the Runs it
+    // handed the pool: nobody would hear their batches (a new worker starts from the URL, without them).
     this.state.workerEnded();
     if (this.state.lab) stop(this.state.lab);
+    for (const run of [...this.pool.runs.keys()]) if (!this.runs.owns(run)) this.pool.cancel({ run });
   }
 
   start() {

@@ -81,6 +81,10 @@ TERMINATE_RUNNING_JS = """(sids) => {
   return [performance.now(), running]; }"""
 
 
+# The pool holds no Run and none of its workers runs a part.
+POOL_IDLE_JS = "() => window.__wt.pool.runs.size === 0 && window.__wt.pool.workers.every((w) => !w.part)"
+
+
 def terminate(page) -> float:
     return page.evaluate("() => { window.__wt.worker.terminate(); return performance.now(); }")
 
@@ -107,8 +111,13 @@ def test_crashes_are_noticed_and_survived(browser, server):
         for sid in running:
             page.locator(f"#live-{sid} .bk-btn-primary").first.click()
             page.locator(f"#live-{sid} button:has-text('Cancel')").first.wait_for(state="visible")
+        pooled = page.evaluate("() => [...window.__wt.pool.runs.keys()]")
+        assert pooled, "no Run was on the pool of numerics workers"
         t0, still = page.evaluate(TERMINATE_RUNNING_JS, running)
         assert still == running, f"runs of {sorted(set(running) - set(still))} ended before the worker was terminated"
+        # the dead worker's Runs on the pool end with it: nobody is left to hear their batches
+        poll(page, "() => window.__wt.crashes.length > 0", timeout_s=10, what="the page to notice the crash")
+        assert page.evaluate(POOL_IDLE_JS), f"the pool still runs {pooled} for a worker that is gone"
         expect_recovery(s, t0, f"terminate mid-training ({', '.join(running)})", results)
 
         # The rest on one section: the address says ?embed=sweep (as an embedded sweep's would), so each
