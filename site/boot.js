@@ -108,6 +108,7 @@ class LiveLab {
   pool = null; // the numerics workers (pool.js)
   runs = null; // the reader's Runs before Panel (earlyrun.js)
   hold = false; // the first start waits for a numerics worker to be up (numericsFirst)
+  firstRun = ""; // the section whose Run before Panel is this page's first need ("": none), prepared for at once
   status = null; sections = null; scheduler = null; watch = null; messages = null; // the parts start() and Retry ask
   // lab is the state's current lab and has not failed: what a part still acts on (a replaced lab's words are not)
   current = (lab) => lab === this.state.lab && lab.phase !== "failed";
@@ -118,6 +119,7 @@ class LiveLab {
     this.pool = numericsPool({ config, transport, state, live, pageAddress, runs: () => runs });
     this.hold = numericsFirst({ firstNeeds, cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
       poolSize: this.pool.size });
+    this.firstRun = firstNeeds.find((sid) => (config.early_runs || {})[sid]) || "";
     // before Panel, in the pool: answers off the grid, and the reader's Runs (its end is news for the scheduler)
     const paused = () => state.status === "paused";
     const early = new Early({ player, pool: this.pool, paused });
@@ -180,7 +182,7 @@ class LiveLab {
     this.hold = false; // a restart starts the Panel worker at once
     state.use(lab);
     const held = new Promise((resolve) => setTimeout(resolve, HOLD_MS));
-    const answered = this.pool.warm().then(() => this.runs.answered());
+    const answered = this.pool.warm({ prepare: this.firstRun }).then(() => this.runs.answered());
     Promise.race([answered, held]).then(() => { if (this.current(lab)) this.spawn(lab); });
   }
 

@@ -44,6 +44,6 @@ window.__wt = hook({ config, transport, address, page, player, lab });
 installDrop(document); // a dropped file goes to the live section under it, never opens in this tab
 // the code lab's editor, the page's own (codelab.js): its Share links carry the address's query, like the page's
 installEditor(document, { pageUrl: () => shareUrl(address), dropFragment: () => address.dropFragment(),
-  warm: () => lab.pool.warm({ reader: true }), runBefore: (sid) => lab.runs.start(sid) });
+  warm: () => lab.pool.warm({ reader: true, prepare: "codelab" }), runBefore: (sid) => lab.runs.start(sid) });
 // The readout's tooltip and aria-live region go in <body>, and the opening figure is there: once the page is parsed.
 whenDom(() => { installReadout(config.readout); installFront(document); });

@@ -76,9 +76,9 @@ function answered(worker, { id, data, error }) {
 
 function startWorker(pool, spawn, boot) {
   // A new numerics worker of pool, {w, ready (a promise), part (the one it runs), since (its part's last word, 0:
-  // none running), slowest (its part's slowest batch, ms), asks (slots asked, by id), dead, quit}: what it says
-  // goes to the pool (heard); its Web Lock says when it ends.
-  const worker = { w: spawn(), part: null, since: 0, slowest: 0, asks: new Map(), dead: false, quit: false,
+  // none running), slowest (its part's slowest batch, ms), asks (slots asked, by id), prepared (the sections it was
+  // asked to prepare for), dead, quit}: what it says goes to the pool (heard); its Web Lock says when it ends.
+  const worker = { w: spawn(), part: null, since: 0, slowest: 0, asks: new Map(), prepared: new Set(), dead: false, quit: false,
     lock: `weighttying-numerics-${Math.random().toString(36).slice(2)}` };
   pool.started += 1;
   worker.ready = new Promise((resolve, reject) => {
@@ -226,13 +226,18 @@ export class Pool {
     this.workers = [];
   }
 
-  warm({ reader = false } = {}) {
+  warm({ reader = false, prepare = "" } = {}) {
     // A worker up before anything is asked of it (started if there is none and the pool has room): a promise that it
     // is up or could not start, never rejected. boot.js waits on it to start the Panel worker after it; the code lab
-    // warms one for the reader's code (reader: a tainted worker will do), so its first Run does not wait for a boot.
+    // warms one for the reader's code (reader: a tainted worker will do), so its first Run does not wait for a boot,
+    // nor for what every such Run computes first (prepare: the section, weighttying.early.prepare; once per worker).
     const fit = this.workers.find((w) => !w.dead && (reader || !w.tainted));
     const worker = this.size && (fit || this.workers.length < this.size) ? this.#orStart(fit) : null;
     if (!worker) return Promise.resolve();
+    if (prepare && !worker.prepared.has(prepare)) {
+      worker.prepared.add(prepare);
+      worker.ready.then(() => { if (!worker.dead) worker.w.postMessage({ type: "prepare", section: prepare }); }, () => {});
+    }
     this.#next(); // idle until asked: released after idleMs if nothing is
     return worker.ready.then(() => {}, () => {});
   }

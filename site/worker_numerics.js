@@ -85,9 +85,20 @@ function cancelPart(run) {
   if (mine) mine.py.destroy();
 }
 
-/** The page's messages to a numerics worker: run a part, cancel it, answer a section's slots. */
+function prepare({ section }) {
+  // What section's Run computes first whatever the reader's code, computed before a Run is asked; a failure here is
+  // the Run's to say when it meets it.
+  try {
+    early.prepare(section);
+  } catch (err) {
+    console.error(err);
+  }
+}
+
+/** The page's messages to a numerics worker: run a part, cancel it, answer a section's slots, prepare for a Run. */
 export const handlers = {
   part: runPart,
   cancel: (msg) => cancelPart(msg.run),
   slots: answerSlots,
+  prepare,
 };

@@ -14,7 +14,7 @@ import pytest
 
 import shutil
 
-from harness import Recorder, assert_same_origin, new_context, serve, wait_booted
+from harness import Recorder, assert_same_origin, new_context, serve, until, wait_booted
 from test_browser_robust_assets import tamper
 from test_browser_early import SLOTS_JS, panel_held
 from weighttying import codelab
@@ -151,6 +151,28 @@ def test_an_embedded_code_lab_boots_its_numerics_worker_first_on_two_cores(brows
         wait_booted(page)
         made, up = page.evaluate("[__wt.timings.panel_started, __wt.pool.boots[0].ready]")
         assert made >= up, f"the Panel worker was made at {made:.0f} ms, before the numerics worker was up at {up:.0f}"
+    finally:
+        ctx.close()
+
+
+# How many central differences the code lab's view keeps in a numerics worker (1: computed), or null for a worker
+# that is not one of the pool's, booted: only those are sealed off the network (worker_numerics.js)
+PREPARED_JS = """() => {
+  const sealed = Object.getOwnPropertyDescriptor(self, 'fetch');
+  if (!sealed || !sealed.get) return null;
+  return __wtWorker.py.runPython('from weighttying.views import codelab\\ncodelab.numeric.cache_info().currsize');
+}"""
+
+
+def test_an_embedded_code_labs_worker_prepares_for_the_run_before_it_is_pressed(browser, server):
+    # the reader reads their code first: the Run they press then does not compute the central differences
+    ctx = new_context(browser, init_js=(TWO_CORES,))
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+        page.wait_for_function("() => __wt.pool.boots.length > 0 && __wt.pool.boots[0].ready > 0", timeout=90_000)
+        assert until(lambda: 1 in [w.evaluate(PREPARED_JS) for w in page.workers], 30, 0.1), \
+            f"no numerics worker computed the central differences before the Run: {[w.evaluate(PREPARED_JS) for w in page.workers]}"
     finally:
         ctx.close()
 

@@ -66,6 +66,15 @@ def test_the_sections_with_a_run_before_panel_are_those_with_code():
         early.part(json.dumps({"section": "tasks", "query": ""}))
 
 
+def test_preparing_for_the_code_labs_run_keeps_its_central_differences():
+    from weighttying.views import codelab as codelab_view
+    codelab_view.numeric.cache_clear()
+    early.prepare("codelab")
+    assert codelab_view.numeric.cache_info().currsize == 1, "prepare left the central differences to the Run"
+    with pytest.raises(ValueError, match="no Run before the live lab"):
+        early.prepare("tasks")
+
+
 def test_a_part_spec_runs_as_the_pool_runs_it():
     from weighttying import pool
     spec = pool.split("codelab", state.State().codelab, 1)[0]

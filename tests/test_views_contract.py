@@ -62,7 +62,7 @@ def test_a_view_keeping_the_contract_gets_the_defaults(monkeypatch):
     v = view(fake_view(monkeypatch))
     assert (v.results, v.RUN_KEYS, v.OVERLAYS, v.FILLS, v.CLAIM, v.PAIRS, v.DATA, v.LATEST) == \
         (kit.no_results, (), {}, {}, "", (), (), ())
-    assert v.steps is v.total is v.split is v.iter_part is v.merge is None and not pool.parted("fake")
+    assert v.steps is v.total is v.split is v.iter_part is v.merge is v.prepare is None and not pool.parted("fake")
 
 
 @pytest.mark.parametrize("members,says", [
@@ -79,6 +79,7 @@ def test_a_view_keeping_the_contract_gets_the_defaults(monkeypatch):
     ({"DEPENDS": {"a": ()}}, "DEPENDS names the slots ['a'], SLOTS ['a', 'b']"),
     ({"DATA": ("c",)}, "DATA names ['c'], which SLOTS lacks"),
     ({"RUN_KEYS": ("sigmaa",)}, "RUN_KEYS names ['sigmaa'], which Sweep lacks"),
+    ({"prepare": dict}, "prepare without QUIET_S: only a Run of the reader's code is prepared for"),
 ])
 def test_a_view_breaking_the_contract_fails_at_load_naming_itself_and_the_member(monkeypatch, members, says):
     sid = fake_view(monkeypatch, **members)

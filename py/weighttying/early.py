@@ -41,6 +41,15 @@ def emitted() -> dict:
     return {sid: {"quiet_s": view(sid).QUIET_S} for sid in state.SECTIONS if has_run(sid)}
 
 
+def prepare(section: str) -> None:
+    """What section's Run computes first whatever the reader's code (its view's prepare), computed now: a numerics
+    worker warmed for the reader's code (site/pool.js warm) has it before a Run is asked."""
+    if not has_run(section):
+        raise ValueError(f"the {section!r} section has no Run before the live lab")
+    if view(section).prepare is not None:
+        view(section).prepare()
+
+
 def part(spec: str):
     """What a numerics worker runs for a part's spec: a Run before Panel (`Run`: its spec holds the page's query), or
     one part of a pooled Run (pool.Part: its spec holds the section's state)."""

@@ -42,6 +42,11 @@ def numeric() -> dict:
     return gradcheck.numerical_grads(PARAMS, codelab.config(), *codelab.batch())
 
 
+def prepare() -> None:
+    """What every Run checks the reader's code against, computed once: the central differences (numeric)."""
+    numeric()
+
+
 def checked(text: str) -> dict:
     """The text's checks (codelab.checks at the default k), its wrong entries' flat indices and E's entrywise
     errors as shown; the text's error dict when it fails."""

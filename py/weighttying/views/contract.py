@@ -40,7 +40,9 @@ and live in the browser's Panel section. Its members:
   batch's last point keeps them; default `()`); `QUIET_S`, for a Run whose parts run code the reader wrote, the
   seconds a part may go without sending a batch before the page ends its worker and the Run stops, saying so, the
   part never run again (default None: site/pool.js's HANG rule, which takes silence for a stuck worker and runs the
-  part again in a new one).
+  part again in a new one); `prepare()`, what every Run of the reader's code computes first whatever the code, kept
+  once computed (the code lab's central differences), which a numerics worker warmed for the section computes
+  before a Run is asked (weighttying.early.prepare; default None).
 
 Shared HTML pieces live in `views/kit/` (one module per idea, imported as `from .kit import ...`); no view imports
 another.
@@ -117,6 +119,7 @@ class View:
     merge: Callable | None = member(_optional_function, "a function merge(st, streams) -> results", None)
     LATEST: tuple = member(_names, "a tuple of progress keys", ())
     QUIET_S: float | None = member(_optional_seconds, "a number of seconds > 0, or None", None)
+    prepare: Callable | None = member(_optional_function, "a function prepare() that keeps what it computes", None)
 
 
 MEMBERS = tuple(f.name for f in dataclasses.fields(View) if f.name != "module")
@@ -156,6 +159,8 @@ def _inconsistency(v: View, state_class: type | None) -> str:
         return "steps missing: a Run that splits across the pool is a Run (steps, total)"
     if v.QUIET_S is not None and v.split is None:
         return "QUIET_S without split: only a Run on the pool of numerics workers has a quiet limit"
+    if v.prepare is not None and v.QUIET_S is None:
+        return "prepare without QUIET_S: only a Run of the reader's code is prepared for"
     if set(v.DEPENDS) != slots:
         return f"DEPENDS names the slots {sorted(v.DEPENDS)}, SLOTS {sorted(slots)}"
     placed = {"CLAIM": {v.CLAIM} - {""}, "DATA": set(v.DATA), "PAIRS": {n for p in v.PAIRS for n in p},
