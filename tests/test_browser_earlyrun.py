@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+import contextlib
 import shutil
 
 from harness import Recorder, assert_same_origin, new_context, serve, until, wait_booted
@@ -143,16 +144,23 @@ SHOWN_JS = """() => {
 }"""
 
 
-def test_an_embedded_code_lab_boots_its_numerics_worker_first_on_two_cores(browser, server):
+@contextlib.contextmanager
+def two_core_code_lab(browser, server):
+    """A fresh page of ?embed=codelab in a browser that says it has two cores, as soon as its document is parsed."""
     ctx = new_context(browser, init_js=(TWO_CORES,))
     try:
         page = ctx.new_page()
         page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+        yield page
+    finally:
+        ctx.close()
+
+
+def test_an_embedded_code_lab_boots_its_numerics_worker_first_on_two_cores(browser, server):
+    with two_core_code_lab(browser, server) as page:
         wait_booted(page)
         made, up = page.evaluate("[__wt.timings.panel_started, __wt.pool.boots[0].ready]")
         assert made >= up, f"the Panel worker was made at {made:.0f} ms, before the numerics worker was up at {up:.0f}"
-    finally:
-        ctx.close()
 
 
 # How many central differences the code lab's view keeps in a numerics worker (1: computed), or null for a worker
@@ -166,23 +174,15 @@ PREPARED_JS = """() => {
 
 def test_an_embedded_code_labs_worker_prepares_for_the_run_before_it_is_pressed(browser, server):
     # the reader reads their code first: the Run they press then does not compute the central differences
-    ctx = new_context(browser, init_js=(TWO_CORES,))
-    try:
-        page = ctx.new_page()
-        page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+    with two_core_code_lab(browser, server) as page:
         page.wait_for_function("() => __wt.pool.boots.length > 0 && __wt.pool.boots[0].ready > 0", timeout=90_000)
         assert until(lambda: 1 in [w.evaluate(PREPARED_JS) for w in page.workers], 30, 0.1), \
             f"no numerics worker computed the central differences before the Run: {[w.evaluate(PREPARED_JS) for w in page.workers]}"
-    finally:
-        ctx.close()
 
 
 def test_on_two_cores_a_run_pressed_while_python_starts_is_answered_before_panel_boots(browser, server):
     # the Panel worker's boot would share the two cores with the Run: it is made once the Run has its answer
-    ctx = new_context(browser, init_js=(TWO_CORES,))
-    try:
-        page = ctx.new_page()
-        page.goto(f"{server.url}?embed=codelab", wait_until="domcontentloaded")
+    with two_core_code_lab(browser, server) as page:
         page.evaluate(SHOWN_JS)
         put(page, codelab.original_source() + "# mine\n")
         page.get_by_test_id("codelab-run").click()
@@ -190,8 +190,6 @@ def test_on_two_cores_a_run_pressed_while_python_starts_is_answered_before_panel
         made, up, shown = page.evaluate("[__wt.timings.panel_started, __wt.pool.boots[0].ready, window.__shownAt]")
         assert shown is not None and made >= shown > up, \
             f"the Panel worker was made at {made:.0f} ms; the numerics worker up at {up:.0f}, the answer shown at {shown}"
-    finally:
-        ctx.close()
 
 
 def test_run_pressed_again_while_the_worker_boots_keeps_that_boot(held):
