@@ -66,11 +66,13 @@ def test_the_sections_with_a_run_before_panel_are_those_with_code():
         early.part(json.dumps({"section": "tasks", "query": ""}))
 
 
-def test_preparing_for_the_code_labs_run_keeps_its_central_differences():
+def test_preparing_for_the_code_labs_run_keeps_what_every_run_computes_first():
     from weighttying.views import codelab as codelab_view
     codelab_view.numeric.cache_clear()
+    codelab_view.bug_checks.cache_clear()
     early.prepare("codelab")
     assert codelab_view.numeric.cache_info().currsize == 1, "prepare left the central differences to the Run"
+    assert codelab_view.bug_checks.cache_info().currsize == 1, "prepare left the claim's checks to the Run"
     with pytest.raises(ValueError, match="no Run before the live lab"):
         early.prepare("tasks")
 

@@ -43,8 +43,10 @@ def numeric() -> dict:
 
 
 def prepare() -> None:
-    """What every Run checks the reader's code against, computed once: the central differences (numeric)."""
+    """What every Run computes whatever the reader's code, kept: the central differences it checks the code against
+    (numeric) and the checks of the bug the claim is about (the claim's slot, drawn with every result)."""
     numeric()
+    bug_checks(CLAIMED)
 
 
 def checked(text: str) -> dict:
