@@ -425,7 +425,10 @@ class WebKit(Engine):
                 return json.load(r)["value"]
         except urllib.error.HTTPError as e:
             err = json.load(e)["value"]
-            raise RuntimeError(f"webkit {method} {path}: {err.get('error')}: {err.get('message')}") from None
+            said = f"webkit {method} {path}: {err.get('error')}: {err.get('message')}"
+            if err.get("error") in ("unknown error", "invalid session id"):  # the page may have crashed: what WebKit said
+                said += f"\n[WebKitWebDriver's log, its end]\n{(self.tmp / 'driver.log').read_text(errors='replace')[-3000:]}"
+            raise RuntimeError(said) from None
 
     def open(self, url, init_js=None):
         if init_js:
