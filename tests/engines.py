@@ -396,8 +396,12 @@ class WebKit(Engine):
                 return
             except (urllib.error.URLError, ConnectionError):
                 if time.monotonic() > deadline or self.driver.poll() is not None:
-                    raise RuntimeError(f"WebKitWebDriver did not start: {(self.tmp / 'driver.log').read_text()[-2000:]}")
+                    raise RuntimeError(f"WebKitWebDriver did not start: {self._driver_said(2000)}")
                 time.sleep(0.1)
+
+    def _driver_said(self, chars: int) -> str:
+        """The last CHARS of WebKitWebDriver's log, where the browser and its web process write too."""
+        return (self.tmp / "driver.log").read_text(errors="replace")[-chars:]
 
     def _stop_driver(self) -> None:
         if self.driver is not None:
@@ -427,7 +431,7 @@ class WebKit(Engine):
             err = json.load(e)["value"]
             said = f"webkit {method} {path}: {err.get('error')}: {err.get('message')}"
             if err.get("error") in ("unknown error", "invalid session id"):  # the page may have crashed: what WebKit said
-                said += f"\n[WebKitWebDriver's log, its end]\n{(self.tmp / 'driver.log').read_text(errors='replace')[-3000:]}"
+                said += f"\n[WebKitWebDriver's log, its end]\n{self._driver_said(3000)}"
             raise RuntimeError(said) from None
 
     def open(self, url, init_js=None):
@@ -459,7 +463,7 @@ class WebKit(Engine):
             except TimeoutError:
                 if attempt == self.SESSIONS:
                     raise RuntimeError(f"webkit: no session within {self.SESSION_S} s, {attempt} times: "
-                                       f"{(self.tmp / 'driver.log').read_text()[-2000:]}") from None
+                                       f"{self._driver_said(2000)}") from None
                 print(f"[engines] webkit: no session within {self.SESSION_S} s; a new driver", file=sys.stderr)
 
     def quit(self):
