@@ -59,6 +59,24 @@ def test_runner_reports_divergence_and_stops():
     assert "Diverged at step 3" in r.status.object and not r.run.disabled and r.cancel.disabled
 
 
+def test_done_is_said_only_once_the_last_results_are_drawn():
+    """The page shows patches in the order the worker sends them: a "Done." said before the run's last draw would
+    stand beside numbers that are not yet the final ones (a browser test read the table there, without its rows)."""
+    said_at_done = []
+
+    def steps():
+        yield {"step": 1}
+
+    async def main():
+        r = Runner("Train", steps, lambda: 1, lambda p: None, on_done=lambda last: said_at_done.append(r.status.object))
+        r.start()
+        await r.job.task
+        return r
+    r = asyncio.run(main())
+    assert len(said_at_done) == 1 and "Done." not in said_at_done[0]
+    assert "Done." in r.status.object
+
+
 def run_state(r: Runner) -> tuple[str, int]:
     """(data-run, data-step) of a Runner's status line: what a browser test waits on after Cancel."""
     run, step = re.search(r'data-run="(\w+)" data-step="(\d+)"', r.status.object).groups()

@@ -91,8 +91,9 @@ class Runner:
         def done(last: dict | None) -> None:
             self.bar.value = 100
             self.busy(False)
-            self.say(told("Done."))
+            # the last results drawn first: "Done." on the page means the numbers beside it are the final ones
             self.on_done(last)
+            self.say(told("Done."))
 
         def failed(err: Exception) -> None:
             said = str(err) if isinstance(err, pooled.PartFailed) else f"{type(err).__name__}: {err}"
