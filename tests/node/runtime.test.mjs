@@ -1,0 +1,52 @@
+// The page's one compile of Python's runtime, handed to every worker (site/runtime.js), with stand-in workers and
+// compiles: the browser tests (test_browser_runtime.py) run the real ones.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { handingRuntime } from "../../site/runtime.js";
+
+function transport(compile) {
+  // A transport whose workers record what they are sent; COMPILE: its compileRuntime (undefined: it has none).
+  const made = [], compiles = [];
+  const t = { made, compiles, worker: () => { const w = { sent: [], postMessage: (m) => w.sent.push(m) }; made.push(w); return w; } };
+  if (compile) t.compileRuntime = (config) => { compiles.push(config); return compile(); };
+  return t;
+}
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+const config = { runtime: "pyodide/" };
+
+test("over http: one compile for every worker, each handed the same module, before and after it is done", async () => {
+  const module = { a: "module" };
+  const t = transport(() => Promise.resolve(module));
+  const workers = handingRuntime(config, t);
+  assert.equal(workers.hands, true);
+  const first = workers.start(), second = workers.start();
+  await settled();
+  const third = workers.start(); // started once the compile is done
+  await settled();
+  assert.deepEqual(t.made, [first, second, third]);
+  assert.equal(t.compiles.length, 1, "compiled once, with the first worker");
+  for (const w of t.made) assert.deepEqual(w.sent, [{ type: "runtime", module }]);
+  assert.ok(t.made.every((w) => w.sent[0].module === module), "the one module, not a copy per worker");
+});
+
+test("a compile that fails hands null to every worker (each compiles its own checked copy), and is not retried", async () => {
+  const t = transport(() => Promise.reject(new Error("pyodide/pyodide.asm.wasm: sha256 mismatch")));
+  const workers = handingRuntime(config, t);
+  workers.start();
+  workers.start();
+  await settled();
+  assert.equal(t.compiles.length, 1);
+  for (const w of t.made) assert.deepEqual(w.sent, [{ type: "runtime", module: null }]);
+});
+
+test("nothing is compiled before a worker starts, and a transport that cannot compile (the classroom file) hands none", async () => {
+  const t = transport(() => Promise.resolve({}));
+  handingRuntime(config, t);
+  assert.equal(t.compiles.length, 0, "a paused page (live=click) compiles nothing");
+  const file = transport(undefined);
+  const workers = handingRuntime(config, file);
+  assert.equal(workers.hands, false);
+  const w = workers.start();
+  await settled();
+  assert.deepEqual(w.sent, [], "no runtime message: its boot says none comes");
+});
