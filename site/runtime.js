@@ -21,8 +21,10 @@ export function handingRuntime(config, transport) {
   return { start, hands: true };
 }
 
-/** The runtime's module compiled from this site's copy, checked by its sha256 in the build's config (httpTransport). */
-export function compileRuntime(config) {
-  const path = `${config.runtime}pyodide.asm.wasm`;
-  return WebAssembly.compileStreaming(fetch(path, { integrity: (config.integrity || {})[path] }));
+/** The runtime's module compiled from this site's copy, checked by its sha256 in the build's config (httpTransport);
+ * rejected where the config has no sha256 for it (nothing unchecked is compiled). */
+export async function compileRuntime(config) {
+  const path = `${config.runtime}pyodide.asm.wasm`, integrity = (config.integrity || {})[path];
+  if (!integrity) throw new Error(`no sha256 for ${path} in this build's config`);
+  return WebAssembly.compileStreaming(fetch(path, { integrity }));
 }

@@ -167,13 +167,15 @@ export const runtimeSource = () => runtimeFrom;
 function instantiateGiven() {
   // Pyodide compiles the wasm only through instantiateStreaming, of its checked response: once the page's module
   // comes, it is instantiated instead; where the page has none, that response is compiled here, as without it.
-  const own = WebAssembly.instantiateStreaming.bind(WebAssembly);
+  // Its first call only (the runtime's): any later one is the browser's own again.
+  const own = WebAssembly.instantiateStreaming;
   WebAssembly.instantiateStreaming = async (source, imports) => {
+    WebAssembly.instantiateStreaming = own;
     const t = performance.now(), module = await given;
     runtimeFrom = module ? "page" : "own";
     // how long it waited for the page's compile: the page's timings say the page's module was used (every engine)
     if (module) post({ type: "timing", name: "runtime_given", ms: performance.now() - t });
-    return module ? { module, instance: await WebAssembly.instantiate(module, imports) } : own(source, imports);
+    return module ? { module, instance: await WebAssembly.instantiate(module, imports) } : own.call(WebAssembly, source, imports);
   };
 }
 

@@ -2,7 +2,7 @@
 // compiles: the browser tests (test_browser_runtime.py) run the real ones.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { handingRuntime } from "../../site/runtime.js";
+import { compileRuntime, handingRuntime } from "../../site/runtime.js";
 
 function transport(compile) {
   // A transport whose workers record what they are sent; COMPILE: its compileRuntime (undefined: it has none).
@@ -49,4 +49,15 @@ test("nothing is compiled before a worker starts, and a transport that cannot co
   const w = workers.start();
   await settled();
   assert.deepEqual(w.sent, [], "no runtime message: its boot says none comes");
+});
+
+test("the page compiles nothing unchecked: a config without the wasm's sha256 is refused before any fetch", async () => {
+  const fetched = [], real = globalThis.fetch;
+  globalThis.fetch = (url) => { fetched.push(url); return real(url); };
+  try {
+    await assert.rejects(compileRuntime({ runtime: "pyodide/", integrity: {} }), /no sha256 for pyodide\/pyodide\.asm\.wasm/);
+  } finally {
+    globalThis.fetch = real;
+  }
+  assert.deepEqual(fetched, []);
 });
