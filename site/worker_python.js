@@ -154,31 +154,6 @@ async function whichWheels(config, runtime, message) {
   }
 }
 
-// The runtime's module the page hands (site/runtime.js), once its "runtime" message comes: null where the page's
-// compile failed. Where it was instantiated from: "page", or "own" (compiled here from the checked response).
-let handed;
-const given = new Promise((resolve) => { handed = resolve; });
-let runtimeFrom = "";
-/** The page's "runtime" message: its module (anything else is taken as none). */
-export const takeRuntime = (msg) => handed(msg.module instanceof WebAssembly.Module ? msg.module : null);
-/** Where this worker's runtime module came from ("page", "own"; "" before): for tests and bench (__wtWorker). */
-export const runtimeSource = () => runtimeFrom;
-
-function instantiateGiven() {
-  // Pyodide compiles the wasm only through instantiateStreaming, of its checked response: once the page's module
-  // comes, it is instantiated instead; where the page has none, that response is compiled here, as without it.
-  // Its first call only (the runtime's): any later one is the browser's own again.
-  const own = WebAssembly.instantiateStreaming;
-  WebAssembly.instantiateStreaming = async (source, imports) => {
-    WebAssembly.instantiateStreaming = own;
-    const t = performance.now(), module = await given;
-    runtimeFrom = module ? "page" : "own";
-    // how long it waited for the page's compile: the page's timings say the page's module was used (every engine)
-    if (module) post({ type: "timing", name: "runtime_given", ms: performance.now() - t });
-    return module ? { module, instance: await WebAssembly.instantiate(module, imports) } : own.call(WebAssembly, source, imports);
-  };
-}
-
 let py = null; // the runtime, once started
 let runtime = null; // the absolute URL of its folder (the lock's too)
 
@@ -189,12 +164,9 @@ export const python = () => py;
  * this script (self.wtPosted; site/classroom.js, site/unpack.js). */
 export const baseOf = (address) => (self.wtPosted ? address : self.location);
 
-/** Step 0: the runtime, from its checked bytes only, and the fetch of PACKAGES' wheels begun; returns Pyodide.
- * HANDED: the page hands this worker its compiled module (its boot message's `runtime`; site/runtime.js). */
-export function startRuntime(config, base, packages, handed = false) {
+/** Step 0: the runtime, from its checked bytes only, and the fetch of PACKAGES' wheels begun; returns Pyodide. */
+export function startRuntime(config, base, packages) {
   runtime = new URL(config.runtime, base).href;
-  if (handed) instantiateGiven();
-  else runtimeFrom = "own";
   return step(0, async () => {
     // nothing of the runtime runs unless it is the file the build recorded (runtime_checked: the time until every
     // file was, which overlaps Pyodide's start below)
