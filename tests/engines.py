@@ -430,10 +430,8 @@ class WebKit(Engine):
         except urllib.error.HTTPError as e:
             err = json.load(e)["value"]
             said = f"webkit {method} {path}: {err.get('error')}: {err.get('message')}"
-            # The page may have crashed: what WebKit said. Seen on this box's classroom-file visits (1 of 8 runs of
-            # the engine modules, 2026-12-05): the web process segfaulting in Mesa's software GL (swrast_dri.so, in
-            # WebKit's compositor thread; the kernel's log). WEBKIT_DISABLE_COMPOSITING_MODE=1 traded it for an abort
-            # in Skia's CPU path ("integer is too large: 28" compiling a blur's shader; 1 of 4 runs).
+            # The page may have crashed: what WebKit said (the crash seen here, and ./dev test's one rerun for it:
+            # tests/gl_crash.py)
             if err.get("error") in ("unknown error", "invalid session id"):
                 said += f"\n[WebKitWebDriver's log, its end]\n{self._driver_said(3000)}"
             raise RuntimeError(said) from None

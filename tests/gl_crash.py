@@ -5,10 +5,13 @@ which test files to run again (their WebKit tests), once: ./dev test's one rerun
 
 On this GPU-less box the web process's compositor thread sometimes segfaults inside swrast_dri.so (the kernel says so)
 under load: a classroom-file visit of an engine module dies mid-test in about one run in eight of those modules, a
-driver's bug, not the page's (tests/engines.py). A rerun is allowed only when every failure of REPORT (pytest's JUnit
-XML) carries WebKitWebDriver's "WebProcess CRASHED" and the kernel's log holds such a segfault since SINCE_S (seconds
-since boot, when the run began). Any other failure, or a crash the kernel does not pin on the GL driver, is not
-rerun: the run stays red.
+driver's bug, not the page's. WEBKIT_DISABLE_COMPOSITING_MODE=1 traded it for an abort in Skia's CPU path ("integer
+is too large: 28" compiling a blur's shader; 1 of 4 runs), so WebKit keeps its compositor.
+
+A rerun is allowed only when every failure of REPORT (pytest's JUnit XML) carries WebKitWebDriver's "WebProcess
+CRASHED" (tests/engines.py adds the driver's log to a WebKit error) and the kernel's log holds such a segfault since
+SINCE_S (seconds since boot, when the run began). Any other failure, or a crash the kernel does not pin on the GL
+driver, is not rerun: the run stays red.
 """
 from __future__ import annotations
 
