@@ -36,11 +36,13 @@ import { Scheduler } from "./schedule.js";
 import { LiveSections } from "./handover.js";
 import { Messages } from "./messages.js";
 import { Watch } from "./watch.js";
+import { compileRuntime, handingRuntime } from "./runtime.js";
 
 // Where the worker and the page's files come from: this site over http (this), or, in the classroom file
 // opened from disk, the page itself (site/classroom.js's ClassroomTransport).
 export const httpTransport = {
   ready: Promise.resolve(), worker: () => new Worker("worker.js", { type: "module" }), url: (path) => path, localize: (value) => value,
+  compileRuntime, // once per page, for every worker (site/runtime.js)
 };
 
 export function watchBoots(worker, boots) {
@@ -54,7 +56,7 @@ export function watchBoots(worker, boots) {
   return worker;
 }
 
-function numericsPool({ config, transport, state, live, pageAddress, runs }) {
+function numericsPool({ config, workers, state, live, pageAddress, runs }) {
   // The numerics workers a Run may use (site/pool.js), started on the first Run or off-grid ask; the Panel worker
   // learns the size. pool.boots: each one's boot steps (watchBoots). What the pool says of a Run goes to the Panel
   // worker that asked for it, or to runs() (earlyrun.js) for the page's own Runs before Panel.
@@ -63,7 +65,7 @@ function numericsPool({ config, transport, state, live, pageAddress, runs }) {
   return new Pool({
     size: poolSize({ cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
       saveData: !!(navigator.connection && navigator.connection.saveData), click: live === "click" }),
-    spawn: () => watchBoots(transport.worker(), boots), boot: { config, query: "", address: pageAddress },
+    spawn: () => watchBoots(workers.start(), boots), boot: { config, query: "", address: pageAddress, runtime: workers.hands },
     post, boots,
   });
 }
@@ -104,6 +106,7 @@ class LiveLab {
   // The live lab, from the page's side: its state, its parts, and starting (or pausing) a worker.
   state = new LabState(); // the lab's state: the one writer of what the page says and counts
   config; transport; address; // as startLab was given them
+  workers = null; // starts a worker of the transport, handing it the page's compiled runtime where it can (runtime.js)
   pageAddress = location.href.split(/[?#]/)[0]; // this page without query, for the links Python writes
   pool = null; // the numerics workers (pool.js)
   runs = null; // the reader's Runs before Panel (earlyrun.js)
@@ -114,9 +117,9 @@ class LiveLab {
   current = (lab) => lab === this.state.lab && lab.phase !== "failed";
 
   constructor(config, transport, { live, address, player, firstNeeds }) {
-    Object.assign(this, { config, transport, address });
-    const { state, pageAddress } = this;
-    this.pool = numericsPool({ config, transport, state, live, pageAddress, runs: () => runs });
+    Object.assign(this, { config, transport, address, workers: handingRuntime(config, transport) });
+    const { state, pageAddress, workers } = this;
+    this.pool = numericsPool({ config, workers, state, live, pageAddress, runs: () => runs });
     this.hold = numericsFirst({ firstNeeds, cores: navigator.hardwareConcurrency, memory: navigator.deviceMemory,
       poolSize: this.pool.size });
     this.firstRun = firstNeeds.find((sid) => (config.early_runs || {})[sid]) || "";
@@ -161,6 +164,7 @@ class LiveLab {
     // handed the pool: nobody would hear their batches (a new worker starts from the URL, without them).
     this.state.workerEnded();
     if (this.state.lab) stop(this.state.lab);
+    this.workers.renew(); // the next worker's runtime is compiled anew from this site (a Retry asks again)
     for (const run of [...this.pool.runs.keys()]) if (!this.runs.owns(run)) this.pool.cancel({ run });
   }
 
@@ -188,8 +192,8 @@ class LiveLab {
 
   spawn(lab) {
     // The Panel worker of LAB, and each part's record of it.
-    const { state, status, transport } = this;
-    const worker = (lab.worker = transport.worker());
+    const { state, status, transport, workers } = this;
+    const worker = (lab.worker = workers.start());
     state.timing("panel_started", performance.now());
     state.use(lab, worker);
     // each part's record of this worker (lab.js's newLab), before anything the worker says
@@ -200,7 +204,7 @@ class LiveLab {
     // scheme: the colour scheme page.js resolved (theme= or prefers-color-scheme), for Panel's theme.
     // address: this page without query, for the links Python writes into exports and figure stamps.
     worker.postMessage({ type: "boot", config: this.config, query: this.address.bootQuery(), address: this.pageAddress,
-      pool: this.pool.size, scheme: document.documentElement.dataset.wtScheme || "light" });
+      pool: this.pool.size, scheme: document.documentElement.dataset.wtScheme || "light", runtime: workers.hands });
     // The page's files that failed their check (the classroom file) stop the lab now, not when BokehJS is asked for.
     transport.ready.catch((e) => { if (this.current(lab)) status.fail(e.message); });
   }

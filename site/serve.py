@@ -17,14 +17,16 @@ import sys
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-# The page: same origin only. Bokeh and Panel set inline styles and data: icons; nothing evals.
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+# The page: same origin only. Bokeh and Panel set inline styles and data: icons; nothing evals. It compiles one
+# WebAssembly module, Python's runtime from its checked bytes, for its workers ('wasm-unsafe-eval'; site/runtime.js).
+CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data: blob:; "
        "font-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'self'; "
        "form-action 'none'")
 # The worker: Pyodide compiles WebAssembly ('wasm-unsafe-eval'), Panel builds a JS helper with
 # pyodide.code.run_js, which is eval ('unsafe-eval'), and the runtime scripts run from the blob: the
 # worker made of the bytes it checked against their sha256. Still nothing leaves this origin.
-WORKER_CSP = CSP.replace("script-src 'self'", "script-src 'self' blob: 'wasm-unsafe-eval' 'unsafe-eval'")
+WORKER_CSP = CSP.replace("script-src 'self' 'wasm-unsafe-eval'", "script-src 'self' blob: 'wasm-unsafe-eval' 'unsafe-eval'")
 WORKERS = ("/worker.js",)
 
 

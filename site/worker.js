@@ -3,13 +3,14 @@
 // (worker_python.js). The page gets readable one-line errors; full tracebacks go to the console.
 // An ES module: build.py bundles it with its imports (esbuild) into dist/worker.js, which the page starts as a
 // module worker and the classroom file's bootstrap runs as a script (it has no import or export left).
-import { post, python, readable } from "./worker_python.js";
+import { post, python, readable, runtimeSource, takeRuntime } from "./worker_python.js";
 import * as panel from "./worker_panel.js";
 import * as numerics from "./worker_numerics.js";
 
-// A read-only hook for tests and bench (a module's names are not the worker's globals): the runtime, the part, and
-// how an error is said (bench/worker_hook.js says its own errors so)
-self.__wtWorker = Object.freeze({ get py() { return python(); }, get part() { return numerics.partNow(); }, readable });
+// A read-only hook for tests and bench (a module's names are not the worker's globals): the runtime, the part, how
+// an error is said (bench/worker_hook.js says its own errors so), and where the runtime's module came from
+self.__wtWorker = Object.freeze({ get py() { return python(); }, get part() { return numerics.partNow(); }, readable,
+  get runtime() { return runtimeSource(); } });
 
 // Each message type is one kind's (their names do not overlap), so a message reaches its handler whatever came first.
 const HANDLERS = {
@@ -21,6 +22,7 @@ const HANDLERS = {
       .catch(() => {}); // no locks here (an opaque origin may be denied them): the page relies on the heartbeat
   },
   boot: (msg) => (msg.pool === "numerics" ? numerics : panel).boot(msg),
+  runtime: takeRuntime, // the page's compiled runtime, for either kind (site/runtime.js)
   ...panel.handlers,
   ...numerics.handlers,
 };

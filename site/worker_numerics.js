@@ -30,9 +30,9 @@ function sealed(scope, py) {
 const PACKAGES = ["numpy", "weighttying"];
 
 /** The boot message's work: Python with NumPy and weighttying, then sealed off the network; "numerics-ready". */
-export function boot({ config, address }) {
+export function boot({ config, address, runtime }) {
   return booting(async () => {
-    const py = await startRuntime(config, baseOf(address), PACKAGES);
+    const py = await startRuntime(config, baseOf(address), PACKAGES, runtime === true);
     await installPackages(config, PACKAGES, "Installing NumPy and weighttying");
     early = py.pyimport("weighttying.early");
     sealed(self, py);

@@ -50,10 +50,10 @@ function takeState() {
 }
 
 /** The boot message's work: Python with Panel and the package, the live State from QUERY; "sections" when set up. */
-export function boot({ config, query, scheme, address, pool }) {
+export function boot({ config, query, scheme, address, pool, runtime }) {
   return booting(async () => {
     const base = baseOf(address);
-    py = await startRuntime(config, base, config.packages);
+    py = await startRuntime(config, base, config.packages, runtime === true);
     const results = builtResults(config, base); // small, fetched while the packages load (the classroom file: posted)
     await installPackages(config, config.packages);
     await step(2, () => {

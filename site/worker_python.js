@@ -73,13 +73,28 @@ function checkedFile(url, integrity, name, wasm) {
   });
 }
 
-function checkRuntime(config, packages) {
+// The runtime's module the page hands (site/runtime.js), once its "runtime" message comes: null where the page's
+// compile failed. Where it was instantiated from: "page", or "own" (compiled here from the checked response).
+let resolveGiven;
+const given = new Promise((resolve) => { resolveGiven = resolve; });
+let runtimeFrom = "";
+/** The page's "runtime" message: its module (anything else is taken as none). */
+export const takeRuntime = (msg) => resolveGiven(msg.module instanceof WebAssembly.Module ? msg.module : null);
+/** Where this worker's runtime module came from ("page", "own"; "" before): for tests and bench (__wtWorker). */
+export const runtimeSource = () => runtimeFrom;
+
+// What Pyodide's fetch of the wasm gets where the page handed its module: nothing (instantiateGiven ignores it).
+const HANDED_WASM = { body: new Uint8Array(0), type: "application/wasm" };
+
+function checkRuntime(config, packages, handed) {
   // Every runtime file's checked fetch, started now, and the PACKAGES' wheels once the lock is checked: the
-  // promise that every runtime file matched (a failure names its file).
+  // promise that every runtime file matched (a failure names its file). HANDED: the page hands the wasm compiled
+  // from its checked bytes, so it is fetched here only where the page's compile failed.
   const want = config.integrity || {};
   const files = Object.keys(want).filter((p) => p.startsWith(config.runtime)).map((path) => {
-    const url = new URL(path, self.location).href;
-    const file = checkedFile(url, want[path], path, path.endsWith(".wasm"));
+    const url = new URL(path, self.location).href, wasm = path.endsWith(".wasm");
+    const own = () => checkedFile(url, want[path], path, wasm);
+    const file = wasm && handed ? given.then((module) => (module ? HANDED_WASM : own())) : own();
     checked.set(url, file);
     if (path === `${config.runtime}pyodide-lock.json`) file.then((lock) => prefetchWheels(config, lock, packages), () => {});
     return file;
@@ -154,6 +169,21 @@ async function whichWheels(config, runtime, message) {
   }
 }
 
+function instantiateGiven() {
+  // Pyodide compiles the wasm only through instantiateStreaming, of its checked response: once the page's module
+  // comes, it is instantiated instead; where the page has none, that response is compiled here, as without it.
+  // Its first call only (the runtime's): any later one is the browser's own again.
+  const own = WebAssembly.instantiateStreaming;
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    WebAssembly.instantiateStreaming = own;
+    const t = performance.now(), module = await given;
+    runtimeFrom = module ? "page" : "own";
+    // how long it waited for the page's compile: the page's timings say the page's module was used (every engine)
+    if (module) post({ type: "timing", name: "runtime_given", ms: performance.now() - t });
+    return module ? { module, instance: await WebAssembly.instantiate(module, imports) } : own.call(WebAssembly, source, imports);
+  };
+}
+
 let py = null; // the runtime, once started
 let runtime = null; // the absolute URL of its folder (the lock's too)
 
@@ -164,9 +194,12 @@ export const python = () => py;
  * this script (self.wtPosted; site/classroom.js, site/unpack.js). */
 export const baseOf = (address) => (self.wtPosted ? address : self.location);
 
-/** Step 0: the runtime, from its checked bytes only, and the fetch of PACKAGES' wheels begun; returns Pyodide. */
-export function startRuntime(config, base, packages) {
+/** Step 0: the runtime, from its checked bytes only, and the fetch of PACKAGES' wheels begun; returns Pyodide.
+ * HANDED: the page hands this worker its compiled module (its boot message's `runtime`; site/runtime.js). */
+export function startRuntime(config, base, packages, handed = false) {
   runtime = new URL(config.runtime, base).href;
+  if (handed) instantiateGiven();
+  else runtimeFrom = "own";
   return step(0, async () => {
     // nothing of the runtime runs unless it is the file the build recorded (runtime_checked: the time until every
     // file was, which overlaps Pyodide's start below)
@@ -176,7 +209,7 @@ export function startRuntime(config, base, packages) {
       await unpackInto(self.wtPosted, base, checked);
       all = Promise.resolve();
     } else {
-      all = checkRuntime(config, packages);
+      all = checkRuntime(config, packages, handed);
     }
     self.wtPosted = null;
     all.then(() => post({ type: "timing", name: "runtime_checked", ms: performance.now() - t }), () => {});

@@ -1,0 +1,37 @@
+// One compile of Python's runtime per page. Each worker compiled the 10.1 MB pyodide.asm.wasm itself, and WebKit
+// (every iPhone browser) keeps nothing of one worker's compile for the next: a page's second worker went live 1.7 s
+// later for it (bench/README.md, "One compile of the runtime's wasm per page"). Over http the page compiles it once
+// (again after a stopped lab, whose Retry asks the site anew), from the bytes the build's sha256 checked (a fetch
+// with its SRI), and hands the module to every worker it starts, which then never downloads the wasm itself:
+// a "runtime" message, after the boot message that said one would come (`runtime: true`). A compile that failed
+// hands null, and each worker compiles its own checked copy as before, which names a file missing or modified.
+// Modules go one way only: a worker never hands the page one (a worker that ran the reader's code could hand any).
+// The classroom file hands none: its runtime is brotli inside the page, which only its workers unpack.
+
+/** A function that starts a worker of TRANSPORT and, where the transport compiles the runtime (compileRuntime),
+ * hands it the page's module; whether it does; and renew(), after which the next worker's start compiles anew (a
+ * stopped lab's Retry asks this site again, as each worker did before). ({start, hands, renew}) */
+export function handingRuntime(config, transport) {
+  const none = { start: () => transport.worker(), hands: false, renew: () => {} };
+  if (typeof transport.compileRuntime !== "function") return none;
+  let module = null; // this round's compile, begun with its first worker: a promise of the module, or of null
+  const start = () => {
+    module = module || transport.compileRuntime(config).catch(() => null);
+    const worker = transport.worker();
+    module.then((m) => worker.postMessage({ type: "runtime", module: m }));
+    return worker;
+  };
+  return { start, hands: true, renew: () => { module = null; } };
+}
+
+/** The runtime's module compiled from this site's copy, checked by its sha256 in the build's config (httpTransport);
+ * rejected where the config has no sha256 for it (nothing unchecked is compiled). One download: a host that does
+ * not label it application/wasm (compileStreaming refuses such a body) has its checked bytes compiled instead. */
+export async function compileRuntime(config) {
+  const path = `${config.runtime}pyodide.asm.wasm`, integrity = (config.integrity || {})[path];
+  if (!integrity) throw new Error(`no sha256 for ${path} in this build's config`);
+  const res = await fetch(path, { integrity });
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  const type = (res.headers.get("Content-Type") || "").split(";")[0].trim();
+  return type === "application/wasm" ? WebAssembly.compileStreaming(res) : WebAssembly.compile(await res.arrayBuffer());
+}
