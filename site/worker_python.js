@@ -48,7 +48,8 @@ export async function step(index, fn, label = STEPS[index][2]) {
 // lock (their sha256) is checked, so over a slow network they arrive while Python starts, not after it (at
 // 20 Mbit/s a numerics worker is up 0.7 s sooner: bench/README.md, codelab.py). Pyodide starts once its two
 // scripts are checked; it asks for the wasm, the standard library and the lock first thing, and each ask waits
-// for that file's own check.
+// for that file's own check. Over http the page hands the wasm compiled from its own checked fetch (site/runtime.js),
+// and it is fetched here only where that compile failed.
 // Bytes, never Blobs: WebKit's worker of a file:// page cannot read any Blob, nor load a blob: URL.
 const netFetch = self.fetch.bind(self);
 const netImportScripts = self.importScripts.bind(self);
