@@ -247,7 +247,11 @@ def run_code(page, text: str) -> dict:
     paste(page, text)
     assert until(lambda: page.js(LIVE_BOX_JS) == text, timeout_s=30), "the live section never got the code"
     page.click(FIND_JS, "codelab", "button", "Run")
-    page.wait(SETTLED_JS, prev, timeout=120, every=0.25)
+    try:
+        page.wait(SETTLED_JS, prev, timeout=120, every=0.25)
+    except TimeoutError as err:  # say where the Run stood: never begun (the click lost), running, or over unchanged
+        raise AssertionError(f"the Run never settled: status {page.js(RUN_JS)}, verdict {page.js(VERDICT_JS)}, "
+                             f"the one before {prev!r}") from err
     return page.js(VERDICT_JS)
 
 
