@@ -42,7 +42,7 @@ import { compileRuntime, handingRuntime } from "./runtime.js";
 // opened from disk, the page itself (site/classroom.js's ClassroomTransport).
 export const httpTransport = {
   ready: Promise.resolve(), worker: () => new Worker("worker.js", { type: "module" }), url: (path) => path, localize: (value) => value,
-  compileRuntime, // once per page, for every worker (site/runtime.js)
+  compileRuntime, // by the page, for every worker it starts (site/runtime.js)
 };
 
 export function watchBoots(worker, boots) {

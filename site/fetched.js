@@ -16,3 +16,7 @@ export async function fetchChecked(url, integrity, name, get = fetch) {
   if (!res.ok) throw new Error(`could not load ${name} from this site (HTTP ${res.status})`);
   return res;
 }
+
+/** Whether RES is labelled application/wasm: the only body the browser's streaming compile accepts. */
+export const labelledWasm = (res) =>
+  (res.headers.get("Content-Type") || "").split(";")[0].trim() === "application/wasm";

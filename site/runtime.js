@@ -7,6 +7,7 @@
 // hands null, and each worker compiles its own checked copy as before, which names a file missing or modified.
 // Modules go one way only: a worker never hands the page one (a worker that ran the reader's code could hand any).
 // The classroom file hands none: its runtime is brotli inside the page, which only its workers unpack.
+import { labelledWasm } from "./fetched.js";
 
 /** A function that starts a worker of TRANSPORT and, where the transport compiles the runtime (compileRuntime),
  * hands it the page's module; whether it does; and renew(), after which the next worker's start compiles anew (a
@@ -32,6 +33,5 @@ export async function compileRuntime(config) {
   if (!integrity) throw new Error(`no sha256 for ${path} in this build's config`);
   const res = await fetch(path, { integrity });
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  const type = (res.headers.get("Content-Type") || "").split(";")[0].trim();
-  return type === "application/wasm" ? WebAssembly.compileStreaming(res) : WebAssembly.compile(await res.arrayBuffer());
+  return labelledWasm(res) ? WebAssembly.compileStreaming(res) : WebAssembly.compile(await res.arrayBuffer());
 }

@@ -2,7 +2,7 @@
 // listed, with their sha256, in the trimmed pyodide-lock.json that build.py writes), with the boot's progress
 // and a readable one-line error for the page. Shared by both kinds of worker (worker.js): the Panel worker
 // (worker_panel.js) and a numerics worker of the page's pool (worker_numerics.js).
-import { fetchChecked } from "./fetched.js";
+import { fetchChecked, labelledWasm } from "./fetched.js";
 import { unpackInto } from "./unpack.js";
 import { storedFiles } from "./wheel.js";
 
@@ -68,9 +68,9 @@ function checkedFile(url, integrity, name, wasm) {
     // on baseline code again (bench/README.md, "Memory and repeat visits"). Compiled from bytes, it cannot.
     // Pyodide compiles it only by instantiateStreaming, which refuses a body not labelled application/wasm, and
     // has no fallback (the boot would hang): from a host that labels it otherwise, the bytes go, labelled.
-    const type = res.headers.get("Content-Type") || "";
-    return wasm && type.split(";")[0].trim() === "application/wasm" ? { response: res }
-      : { body: new Uint8Array(await res.arrayBuffer()), type: wasm ? "application/wasm" : type };
+    if (wasm && labelledWasm(res)) return { response: res };
+    const type = wasm ? "application/wasm" : res.headers.get("Content-Type") || "";
+    return { body: new Uint8Array(await res.arrayBuffer()), type };
   });
 }
 
@@ -181,7 +181,8 @@ function instantiateGiven() {
     runtimeFrom = module ? "page" : "own";
     // how long it waited for the page's compile: the page's timings say the page's module was used (every engine)
     if (module) post({ type: "timing", name: "runtime_given", ms: performance.now() - t });
-    return module ? { module, instance: await WebAssembly.instantiate(module, imports) } : own.call(WebAssembly, source, imports);
+    if (!module) return own.call(WebAssembly, source, imports);
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
   };
 }
 
