@@ -21,12 +21,12 @@ function plain(value) {
 
 // The vocabulary as sets, or an Error if the page's build sent none.
 function rules(vocabulary) {
-  const lists = ["tags", "attributes", "prefixes", "classes", "styles"];
+  const lists = ["tags", "attributes", "classes", "styles"];
   if (!vocabulary || !lists.every((k) => Array.isArray(vocabulary[k])) || !(vocabulary.max_chars > 0)) {
     throw new Error("this page's build has no vocabulary to check it against");
   }
-  const [tags, attributes, prefixes, classes, styles] = lists.map((k) => new Set(vocabulary[k]));
-  return { tags, attributes, prefixes: [...prefixes], classes, styles, maxChars: vocabulary.max_chars };
+  const [tags, attributes, classes, styles] = lists.map((k) => new Set(vocabulary[k]));
+  return { tags, attributes, classes, styles, maxChars: vocabulary.max_chars };
 }
 
 const quoted = (text) => (text.length > SHOWN ? `${text.slice(0, SHOWN)}…` : text);
@@ -36,8 +36,7 @@ const megabytes = (chars) => Number((chars / 1e6).toFixed(1));
 // Why attribute attr may not be drawn, or null. An on* name is refused whatever the vocabulary says.
 function attributeRefused(attr, allowed) {
   const name = attr.name;
-  const prefixed = allowed.prefixes.some((p) => name.startsWith(p)) && /^[a-z][a-z0-9-]*$/.test(name);
-  if (/^on/i.test(name) || !(allowed.attributes.has(name) || prefixed)) return `it has ${an(name)} ${quoted(name)} attribute`;
+  if (/^on/i.test(name) || !allowed.attributes.has(name)) return `it has ${an(name)} ${quoted(name)} attribute`;
   const word = DENIED.find((w) => plain(attr.value).includes(w));
   if (word) return `it has ${word} in ${name}`;
   const strange = name === "class" && attr.value.split(/\s+/).find((c) => c && !allowed.classes.has(c));

@@ -14,13 +14,16 @@ TAGS = (
 
 # Exact attribute names as the DOM names them (the HTML parser writes SVG's viewBox in camel case). No id or name:
 # an element with one would shadow the page's own globals and form fields (DOM clobbering), and no slot needs one.
+# The same holds for data-* and aria-*: the page finds its own parts by data-slot, data-section, data-live and
+# more (site/player.js, earlyrun.js, codelab.js), so a slot may carry only the ones slots write.
 ATTRIBUTES = (
     "class", "role", "tabindex", "scope", "type", "style",
     "viewBox", "xmlns", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "d", "points", "width", "height",
     "fill", "stroke", "stroke-width", "stroke-dasharray", "text-anchor", "dominant-baseline",
+    "data-testid", "data-value", "data-label", "data-fig", "data-verdict", "data-source", "data-worst",
+    "data-entries", "data-codelab-source", "data-line", "data-column",
+    "aria-label", "aria-hidden", "aria-live",
 )
-
-PREFIXES = ("data-", "aria-")
 
 # Every class the slots write. A class is how the page's stylesheets place and colour things (one of them pins a
 # box over the page), so a worker's slot may use only these.
@@ -42,7 +45,6 @@ MAX_CHARS = 2_000_000
 
 
 def emitted() -> dict:
-    """The page config's "vocabulary": {"tags", "attributes", "prefixes", "classes", "styles": lists, "max_chars":
-    int}."""
-    return {"tags": list(TAGS), "attributes": list(ATTRIBUTES), "prefixes": list(PREFIXES), "classes": list(CLASSES),
-            "styles": list(STYLES), "max_chars": MAX_CHARS}
+    """The page config's "vocabulary": {"tags", "attributes", "classes", "styles": lists, "max_chars": int}."""
+    return {"tags": list(TAGS), "attributes": list(ATTRIBUTES), "classes": list(CLASSES), "styles": list(STYLES),
+            "max_chars": MAX_CHARS}
