@@ -19,7 +19,13 @@ export function handingRuntime(config, transport) {
   const start = () => {
     module = module || transport.compileRuntime(config).catch(() => null);
     const worker = transport.worker();
-    module.then((m) => worker.postMessage({ type: "runtime", module: m }));
+    module.then((m) => {
+      try {
+        worker.postMessage({ type: "runtime", module: m });
+      } catch { // an engine that cannot post a module to this worker: it compiles its own, never waits forever
+        worker.postMessage({ type: "runtime", module: null });
+      }
+    });
     return worker;
   };
   return { start, hands: true, renew: () => { module = null; } };

@@ -39,6 +39,15 @@ test("a compile that fails hands null to every worker (each compiles its own che
   for (const w of t.made) assert.deepEqual(w.sent, [{ type: "runtime", module: null }]);
 });
 
+test("a module the engine cannot post to a worker: that worker is handed null, never left waiting", async () => {
+  const t = transport(() => Promise.resolve({ a: "module" }));
+  const w = handingRuntime(config, t).start();
+  const post = w.postMessage;
+  w.postMessage = (m) => { if (m.module) throw new DOMException("could not be cloned", "DataCloneError"); post(m); };
+  await settled();
+  assert.deepEqual(w.sent, [{ type: "runtime", module: null }]);
+});
+
 test("nothing is compiled before a worker starts, and a transport that cannot compile (the classroom file) hands none", async () => {
   const t = transport(() => Promise.resolve({}));
   handingRuntime(config, t);
