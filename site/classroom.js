@@ -6,10 +6,12 @@
 //     they are ready: on file:// a worker cannot fetch the page's blob: URLs, so bytes are posted, and the
 //     worker checks and unpacks them itself (its script is dist/worker.js, site/worker.js bundled with its
 //     imports: no import or export left, so the classic bootstrap below runs it as a script);
-//   - gives the blob: URL of a site path (boot.js's scripts; Panel's stylesheets, which Python names by path).
+//   - gives the blob: URL of a site path (boot.js's scripts; Panel's stylesheets, which Python names by path);
+//   - hands the workers after the first the runtime's module the first compiled (compileRuntime; site/runtime.js).
 // A file that does not match its sha256 stops the live lab with its name; the text still reads.
 import { whenDom } from "./dom.js";
 import { refusals } from "./refusals.js";
+import { offeredRuntime } from "./runtime.js";
 import { decodeText, member, mime } from "./unpack.js";
 
 // Queues what boot.js posts until the real script arrives with the bytes, then runs it and replays.
@@ -60,6 +62,7 @@ export class ClassroomTransport {
   #payload = null; // the decoded payload, kept for the next worker (Retry, crash restarts)
   #source = null; // the worker's script (checked by its sha256 like every member)
   #sourced; // a promise: the worker's script is read (every worker is posted it then)
+  #runtime = offeredRuntime(); // the module the first worker compiled, once it offered it (compileRuntime)
   // An inline script of this file that was edited (the guard before this one) keeps the lab off; if this script
   // was the one refused, site/guard.js says so.
   #refused = refusals({ afterGuard: true });
@@ -81,7 +84,13 @@ export class ClassroomTransport {
       w.postMessage({ type: "wt-source", source: this.#source, files: { bytes: copy.buffer, members } }, [copy.buffer]);
       this.timings.posted = this.timings.posted || performance.now();
     }, () => {}); // boot.js shows the failure through transport.ready
+    this.#runtime.heard(w);
     return w;
+  }
+
+  /** A promise of the runtime's module a worker of this page compiled and offered while it booted; null before. */
+  compileRuntime() {
+    return this.#runtime.compile();
   }
 
   // The blob: URL of a site path (itself if the file holds no such member). A field, not a method: tables.js calls

@@ -1,6 +1,6 @@
 // The worker's messages to the page (docs/DESIGN.md, "Page and worker"): Panel's pyodide-worker protocol per
 // section (render / patch / idle) plus ours (lifeline, pong, progress, timing, sections, linked, values, notes,
-// pool-run, pool-cancel, error).
+// pool-run, pool-cancel, runtime-offer, error).
 import { booted, go } from "./lab.js";
 
 export class Messages {
@@ -61,6 +61,8 @@ export class Messages {
       case "pool-run": // a Run's parts for the pool; its batches go back to this worker
       case "pool-cancel":
         pool[msg.type === "pool-run" ? "run" : "cancel"](msg.data);
+        break;
+      case "runtime-offer": // the classroom file's module for the workers after this one (its transport hears it)
         break;
       case "error":
         if (msg.crashed && booted(lab)) watch.crashed(`Python failed fatally (${msg.message})`);

@@ -53,7 +53,8 @@ function heard(pool, worker, msg, resolve, reject) {
   // What a numerics worker said, to its boot's promise (resolve, reject) or the pool's relay, finish and died; its
   // part's messages only while it runs that part, filed under the part it runs, whatever they name.
   if (!shaped(msg)) {
-    if (msg?.type !== "progress" && msg?.type !== "timing") pool.dropped += 1; // its boot's words, not for the pool
+    // its boot's words, not for the pool (the classroom file's transport hears its runtime-offer)
+    if (!["progress", "timing", "runtime-offer"].includes(msg?.type)) pool.dropped += 1;
     return;
   }
   const mine = worker.part && worker.part.run === msg.run ? { ...msg, part: worker.part.part } : null;

@@ -5,8 +5,11 @@
 // with its SRI), and hands the module to every worker it starts, which then never downloads the wasm itself:
 // a "runtime" message, after the boot message that said one would come (`runtime: true`). A compile that failed
 // hands null, and each worker compiles its own checked copy as before, which names a file missing or modified.
-// Modules go one way only: a worker never hands the page one (a worker that ran the reader's code could hand any).
-// The classroom file hands none: its runtime is brotli inside the page, which only its workers unpack.
+// Over http, modules go one way only: a worker never hands the page one (a worker that ran the reader's code could
+// hand any). The classroom file's runtime is brotli inside the page, which only its workers unpack: there the first
+// worker compiles its own and posts the module to the page while it boots, before anything but the build's checked
+// code can have run in it, and the page hands that module to the workers after it (offeredRuntime). A page that
+// compiled those bytes itself made the first answer wait for it, or ran beside it (bench/README.md).
 import { labelledWasm } from "./fetched.js";
 
 /** A function that starts a worker of TRANSPORT and, where the transport compiles the runtime (compileRuntime),
@@ -15,10 +18,14 @@ import { labelledWasm } from "./fetched.js";
 export function handingRuntime(config, transport) {
   const none = { start: () => transport.worker(), hands: false, renew: () => {} };
   if (typeof transport.compileRuntime !== "function") return none;
-  let module = null; // this round's compile, begun with its first worker: a promise of the module, or of null
+  let module = null; // this round's compile, begun with a worker's start: a promise of the module, or of null
   const start = () => {
-    module = module || transport.compileRuntime(config).catch(() => null);
+    // null from the transport: nothing to hand yet (the classroom file before its first worker compiled), so this
+    // worker is told nothing and compiles its own; the next start asks again
+    module = module || transport.compileRuntime(config)?.catch(() => null) || null;
     const worker = transport.worker();
+    if (!module) return worker;
+    worker.postMessage({ type: "runtime", coming: true }); // before its boot: it waits for the module
     module.then((m) => {
       try {
         worker.postMessage({ type: "runtime", module: m });
@@ -40,4 +47,27 @@ export async function compileRuntime(config) {
   const res = await fetch(path, { integrity });
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
   return labelledWasm(res) ? WebAssembly.compileStreaming(res) : WebAssembly.compile(await res.arrayBuffer());
+}
+
+// What a worker says while it boots (site/worker_python.js): the first anything else ends its boot, and with it any
+// say it has in the classroom file's module.
+const BOOT_WORDS = new Set(["progress", "timing", "pong", "lifeline", "runtime-offer"]);
+
+/** The classroom file's runtime for its transport's compileRuntime: heard(worker) listens to a worker it starts,
+ * whose "runtime-offer {module}" (the module it compiled itself) is taken only while that worker boots, before any
+ * of the reader's code can run in it, and only the first; compile() is null until one was, then the promise of it. */
+export function offeredRuntime() {
+  let module = null;
+  return {
+    heard(worker) {
+      let booting = true;
+      worker.addEventListener("message", ({ data }) => {
+        if (!BOOT_WORDS.has(data?.type)) booting = false;
+        else if (data.type === "runtime-offer" && booting && !module && data.module instanceof WebAssembly.Module) {
+          module = Promise.resolve(data.module);
+        }
+      });
+    },
+    compile: () => module,
+  };
 }

@@ -76,11 +76,14 @@ function checkedFile(url, integrity, name, wasm) {
 
 // The runtime's module the page hands (site/runtime.js), once its "runtime" message comes: null where the page's
 // compile failed. Where it was instantiated from: "page", or "own" (compiled here from the checked response).
-let resolveGiven;
+let resolveGiven, coming = false, offers = false;
 const given = new Promise((resolve) => { resolveGiven = resolve; });
 let runtimeFrom = "";
-/** The page's "runtime" message: its module (anything else is taken as none). */
-export const takeRuntime = (msg) => resolveGiven(msg.module instanceof WebAssembly.Module ? msg.module : null);
+/** The page's "runtime" messages: one is coming (said before the boot), then its module (anything else is none). */
+export const takeRuntime = (msg) => {
+  coming = true;
+  if (!msg.coming) resolveGiven(msg.module instanceof WebAssembly.Module ? msg.module : null);
+};
 /** Where this worker's runtime module came from ("page", "own"; "" before): for tests and bench (__wtWorker). */
 export const runtimeSource = () => runtimeFrom;
 
@@ -177,12 +180,15 @@ function instantiateGiven() {
   const own = WebAssembly.instantiateStreaming;
   WebAssembly.instantiateStreaming = async (source, imports) => {
     WebAssembly.instantiateStreaming = own;
-    const t = performance.now(), module = await given;
+    const t = performance.now(), module = offers ? null : await given;
     runtimeFrom = module ? "page" : "own";
     // how long it waited for the page's compile: the page's timings say the page's module was used (every engine)
     if (module) post({ type: "timing", name: "runtime_given", ms: performance.now() - t });
-    if (!module) return own.call(WebAssembly, source, imports);
-    return { module, instance: await WebAssembly.instantiate(module, imports) };
+    if (module) return { module, instance: await WebAssembly.instantiate(module, imports) };
+    const made = await own.call(WebAssembly, source, imports);
+    // the classroom file's first worker: its module, for the workers after it (site/runtime.js's offeredRuntime)
+    if (offers) post({ type: "runtime-offer", module: made.module });
+    return made;
   };
 }
 
@@ -209,6 +215,7 @@ export function startRuntime(config, base, packages, handed = false) {
     let all;
     if (self.wtPosted) { // the classroom file: every file already in memory, checked as it was unpacked
       await unpackInto(self.wtPosted, base, checked);
+      offers = handed && !coming; // the page said before the boot whether it has a module for this worker
       all = Promise.resolve();
     } else {
       all = checkRuntime(config, packages, handed);

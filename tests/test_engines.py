@@ -191,10 +191,11 @@ def test_a_pooled_run_gives_cpythons_numbers(booted):
     page.click(FIND_JS, "tasks", "button", "Run the seeds")
     page.wait(f"() => !!({FIND_JS})('tasks', '.wt-status', 'Done.')", timeout=120)
     assert page.js("() => __wt.pool.started") >= 1
-    # the page's one compile of the runtime (site/runtime.js): every worker was handed it over http, none in the file
+    # one compile of the runtime per page (site/runtime.js): every worker was handed the page's over http; in the file,
+    # every worker after the first (the Panel worker here) the module the first compiled
     given = page.js("() => [__wt.timings.runtime_given, ...__wt.pool.boots.filter((b) => b.ready).map((b) => b.runtime_given)]")
     served = booted["url"].startswith("http")
-    assert len(given) >= 2 and all((ms is not None) == served for ms in given), given
+    assert len(given) >= 2 and [ms is not None for ms in given] == [served] + [True] * (len(given) - 1), given
     got = page.js(VALUES_JS, "tasks")
     for r in tasks.table(seeds=range(RUN["seeds"]), steps=RUN["steps"]):
         slug = r["task"].lower()

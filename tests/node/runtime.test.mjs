@@ -2,7 +2,7 @@
 // compiles: the browser tests (test_browser_runtime.py) run the real ones.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileRuntime, handingRuntime } from "../../site/runtime.js";
+import { compileRuntime, handingRuntime, offeredRuntime } from "../../site/runtime.js";
 
 function transport(compile) {
   // A transport whose workers record what they are sent; COMPILE: its compileRuntime (undefined: it has none).
@@ -13,6 +13,7 @@ function transport(compile) {
 }
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 const config = { runtime: "pyodide/" };
+const COMING = { type: "runtime", coming: true }; // said at its start, before its boot: wait for the module
 
 test("over http: one compile for every worker, each handed the same module, before and after it is done", async () => {
   const module = { a: "module" };
@@ -25,8 +26,8 @@ test("over http: one compile for every worker, each handed the same module, befo
   await settled();
   assert.deepEqual(t.made, [first, second, third]);
   assert.equal(t.compiles.length, 1, "compiled once, with the first worker");
-  for (const w of t.made) assert.deepEqual(w.sent, [{ type: "runtime", module }]);
-  assert.ok(t.made.every((w) => w.sent[0].module === module), "the one module, not a copy per worker");
+  for (const w of t.made) assert.deepEqual(w.sent, [COMING, { type: "runtime", module }]);
+  assert.ok(t.made.every((w) => w.sent[1].module === module), "the one module, not a copy per worker");
 });
 
 test("a compile that fails hands null to every worker (each compiles its own checked copy), and is not retried", async () => {
@@ -36,7 +37,21 @@ test("a compile that fails hands null to every worker (each compiles its own che
   workers.start();
   await settled();
   assert.equal(t.compiles.length, 1);
-  for (const w of t.made) assert.deepEqual(w.sent, [{ type: "runtime", module: null }]);
+  for (const w of t.made) assert.deepEqual(w.sent, [COMING, { type: "runtime", module: null }]);
+});
+
+test("nothing to hand yet (the classroom file before its first worker compiled): that worker is told nothing and compiles its own; the next start asks again", async () => {
+  const module = { a: "module" };
+  let offered = null;
+  const t = transport(() => offered);
+  const workers = handingRuntime(config, t);
+  const first = workers.start();
+  offered = Promise.resolve(module);
+  const second = workers.start(), third = workers.start();
+  await settled();
+  assert.deepEqual(first.sent, [], "no runtime message: it compiles its own");
+  for (const w of [second, third]) assert.deepEqual(w.sent, [COMING, { type: "runtime", module }]);
+  assert.equal(t.compiles.length, 2, "asked at the first start and the second, then kept");
 });
 
 test("a module the engine cannot post to a worker: that worker is handed null, never left waiting", async () => {
@@ -45,10 +60,10 @@ test("a module the engine cannot post to a worker: that worker is handed null, n
   const post = w.postMessage;
   w.postMessage = (m) => { if (m.module) throw new DOMException("could not be cloned", "DataCloneError"); post(m); };
   await settled();
-  assert.deepEqual(w.sent, [{ type: "runtime", module: null }]);
+  assert.deepEqual(w.sent, [COMING, { type: "runtime", module: null }]);
 });
 
-test("nothing is compiled before a worker starts, and a transport that cannot compile (the classroom file) hands none", async () => {
+test("nothing is compiled before a worker starts, and a transport that cannot compile hands none", async () => {
   const t = transport(() => Promise.resolve({}));
   handingRuntime(config, t);
   assert.equal(t.compiles.length, 0, "a paused page (live=click) compiles nothing");
@@ -80,7 +95,7 @@ test("renew: after a stopped lab, the next worker's start compiles anew (a Retry
   assert.equal(t.compiles.length, 1, "renew itself compiles nothing");
   workers.start();
   assert.equal(t.compiles.length, 2);
-  handingRuntime(config, transport(undefined)).renew(); // the classroom file's: nothing to renew
+  handingRuntime(config, transport(undefined)).renew(); // a transport without a compile: nothing to renew
 });
 
 // The smallest module there is: the magic number and version 1.
@@ -111,4 +126,31 @@ test("a missing wasm or one that is not a module is a rejection (each worker the
   assert.match(String(missing.result), /pyodide\/pyodide\.asm\.wasm: HTTP 404/);
   const garbage = await compiledFrom(new Response(new Uint8Array([1, 2, 3]), { headers: { "Content-Type": "application/wasm" } }));
   assert.ok(garbage.result instanceof WebAssembly.CompileError, String(garbage.result));
+});
+
+function stand_in_worker() {
+  // A worker as the classroom file's transport listens to it: say(data) is a message from it.
+  const listeners = [];
+  return { addEventListener: (type, fn) => type === "message" && listeners.push(fn),
+    say: (data) => listeners.forEach((fn) => fn({ data })) };
+}
+
+test("the classroom file takes a module only from a worker still booting, the first only, and only a module", () => {
+  const module = new WebAssembly.Module(EMPTY_MODULE), other = new WebAssembly.Module(EMPTY_MODULE);
+  const runtime = offeredRuntime();
+  const [booted, booting, late] = [stand_in_worker(), stand_in_worker(), stand_in_worker()];
+  [booted, booting, late].forEach((w) => runtime.heard(w));
+  assert.equal(runtime.compile(), null, "nothing offered: the first worker compiles its own");
+  // a worker past its boot (a numerics worker may have run the reader's code since) is not heard, whatever it posts
+  booted.say({ type: "numerics-ready" });
+  booted.say({ type: "runtime-offer", module: other });
+  // nor anything that is not a module
+  booting.say({ type: "progress", step: "runtime" });
+  booting.say({ type: "runtime-offer", module: { not: "a module" } });
+  booting.say({ type: "runtime-offer", bytes: EMPTY_MODULE.buffer });
+  assert.equal(runtime.compile(), null);
+  booting.say({ type: "timing", name: "runtime", ms: 1 });
+  booting.say({ type: "runtime-offer", module });
+  late.say({ type: "runtime-offer", module: other });
+  return runtime.compile().then((m) => assert.equal(m, module, "the first booting worker's, kept"));
 });
