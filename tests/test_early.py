@@ -48,13 +48,25 @@ def codelab_code(bug: str) -> str:
     return codelab.bug_source(bug) + "# mine\n"
 
 
-def run_whole(spec: str) -> list[dict]:
-    """Every batch of a Run before Panel, parsed: [{batch, slots}]."""
+# A batch ends when its time is up (pool.Part.batch): on a busy box that can be just after the last point, and the
+# next batch then says only "done", its slots null (nothing changed). TRAILING gives every Run that batch.
+TRAILING = pytest.mark.parametrize("trailing", [False, True], ids=["", "trailing-done"])
+
+
+def run_whole(spec: str, trailing: bool = False) -> list[dict]:
+    """Every batch of a Run before Panel, parsed: [{batch, slots}]; TRAILING: and one more batch once it is done."""
     run = early.part(spec)
     out = []
     while not run.done:
         out.append(json.loads(run.batch()))
+    if trailing:
+        out.append(json.loads(run.batch()))
     return out
+
+
+def news(batches: list[dict]) -> list[dict]:
+    """The batches after the first that hold points: each draws the results it adds."""
+    return [b for b in batches[1:] if json.loads(b["batch"])["points"]]
 
 
 def test_the_sections_with_a_run_before_panel_are_those_with_code():
@@ -83,17 +95,21 @@ def test_a_part_spec_runs_as_the_pool_runs_it():
     assert isinstance(early.part(json.dumps(spec)), pool.Part)
 
 
-def test_the_run_shows_nothing_until_its_first_answer():
-    batches = run_whole(reader_spec(codelab_code("output_only")))
+@TRAILING
+def test_the_run_shows_nothing_until_its_first_answer(trailing):
+    batches = run_whole(reader_spec(codelab_code("output_only")), trailing)
     assert batches[0]["slots"] is None, "the bare first point would blank the results shown"
-    assert all(b["slots"] for b in batches[1:]) and json.loads(batches[-1]["batch"])["done"]
+    assert news(batches) and all(b["slots"] for b in news(batches)), "a batch with points draws them"
+    assert all(b["slots"] is None for b in batches[1:] if b not in news(batches)), "nothing new, nothing drawn"
+    assert json.loads(batches[-1]["batch"])["done"]
 
 
+@TRAILING
 @pytest.mark.parametrize("adopt_first", [False, True], ids=["built-then-adopted", "adopted-then-built"])
-def test_the_live_section_takes_the_run_over_with_the_same_bytes(adopt_first):
+def test_the_live_section_takes_the_run_over_with_the_same_bytes(adopt_first, trailing):
     from weighttying.app.kit import runsection
     code = codelab_code("output_only")
-    batches = run_whole(reader_spec(code))
+    batches = run_whole(reader_spec(code), trailing)
     page = state.carry(state.parse_query("codelab.bug=yours&codelab.steps=40")[0], {"codelab.code": code})
     store = Store(page)
     texts = [b["batch"] for b in batches]
@@ -103,7 +119,7 @@ def test_the_live_section_takes_the_run_over_with_the_same_bytes(adopt_first):
     if not adopt_first:
         runsection.adopt(store, "codelab", texts)
     panes = kit.SECTION_SLOTS[store]["codelab"].panes
-    drawn = batches[-1]["slots"]
+    drawn = news(batches)[-1]["slots"]  # the last results drawn
     assert set(drawn) == set(panes) - {"claim", "code"}, "the slots no result changes are not drawn"
     for name, inner in drawn.items():
         assert panes[name].object == slot(name, inner), name
