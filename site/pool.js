@@ -14,6 +14,8 @@
 // message a worker sends is checked by shape (SHAPES) before it is acted on. A pool that
 // cannot start says so once and the Panel worker runs that Run, and every later one, itself.
 // Before Panel has loaded, a worker also answers a section's setting off its playback grid (ask; site/early.js).
+import { BOOT_WORDS } from "./runtime.js";
+
 export const IDLE_MS = 60_000;
 // A batch is BUDGET_S (0.2 s) of compute plus one step; ten times the slowest seen, and 8 s at least (the Panel
 // worker's HUNG_MS), tell a stuck worker from a slow one on a loaded machine.
@@ -53,8 +55,7 @@ function heard(pool, worker, msg, resolve, reject) {
   // What a numerics worker said, to its boot's promise (resolve, reject) or the pool's relay, finish and died; its
   // part's messages only while it runs that part, filed under the part it runs, whatever they name.
   if (!shaped(msg)) {
-    // its boot's words, not for the pool (the classroom file's transport hears its runtime-offer)
-    if (!["progress", "timing", "runtime-offer"].includes(msg?.type)) pool.dropped += 1;
+    if (!BOOT_WORDS.has(msg?.type)) pool.dropped += 1; // its boot's words are not for the pool
     return;
   }
   const mine = worker.part && worker.part.run === msg.run ? { ...msg, part: worker.part.part } : null;

@@ -49,9 +49,9 @@ export async function compileRuntime(config) {
   return labelledWasm(res) ? WebAssembly.compileStreaming(res) : WebAssembly.compile(await res.arrayBuffer());
 }
 
-// What a worker says while it boots (site/worker_python.js): the first anything else ends its boot, and with it any
-// say it has in the classroom file's module.
-const BOOT_WORDS = new Set(["progress", "timing", "pong", "lifeline", "runtime-offer"]);
+/** What a worker says while it boots (site/worker_python.js): the first anything else ends its boot, and with it
+ * any say it has in the classroom file's module; none of them is the pool's (pool.js). */
+export const BOOT_WORDS = new Set(["progress", "timing", "pong", "lifeline", "runtime-offer"]);
 
 /** The classroom file's runtime for its transport's compileRuntime: heard(worker) listens to a worker it starts,
  * whose "runtime-offer {module}" (the module it compiled itself) is taken only while that worker boots, before any
@@ -60,13 +60,13 @@ export function offeredRuntime() {
   let module = null;
   return {
     heard(worker) {
-      let booting = true;
-      worker.addEventListener("message", ({ data }) => {
-        if (!BOOT_WORDS.has(data?.type)) booting = false;
-        else if (data.type === "runtime-offer" && booting && !module && data.module instanceof WebAssembly.Module) {
+      const listen = ({ data }) => {
+        if (!BOOT_WORDS.has(data?.type)) return worker.removeEventListener("message", listen); // its boot is over
+        if (data.type === "runtime-offer" && !module && data.module instanceof WebAssembly.Module) {
           module = Promise.resolve(data.module);
         }
-      });
+      };
+      worker.addEventListener("message", listen);
     },
     compile: () => module,
   };

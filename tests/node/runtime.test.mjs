@@ -130,9 +130,10 @@ test("a missing wasm or one that is not a module is a rejection (each worker the
 
 function stand_in_worker() {
   // A worker as the classroom file's transport listens to it: say(data) is a message from it.
-  const listeners = [];
-  return { addEventListener: (type, fn) => type === "message" && listeners.push(fn),
-    say: (data) => listeners.forEach((fn) => fn({ data })) };
+  const listeners = new Set();
+  return { addEventListener: (type, fn) => type === "message" && listeners.add(fn),
+    removeEventListener: (type, fn) => type === "message" && listeners.delete(fn),
+    say: (data) => [...listeners].forEach((fn) => fn({ data })) };
 }
 
 test("the classroom file takes a module only from a worker still booting, the first only, and only a module", () => {
