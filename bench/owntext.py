@@ -146,7 +146,7 @@ def main(argv=None) -> int:
     text = text_of(args.kb)
     load, visits = [os.getloadavg()], {}
     with harness.serve(args.dist) as server, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=harness.chromium_path())
+        browser = p.chromium.launch(executable_path=harness.chromium_path(), args=harness.CHROMIUM_ARGS)
         try:
             for mode, init in MODES.items():
                 visits[mode] = failures.tried(f"{mode} page", visit, browser, f"{server.url}?embed=owntext", text, init,

@@ -30,6 +30,11 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Chromium loads its omnibox popup's WebUI in a renderer of its own for every new window, and a new context is a
+    # new window: on 2 cores that took a core for ~1.2 s of a cold page's first two seconds (0.25 s of the code lab's
+    # first result), a cost of opening a window that a reader opening a link in a running browser does not pay.
+    # tests/test_browser_quiet.py fails if a Chromium release adds another such page.
+    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup",
 ]
 # What a change to should rebuild dist/. Compared by mtime against dist/index.html.
 BUILD_INPUTS = ["build.py", "tools", "site", "py/weighttying", "py/pyproject.toml", "pins", "package-lock.json"]
