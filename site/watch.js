@@ -79,7 +79,8 @@ export class Watch {
 
   crashed(reason, silentMs = 0) {
     // A worker that booted and then died: replace it, restoring the state from the URL (the worker
-    // wrote it after every change), and say so. Loops are cut short after MAX_CRASHES.
+    // wrote it after every change), and say so. Loops are cut short after MAX_CRASHES. A Run in progress is not
+    // started again by the new worker: that Run may be what ended this one.
     const { state, status } = this;
     const now = performance.now();
     state.crash({ reason, at: now, noticedAfterMs: silentMs });
