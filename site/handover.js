@@ -98,7 +98,8 @@ export class LiveSections {
     }
     if (state.status === "ready") return;
     state.timing("interactive", now);
-    this.status.setStatus("ready", "Live: every section recomputes as you change it", 1);
+    // short enough to show whole on a phone's line; true of an embed's one section as of the whole page
+    this.status.setStatus("ready", "Live: recomputed as you change it", 1);
     state.isReady();
   }
 

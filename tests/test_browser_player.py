@@ -312,3 +312,25 @@ def test_a_preset_fills_in_its_numbers_before_python_as_the_live_section_does(br
         bad = wait_live_values(page, "savings", cpython_values("savings", want))
         assert not bad, f"live != CPython for the edited preset: {bad}"
         assert not s.rec.page_errors, s.rec.page_errors
+
+
+BOOT_LINE_JS = """() => {
+  const box = document.getElementById('wt-boot'), status = document.getElementById('wt-status');
+  return {height: box.getBoundingClientRect().height, text: status.textContent,
+          cut: status.scrollWidth > status.clientWidth};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+@pytest.mark.parametrize("query", ["", "?embed=codelab"])
+def test_the_live_line_shows_its_words_in_the_box_it_had(browser, server, query, width):
+    # Booting, the line's status shares it with the bar and may be cut; live, the bar goes and a wide screen's status
+    # takes its column, so the live line shows whole, as on a phone's second line; the box keeps its height.
+    with session(browser, viewport=(width, 900)) as s:
+        s.page.goto(server.url + query)
+        booting = s.page.evaluate(BOOT_LINE_JS)
+        s.page.wait_for_selector("html[data-wt-status=ready]", timeout=BOOT_TIMEOUT_S * 1000)
+        live = s.page.evaluate(BOOT_LINE_JS)
+    assert live["height"] == booting["height"], (booting, live)
+    assert live["text"] == "Live: recomputed as you change it"
+    assert not live["cut"], f"the live line is cut at {width} px: {live}"
