@@ -3,6 +3,7 @@ every other list derives from it: the embed choices, the app's live sections, th
 playback tables and results, and the tests' parameter lists. A hand-typed list of ids fails here."""
 import ast
 import dataclasses
+import re
 from pathlib import Path
 
 from weighttying import prebuilt, prerender
@@ -70,3 +71,14 @@ def test_no_module_or_prose_is_found_by_its_name_alone():
     """Whether a section exists is the registry's word: nothing looks for a file named after a section id."""
     for path in (ROOT / "build.py", *sorted((ROOT / "py").rglob("*.py"))):
         assert "find_spec(f" not in path.read_text() and '.html").exists()' not in path.read_text(), path
+
+
+# Where another section stands: true of one order (state.SECTIONS'), and of nothing in an embed, which shows one.
+BY_POSITION = re.compile(r"\b(?:next|previous|following|preceding) sections?\b|\bsections? (?:above|below)\b"
+                         r"|\beverything (?:above|below)\b", re.IGNORECASE)
+
+
+def test_a_sections_prose_names_another_section_by_its_title_not_its_place():
+    assert BY_POSITION.findall("The next section breaks it; the sections below test it; everything above")
+    found = {s.id: BY_POSITION.findall(" ".join((ROOT / s.html).read_text().split())) for s in state.REGISTRY}
+    assert not {sid: words for sid, words in found.items() if words}, found
