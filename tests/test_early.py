@@ -99,8 +99,9 @@ def test_a_part_spec_runs_as_the_pool_runs_it():
 def test_the_run_shows_nothing_until_its_first_answer(trailing):
     batches = run_whole(reader_spec(codelab_code("output_only")), trailing)
     assert batches[0]["slots"] is None, "the bare first point would blank the results shown"
-    assert news(batches) and all(b["slots"] for b in news(batches)), "a batch with points draws them"
-    assert all(b["slots"] is None for b in batches[1:] if b not in news(batches)), "nothing new, nothing drawn"
+    new = news(batches)
+    assert new and all(b["slots"] for b in new), "a batch with points draws them"
+    assert all(b["slots"] is None for b in batches[1:] if b not in new), "nothing new, nothing drawn"
     assert json.loads(batches[-1]["batch"])["done"]
 
 
