@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from harness import BOOT_TIMEOUT_S, HELPERS_JS, STATUS_FIRST_JS, type_played, until
-from robust import session, settle
+from robust import session, settle, wait_status
 from weighttying import state
 from weighttying.prerender import view
 from weighttying.views import kit
@@ -329,7 +329,7 @@ def test_the_live_line_shows_its_words_in_the_box_it_had(browser, server, query,
     with session(browser, viewport=(width, 900)) as s:
         s.page.goto(server.url + query)
         booting = s.page.evaluate(BOOT_LINE_JS)
-        s.page.wait_for_selector("html[data-wt-status=ready]", timeout=BOOT_TIMEOUT_S * 1000)
+        wait_status(s.page, "ready")
         live = s.page.evaluate(BOOT_LINE_JS)
     assert live["height"] == booting["height"], (booting, live)
     assert live["text"] == "Live: recomputed as you change it"
