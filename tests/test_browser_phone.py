@@ -10,7 +10,8 @@ badge covers no control at any scroll position; slider handles and toggles are h
 and every other target 24 x 24 (hit-tested, not measured: a hit area may be larger than what is drawn);
 per-control help lines fold behind a "?" on every screen (a phone and a desktop), and open in full on a tap.
 The fit, targets and help are checked again before Python (?live=click, the full page at 360 px), on the
-prerendered sections and the player's native controls.
+prerendered sections and the player's native controls; there, too, each formula in a section's prose (its <pre>)
+shows whole at 360 px, not merely in a box that scrolls.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import robust
-from harness import WALK_JS, Recorder, figure_text_problems, new_context, resize, until, wait_booted
+from harness import ROOT, WALK_JS, Recorder, figure_text_problems, new_context, resize, until, wait_booted
 from weighttying import state
 from weighttying import sweep
 from weighttying.app.sections import SECTIONS
@@ -327,6 +328,22 @@ def test_before_python_the_page_fits_a_phone(played):
     assert played.locator(".wt-player .wt-pctl").count() > 0, "no playback controls"
     assert played.locator("[data-live=true]").count() == 0, "a section went live without Python"
     check_fits(played, "the full page before Python")
+
+
+# The prose's formulas (a section's own <pre>, not the code lab's code): each is the sentence's point, so each shows
+# whole on the narrowest phone; a formula that scrolls sideways hides its end, which is where a comparison differs.
+FORMULAS_JS = """(vw) => [...document.querySelectorAll('.wt-section > pre')].map((el) => ({
+  id: el.closest('.wt-section').id, text: el.textContent.split('\\n')[0], over: el.scrollWidth - el.clientWidth,
+  right: Math.round(el.getBoundingClientRect().right - vw)}))"""
+WITH_FORMULAS = {p.stem for p in (ROOT / "site" / "sections").glob("*.html") if "<pre" in p.read_text(encoding="utf-8")}
+
+
+def test_before_python_the_prose_formulas_show_whole(played):
+    at_width(played, WIDTHS[0])
+    formulas = played.evaluate(FORMULAS_JS, WIDTHS[0])
+    assert WITH_FORMULAS and {f["id"] for f in formulas} == WITH_FORMULAS, formulas
+    cut = [f for f in formulas if f["over"] > 0 or f["right"] > 0]
+    assert not cut, f"{WIDTHS[0]} px: formulas cut at the edge (scroll px, past the screen px):\n{cut}"
 
 
 def test_before_python_touch_targets(played):
