@@ -1,9 +1,12 @@
 """The tasks section: its tables show exactly what weighttying.tasks computes, beside the page's numbers
 with report.py's verdicts, rows stream in pair by pair once the stacked models are trained, and the run cancels."""
 
+import re
+from pathlib import Path
+
 import panel as pn
 
-from weighttying import quoted, report, tasks
+from weighttying import model, quoted, report, tasks
 from weighttying import state
 from weighttying.app.sections import tasks as section
 from weighttying.app.store import Store
@@ -101,3 +104,23 @@ def test_cancel_stops_the_seeds():
     run_until_done(root, "Run the seeds", cancel_after=5)
     assert "Cancelled." in shown(root) and "tasks-aligned-tied" not in values(shown(root))
     assert not any(b.disabled for b in root.select(pn.widgets.Button) if b.name == "Run the seeds")
+
+
+def test_the_prose_reading_of_the_posts_32_percent_is_arithmetic_on_our_toy():
+    """tasks.html: the post's "32% fewer" is V·d over our tied total, and over the untied total only for a narrower
+    MLP than our reconstruction's; the sentence's widths, entries and share are checked here, not trusted."""
+    prose = " ".join((Path(__file__).resolve().parents[1] / "site" / "sections" / "tasks.html").read_text().split())
+    found = re.search(r"ours \((\d+)\) is a reconstruction: with an MLP of (\d+) units the same (\d+) entries "
+                      r"would be (\d+)% of the untied total", prose)
+    assert found, "tasks.html no longer says which MLP width would make the post's share one of the untied total"
+    ours, narrow, entries, share = map(int, found.groups())
+    toy = model.Config()
+    assert (ours, entries) == (toy.hidden, toy.V * toy.d)
+    page = round(100 * quoted.PAGE["toy_saving"])
+    assert share == page
+
+    def percent_of(hidden: int, tied: bool) -> int:
+        return round(100 * entries / tasks.param_count(model.Config(hidden=hidden, tied=tied)))
+
+    assert percent_of(ours, tied=True) == page != percent_of(ours, tied=False)
+    assert percent_of(narrow, tied=False) == page
