@@ -46,7 +46,8 @@ def test_what_the_prose_says_holds_at_the_defaults():
     assert "mildly" in claims[0][3] and claims[1][3].startswith("agrees")
     assert claims[3][3].startswith("not resolved")  # the lens: within 2 paired SE, the report's rule
     assert claims[3][3] == view.paired(r, "loss_drop")[2] + f", paired SE {render.num(view.paired(r, 'loss_drop')[1], 3)} over 3 seeds"
-    assert claims[4][3].startswith("differs")  # the norm measure points the other way
+    assert claims[4][3].startswith("differs")  # the norm measure points the other way, and is not the paper's claim:
+    assert claims[4][1] == "—" and "not the paper's claim" in claims[4][0]  # the prose's "norm row is another matter"
     four = paper.study(scale=4.0)
     assert four["align"]["cka_with_U"] < four["align"]["cka_with_E"]  # scaling by 4 reverses the bias
     assert "reverses" in view.claim_rows(four)[1][2][3]
