@@ -3,6 +3,7 @@ values derived here from the model's own pieces, the reader's errors at their li
 import dataclasses
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +11,8 @@ import pytest
 from weighttying import codelab, codelab_bugs, data, gradcheck, measure, model, pathdrop, train
 from weighttying import state
 from weighttying.views import gradcheck as gradcheck_view
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SEEDS = (0, 5)  # seed 5's batch reads one of its tokens once: the buffered bug is right on that row
 STEPS = 20  # race steps: enough for two chunks, a few milliseconds
@@ -363,6 +366,23 @@ def test_a_diverging_race_stops_with_the_gradient_that_went_non_finite():
     assert race["error"]["kind"] == "gradient" and "not finite" in race["error"]["message"]
     assert race["steps"][-1] < 300 and data.expected_loss(model.init_params(codelab.CONFIG), codelab.CONFIG,
                                                           measure.race_task(codelab.RECIPE)) == race["yours"][0]
+
+
+def test_the_prose_on_races_holds_for_every_named_bug():
+    """codelab.html: a wrong backward's race ends at a worse loss without a word, except the bugs it names, whose
+    race stops on a gradient no longer finite within a few dozen steps (at most 50)."""
+    prose = " ".join((ROOT / "site" / "sections" / "codelab.html").read_text(encoding="utf-8").split())
+    for bug in codelab_bugs.BUGS:
+        out = codelab.lab(codelab.bug_source(bug.id))
+        if out["kind"] != "ok" or bug.id == "correct":
+            continue
+        race = out["race"]
+        if race["error"] is None:
+            assert race["final"]["yours"] > race["final"]["correct"], bug.id
+            assert f"“{bug.label}” is the exception" not in prose, bug.id
+        else:
+            assert race["error"]["kind"] == "gradient" and race["steps"][-1] <= 50, bug.id
+            assert f"“{bug.label}” is the exception" in prose, bug.id
 
 
 def test_the_lab_config_makes_in_scale_matter():

@@ -56,8 +56,8 @@ def reader_rule(j: dict, noise=None) -> str:
         why = "an exact quantity: only the page's rounding (half a unit of its last digit)"
     out = (f"|ours − page| = {gap:.3g}, {'within' if gap <= tol else 'beyond'} the tolerance {tol:.3g}: {why}.")
     if j["id"] in quoted.TRAINED and j["distance"] > 1:
-        out += (" The training recipe (task, learning rate, batch) is the one, of those searched, that reproduces "
-                "the most page numbers at once; this one it does not reach.")
+        out += (" The training recipe (task, learning rate, batch) is the one, of those searched for this "
+                "experiment, that comes closest to the page's numbers for it; this one it does not reach.")
     return out
 
 
