@@ -2,6 +2,8 @@
 controls (kinds that never enter the URL): a paste or a file makes the sample "yours" and Run trains it to
 CPython's numbers; a bad text is named and the results shown stay; the prompt picks the writing shown without a
 run; a preset or a link keeps none of them."""
+import html
+
 import numpy as np
 import panel as pn
 
@@ -89,3 +91,26 @@ def test_a_preset_keeps_the_readers_text_and_prompt():
     store.apply_preset("owntext", "Python source")
     assert (store["owntext"].sample, store["owntext"].text, store["owntext"].prompt) == ("code", TEXT, "Th")
     assert state.matching_preset("owntext", vars(store.state_of("owntext"))) == "Python source"
+
+
+def test_the_captions_say_only_what_holds_for_the_text():
+    """A reader's text can put the held-out loss outside the baselines (here: its last tenth is digits the model
+    barely trained on) or repeat characters more often than not: the captions then say so, not the shipped texts'
+    story."""
+    unseen_tail = "the cat sat on the mat. " * 40 + "0123456789" * 11
+    repeating = "ab" + "a" * 300 + "b" * 100
+    seen = set()
+    for text in (TEXT, unseen_tail):
+        e = owntext.run(text, s=owntext.Setup(steps=100))
+        heldout = [e["models"][m]["curve"][-1]["heldout"] for m in owntext_view.MODELS]
+        between = all(e["bigram"] <= h <= e["unigram"] for h in heldout)
+        caption = html.unescape(owntext_view.comparison(state.Owntext(steps=100), e))
+        assert ("between the text's unigram" in caption) == between != ("against the text's unigram" in caption)
+        seen.add(between)
+    assert seen == {True, False}
+    for text, rate_over_half in ((TEXT, False), (repeating, True)):
+        e = owntext.run(text, s=owntext.Setup(steps=20))
+        assert (e["repeat_rate"] > 0.5) == rate_over_half
+        caption = html.unescape(owntext_view.ranks(e))
+        assert ("mostly guesses wrong" in caption) != rate_over_half
+        assert ("right more often than not" in caption) == rate_over_half
