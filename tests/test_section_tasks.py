@@ -124,3 +124,27 @@ def test_the_prose_reading_of_the_posts_32_percent_is_arithmetic_on_our_toy():
 
     assert percent_of(ours, tied=True) == page != percent_of(ours, tied=False)
     assert percent_of(narrow, tied=False) == page
+
+
+def test_the_aside_on_longer_training_holds_at_the_steps_controls_end():
+    """tasks.html's aside: trained to the steps control's end, the misaligned ratio grows while its gap in nats stays
+    within seed noise of the recipe's, and the aligned ratio sits above one. Noise is the paired standard error over
+    the seeds (the same seeds at both budgets), two of them the tolerance, as the section's verdicts use."""
+    prose = " ".join((Path(__file__).resolve().parents[1] / "site" / "sections" / "tasks.html").read_text().split())
+    end = state.BY_KEY["tasks.steps"].hi
+    assert f"the steps control goes to {end:,}" in prose and "the aligned task the ratio drifts above one" in prose
+    base, longer = ({row["task"]: row["runs"] for row in tasks.table(steps=s)} for s in (state.Tasks().steps, end))
+
+    def mean_se(values) -> tuple[float, float]:
+        mean, sd = quoted.mean_sd(values)
+        return mean, sd / len(values) ** 0.5
+
+    def gap(run: dict) -> float:
+        return run["tied"] - run["untied"]
+
+    moved, se = mean_se([gap(b) - gap(x) for b, x in zip(base["MISALIGNED"], longer["MISALIGNED"])])
+    assert abs(moved) <= 2 * se, (moved, se)
+    grew, se = mean_se([x["ratio"] - b["ratio"] for b, x in zip(base["MISALIGNED"], longer["MISALIGNED"])])
+    assert grew > 2 * se, (grew, se)
+    aligned, se = mean_se([x["ratio"] for x in longer["ALIGNED"]])
+    assert aligned - 1 > 2 * se, (aligned, se)
