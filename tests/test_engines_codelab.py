@@ -11,8 +11,8 @@ place, opened with ?embed=codelab&live=click so Python waits for the reader, the
     that takes them over; nothing is requested off the page, and the code never enters the address;
   - on that live page, one Run after another: every kind of error the lab names (a shape mismatch, a name, a missing,
     misshaped or non-finite gradient, a syntax error) is said in CPython's words at the reader's line and column,
-    marked there in the editor (a gradient's error at the line that returned it), over the results of the last code
-    that ran; a js.fetch is refused by name at its line;
+    marked there in the editor (a gradient's error at the line that made it, else its return), over the results of
+    the last code that ran; a js.fetch is refused by name at its line;
   - from the file in Firefox and WebKit, an endless loop: while it runs the lab still answers its k, after the view's
     QUIET_S its worker is ended and the status line says so, the code stays, and the next Run, on a new worker (from
     the classroom file), is exact, and the results shown over the loop are the last code's that ran;

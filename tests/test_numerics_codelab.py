@@ -176,11 +176,13 @@ def test_each_bugs_checks_equal_the_values_derived_by_hand(bug_id, seed, numeric
     assert out["random"]["miss_probability"] == pytest.approx(math.comb(n - wrong, 20) / math.comb(n, 20), rel=1e-12)
 
 
-def test_the_transposed_product_is_reported_as_w2s_shape():
-    out = codelab.lab(codelab.bug_source("transposed"), steps=STEPS)
+def test_the_transposed_product_is_called_transposed_at_the_line_that_made_it():
+    text = codelab.bug_source("transposed")
+    out = codelab.lab(text, steps=STEPS)
     W2 = model.init_params(codelab.CONFIG)["W2"]
     assert out["kind"] == "gradient" and out["parameter"] == "W2"
-    assert str(W2.shape) in out["message"] and str(W2.T.shape) in out["message"]
+    assert f"the gradient of W2 (dW2) is transposed: shape {W2.T.shape} where W2 has shape {W2.shape}" == out["message"]
+    assert out["line"] == line_of(text, "dW2 = dh.T @ z"), out
 
 
 @pytest.mark.parametrize("bug_id", RESULT_BUGS)
@@ -286,29 +288,40 @@ def test_a_syntax_error_has_the_readers_line_and_column(old, new, at, points_at)
     assert out["message"].split(":")[0] in ("SyntaxError", "IndentationError")
 
 
-GRADIENT = {  # an edit of the return or a gradient, the parameter named, and a phrase of the message
-    "missing": (('"b2": db2}', '}'), "b2", "no gradient for b2: the returned dict has E, W1, b1, W2"),
-    "shape": (("db2 = dh.sum(axis=0)", "db2 = dh.sum(axis=1)"), "b2", "has shape (32,); b2 has shape (16,)"),
-    "non-finite": (("db1 = da.sum(axis=0)", "db1 = da.sum(axis=0) / 0"), "b1", "64 of the 64 entries"),
-    "not numbers": (('"b2": db2}', '"b2": "db2"}'), "b2", "not an array of real numbers (str)"),
-    "not a dict": (('return {"E": dE', 'print; {"E": dE'), None, "returned None (is its return missing?)"),
+# An edit of the return or a gradient, the parameter named, a phrase of the message, and the line named: the one
+# that last assigned the reader's variable holding the gradient, else (None here) the reader's return statement,
+# or (a function that returns nothing) its last line run.
+GRADIENT = {
+    "missing": (('"b2": db2}', '}'), "b2", "no gradient for b2: the returned dict has E, W1, b1, W2", None),
+    "shape": (("db2 = dh.sum(axis=0)", "db2 = dh.sum(axis=1)"), "b2",
+              "the gradient of b2 (db2) has shape (32,); b2 has shape (16,)", "db2 = dh.sum(axis=1)"),
+    "returned by another name": (('"b1": db1', '"b1": da'), "b1", "the gradient of b1 (da) has shape (32, 64)",
+                                 "da = dz * (1 - z**2)"),
+    "written in the return": (('"b2": db2}', '"b2": db2[:3]}'), "b2", "the gradient of b2 has shape (3,)", None),
+    "non-finite": (("db1 = da.sum(axis=0)", "db1 = da.sum(axis=0) / 0"), "b1",
+                   "64 of the 64 entries of the gradient of b1 (db1)", "db1 = da.sum(axis=0) / 0"),
+    "not numbers": (('"b2": db2}', '"b2": "db2"}'), "b2", "the gradient of b2 is not an array of real numbers (str)",
+                    None),
+    "a number": (('"b2": db2}', '"b2": 0}'), "b2", "the gradient of b2 has shape ()", None),
+    "not a dict": (('return {"E": dE', 'print; {"E": dE'), None, "returned None (is its return missing?)", None),
 }
 
 
 @pytest.mark.parametrize("case", GRADIENT)
-def test_a_bad_gradient_names_its_parameter_at_the_line_that_returned_it(case):
-    (old, new), parameter, phrase = GRADIENT[case]
+def test_a_bad_gradient_names_its_parameter_at_the_line_that_made_it(case):
+    (old, new), parameter, phrase, made_at = GRADIENT[case]
     text = edited(old, new)
     out = codelab.lab(text)
     assert out["kind"] == "gradient" and out["parameter"] == parameter and phrase in out["message"], out
-    # the reader's return statement, or (a function that returns nothing) its last line run
-    assert out["line"] == len(text.rstrip("\n").splitlines()) and out["column"] is None, out
+    want = line_of(text, made_at) if made_at else len(text.rstrip("\n").splitlines())
+    assert out["line"] == want and out["column"] is None, out
 
 
 def test_a_return_in_the_middle_is_the_line_named():
-    text = edited('    dh = dlogits @ E', '    dh = dlogits @ E\n    if dh.size:\n        return {"E": dh}')
+    # the gradient written in the return (dh * 1, no variable holds it), so the line named is the return's
+    text = edited('    dh = dlogits @ E', '    dh = dlogits @ E\n    if dh.size:\n        return {"E": dh * 1}')
     out = codelab.lab(text)
-    assert out["kind"] == "gradient" and out["line"] == line_of(text, 'return {"E": dh}'), out
+    assert out["kind"] == "gradient" and out["line"] == line_of(text, 'return {"E": dh * 1}'), out
 
 
 @pytest.mark.parametrize("text,phrase", [(ORIGINAL.replace("def lesson_backward", "def backward"), "no function named"),

@@ -31,6 +31,7 @@ still shares NumPy's module with it: ending that worker is the sandbox).
 from __future__ import annotations
 
 import dataclasses
+import dis
 import functools
 import inspect
 import sys
@@ -161,11 +162,17 @@ def load(text: str):
     return backward
 
 
-def checked(grads, params: dict, line: int | None = None) -> dict[str, np.ndarray]:
+def checked(grads, params: dict, line: int | None = None, made=lambda name: None) -> dict[str, np.ndarray]:
     """grads as float arrays, one per parameter of params; ReaderError naming the first one missing, of the
-    wrong kind or shape, or not finite, at `line` (where the reader's function returned them)."""
+    wrong kind or shape, or not finite. Its line: where the reader's variable holding that gradient was last
+    assigned, made(name) -> (variable, line) (origin), else `line` (where the reader's function returned)."""
     def wrong(message: str, name: str | None = None) -> ReaderError:
-        return ReaderError(error("gradient", message, line, parameter=name))
+        at = made(name) if name is not None else None
+        return ReaderError(error("gradient", message, at[1] if at else line, parameter=name))
+
+    def gradient_of(name: str) -> str:
+        at = made(name)
+        return f"the gradient of {name}" + (f" ({at[0]})" if at else "")
     if not isinstance(grads, Mapping):
         what = "None (is its return missing?)" if grads is None else f"a value of type {type(grads).__name__}"
         raise wrong(f"{NAME} returned {what}, not a dict of gradients {{{', '.join(params)}}}")
@@ -179,29 +186,53 @@ def checked(grads, params: dict, line: int | None = None) -> dict[str, np.ndarra
         except Exception:  # ragged lists, or an object of the reader's whose conversion fails
             g = np.asarray(None)
         if g.dtype.kind not in "iuf":
-            raise wrong(f"the gradient of {name} is not an array of real numbers ({type(grads[name]).__name__})", name)
+            raise wrong(f"{gradient_of(name)} is not an array of real numbers ({type(grads[name]).__name__})", name)
+        if g.shape != P.shape and g.shape == P.shape[::-1]:
+            raise wrong(f"{gradient_of(name)} is transposed: shape {g.shape} where {name} has shape {P.shape}", name)
         if g.shape != P.shape:
-            raise wrong(f"the gradient of {name} has shape {g.shape}; {name} has shape {P.shape}", name)
+            raise wrong(f"{gradient_of(name)} has shape {g.shape}; {name} has shape {P.shape}", name)
         bad = int(g.size - np.isfinite(g).sum())
         if bad:
-            raise wrong(f"{bad} of the {g.size} entries of the gradient of {name} are not finite (nan or inf)", name)
+            raise wrong(f"{bad} of the {g.size} entries of {gradient_of(name)} are not finite (nan or inf)", name)
         out[name] = np.array(g, dtype=float)
     return out
 
 
 def returning_line(backward, *args):
-    """(backward(*args), the reader's line it returned from: its return statement, or its last line run)."""
-    at, code = [None], getattr(backward, "__code__", None)
+    """(backward(*args), the reader's line it returned from (its return statement, or its last line run), and the
+    frame it returned from (its variables, read only when a gradient is wrong: origin), or None)."""
+    at, code = [None, None], getattr(backward, "__code__", None)
 
     def watch(frame, event, arg):  # called on every call and return while the reader's code runs
         if event == "return" and frame.f_code is code:
-            at[0] = frame.f_lineno
+            at[:] = frame.f_lineno, frame
     previous = sys.getprofile()
     sys.setprofile(watch)
     try:
-        return backward(*args), at[0]
+        return backward(*args), *at
     finally:
         sys.setprofile(previous)
+
+
+@functools.lru_cache(maxsize=64)
+def assigned_lines(code: types.CodeType) -> dict[str, int]:
+    """{local variable: the line of its last assignment in code's order} (the line that made its final value in
+    code that runs straight down, as a lesson's backward does)."""
+    return {ins.argval: ins.positions.lineno for ins in dis.get_instructions(code)
+            if ins.opname in ("STORE_FAST", "STORE_DEREF") and ins.positions.lineno is not None}
+
+
+def origin(value, frame) -> tuple[str, int] | None:
+    """(the reader's variable holding value when their function returned from frame, its last assignment's line):
+    the latest assigned if several hold it; None if none does (an expression written in the return, an argument)."""
+    if frame is None or not isinstance(value, (np.ndarray, list)):
+        return None  # identity means nothing for None, a cached small number or a string
+    lines = assigned_lines(frame.f_code)
+    held = [(lines[name], name) for name, v in frame.f_locals.items() if v is value and name in lines]
+    if not held:
+        return None
+    line, name = max(held)
+    return name, line
 
 
 def reader_loss_and_grads(backward, params: dict, cfg: model.Config, inputs, targets) -> tuple[float, dict]:
@@ -210,12 +241,13 @@ def reader_loss_and_grads(backward, params: dict, cfg: model.Config, inputs, tar
     mine = {name: P.copy() for name, P in params.items()}  # the reader may write into what it is given
     try:
         with np.errstate(all="ignore"):  # non-finite results are reported by name below, not as warnings
-            grads, line = returning_line(backward, mine, cfg, np.array(inputs), {k: v.copy() for k, v in cache.items()},
-                                         dlogits.copy())
+            grads, line, frame = returning_line(backward, mine, cfg, np.array(inputs),
+                                                {k: v.copy() for k, v in cache.items()}, dlogits.copy())
             grads = dict(grads) if isinstance(grads, Mapping) else grads  # a mapping of the reader's own reads here
     except READER_ERRORS as exc:
         raise ReaderError(error("runtime", one_line(exc), reader_line(exc, backward))) from None
-    return loss, checked(grads, params, line)
+    return loss, checked(grads, params, line,
+                         lambda name: origin(grads[name], frame) if isinstance(grads, Mapping) and name in grads else None)
 
 
 def gradients(backward, seed: int = 0, cfg: model.Config = CONFIG) -> dict[str, np.ndarray]:
