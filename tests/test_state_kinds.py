@@ -6,6 +6,8 @@ app/store.WIDGETS (the live lab's Panel widgets), and each covers every form the
 plus drawing code only for a new form."""
 from __future__ import annotations
 
+import html
+
 from weighttying import controls, state
 from weighttying.app import store
 
@@ -39,3 +41,17 @@ def test_a_controls_param_is_its_kinds_type_within_its_bounds():
             assert isinstance(p, store.PARAMETER_TYPES[c.type]), c.key
             if c.lo is not None:
                 assert p.bounds == (c.lo, c.hi), c.key
+
+
+def test_a_choice_reads_as_its_words_in_both_layers_and_its_value_stays_the_links():
+    """A choice with words for the reader (spec's `shown`: the code lab's bugs) shows them before Python (an <option>'s
+    text) and live (the widget's option names), while the value, in the URL and the state, stays the choice."""
+    shown = [c for c in state.CONTROLS if c.shown]
+    assert shown, "no control has words for its choices"
+    for c in shown:
+        before = controls.control(c, None)
+        for choice, words in c.shown:
+            assert f'<option value="{choice}"' in before and f">{html.escape(words, quote=True)}</option>" in before, c.key
+        widget = store.WIDGETS["select"](store.SECTION_CLASSES[c.section](), c)
+        assert widget.options == {c.says(x): x for x in c.choices}, c.key
+        assert len(set(widget.options)) == len(c.choices), c.key  # no two choices read alike

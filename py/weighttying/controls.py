@@ -68,8 +68,8 @@ def _checkbox(c: state.Control, cid: str, value, values, described: str) -> str:
 
 def _select(c: state.Control, cid: str, value, values, described: str) -> str:
     """A select of the choices."""
-    options = "".join(f'<option value="{_attr(x)}"{" selected" if x == value else ""}>{_attr(x or "(none)")}</option>'
-                      for x in c.choices)
+    options = "".join(f'<option value="{_attr(x)}"{" selected" if x == value else ""}>{_attr(c.says(x) or "(none)")}'
+                      "</option>" for x in c.choices)
     return _labelled(c, cid, f'<select id="{cid}" {described}>{options}</select>')
 
 

@@ -195,11 +195,22 @@ def _numeric(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable
     return _whole(obj, c) if c.type is int else _number(obj, c)
 
 
+BUTTONS = 4  # a choice's widget: this many choices or fewer as buttons, more as a dropdown (_choice)
+
+
+def _choice(obj: param.Parameterized, c: state.Control) -> pn.widgets.Widget:
+    """Buttons, one per choice; more than BUTTONS of them a dropdown, as the page's own select before Python, since a
+    row of that many buttons wraps into a block. Each says the choice as the reader reads it (Control.says)."""
+    options = {c.says(x): x for x in c.choices}
+    kind = pn.widgets.Select if len(options) > BUTTONS else pn.widgets.RadioButtonGroup
+    return kind.from_param(obj.param[c.name], name=c.name, options=options)
+
+
 # Each input form's Panel widget, by state.Kind.input as the page's are (controls.INPUTS, site/player.js):
 # (the section's param object, control) -> widget
 WIDGETS = {
     "number": _numeric,
-    "select": lambda obj, c: pn.widgets.RadioButtonGroup.from_param(obj.param[c.name], name=c.name),
+    "select": _choice,
     "checkbox": lambda obj, c: pn.widgets.Checkbox.from_param(obj.param[c.name], name=c.name),
     "text": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name),
     "textarea": _text,

@@ -40,6 +40,11 @@ class Control:
     hi: float | None
     choices: tuple | None
     own: str | None = None  # the choice the section's own text selects (spec)
+    shown: tuple = ()  # (choice, what the reader reads for it) where that is not the choice itself (spec)
+
+    def says(self, choice) -> str:
+        """A choice as the reader reads it."""
+        return dict(self.shown).get(choice, choice)
 
     @property
     def key(self) -> str:
@@ -64,7 +69,8 @@ def controls() -> tuple[Control, ...]:
     for sec in dataclasses.fields(State):
         for f in dataclasses.fields(sec.default_factory):
             m = f.metadata
-            out.append(Control(sec.name, f.name, m["kind"], f.default, m["help"], m["lo"], m["hi"], m["choices"], m["own"]))
+            out.append(Control(sec.name, f.name, m["kind"], f.default, m["help"], m["lo"], m["hi"], m["choices"], m["own"],
+                               m["shown"]))
     return tuple(out)
 
 

@@ -51,7 +51,8 @@ class Pathdrop:
 class Codelab:
     bug: str = spec("correct", "A backward to check: the lesson's correct one, one of its classic bugs (each a "
                     "one- or two-line edit of it), or yours, the code in the editor.",
-                    choices=(*(b.id for b in codelab_bugs.BUGS), "yours"), own="yours")
+                    choices=(*(b.id for b in codelab_bugs.BUGS), "yours"), own="yours",
+                    shown={**{b.id: b.label for b in codelab_bugs.BUGS}, "yours": "yours: the code in the editor"})
     code: str = spec(codelab.original_source(), "Your backward: edit the lesson's code, then Run checks it in this "
                      "browser. It stays here: never in the address bar or a download's settings.", kind="code")
     k: int = spec(20, "Entries a random-entry gradient check draws (more than there are checks every one).", 1, 4096)
@@ -77,7 +78,7 @@ class Repeat:
 class Tasks:
     seeds: int = spec(5, "Seeds 0..seeds-1 (model init and batches): the table reports the mean and the per-seed "
                           "ratio range.", 1, 10)
-    steps: int = spec(recipes.TASKS.steps, "Training steps per model and seed (the page does not say; calibrated).",
+    steps: int = spec(recipes.TASKS.steps, "Training steps per model and seed (the page does not say; chosen by our search).",
                        10, 5000)
     lr: float = spec(recipes.TASKS.lr, "Learning rate of every run.", 1e-4, 1e3, log=True)
 
