@@ -67,7 +67,7 @@ def test_trap_and_curves():
         assert last["points"][name]["eval"] == ref[name][-1]["eval"]
     rows = pathdrop_view.curve_rows(st, {n: ref[n][-1]["eval"] for n in pathdrop_view.CURVES})
     assert rows[0][2] == pathdrop_view.PAGE["final_loss"]["both paths"] and rows[1][2] == pathdrop_view.PAGE["final_loss"]["output path only"]
-    assert rows[0][3].startswith("n/a (judged at the calibrated race only")  # 100 steps: not the page's run
+    assert rows[0][3].startswith("n/a (judged at the searched race only")  # 100 steps: not the page's run
     finals = {n: ref[n][-1]["eval"] for n in pathdrop_view.CURVES}
     assert pathdrop_view.curve_rows(DEFAULT, finals)[0][3].text.startswith("n/a (one run")  # no build spread at hand: no band
 

@@ -188,7 +188,7 @@ def curve_rows(st: state.Pathdrop, finals: dict[str, float], noise: dict | None 
     (this seed's run, the spread of the build's seeds); then the build's seeds' rows."""
     noise = noise or {}
     ours = {**finals, "gap": finals.get(CURVES[1], float("nan")) - finals.get(CURVES[0], float("nan"))}
-    why = f"judged at the calibrated race only: {RECIPE.steps} steps at lr {RECIPE.lr:g}"
+    why = f"judged at the searched race only: {RECIPE.steps} steps at lr {RECIPE.lr:g}"
     out = []
     for name, qid in LOSS_IDS.items():
         label = "broken − correct" if name == "gap" else f"{name}: loss after {st.steps} steps"

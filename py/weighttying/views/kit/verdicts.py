@@ -115,7 +115,7 @@ def recipe_text(r: recipes.Recipe) -> str:
     """A race's calibrated choices in words, for its table's caption: the task, its entropy and the batch."""
     entropy = data.entropy(data.markov_task(TOY.V, aligned=False, rank=r.rank, beta=r.beta))
     return (f"its task: rank {r.rank}, β = {render.num(r.beta)} ({entropy:.2f} nats), batch {r.batch}; "
-            f"chosen by calibration, the page does not say")
+            f"chosen by our search, since the page does not say")
 
 
 def search_html(experiment: str, st, fields: Iterable[str]) -> str:
