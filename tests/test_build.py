@@ -128,6 +128,16 @@ def test_dist_lock_lists_exactly_the_shipped_wheels(dist_dir):
         assert not [n for n in z.namelist() if n.startswith("panel/dist/")]
 
 
+def test_the_code_labs_downloads_name_the_wheel_the_build_ships(dist_dir):
+    """The script and notebook tell the reader to pip install the wheel beside the served page: that glob, from the
+    served folder, finds exactly the package's wheel."""
+    from weighttying.views import codelab as codelab_view
+    said = re.search(r"pip install (\S+\.whl)", codelab_view.ABOUT)
+    assert said, codelab_view.ABOUT
+    found = list(dist_dir.glob(said.group(1)))
+    assert [p.name.split("-")[0] for p in found] == ["weighttying"], found
+
+
 def test_dist_page_is_prerendered_and_self_contained(dist_dir):
     html = (dist_dir / "index.html").read_text()
     assert "<!--prerender:" not in html and "<!--build:" not in html

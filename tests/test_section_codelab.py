@@ -163,6 +163,8 @@ def test_the_downloaded_script_and_notebook_print_the_pages_numbers(tmp_path):
     want = codelab.lab(st.code, k=50, steps=20)
     assert want["verdict"] in printed and f"misses it with probability {want['random']['miss_probability']}" in printed
     assert f"yours {want['race']['final']['yours']}" in printed
+    batch = f"the batch: {codelab.B} tokens, {codelab.DISTINCT} distinct: {codelab.batch(0)[0].tolist()}"
+    assert batch in printed  # written out, not implied
     cells = json.loads(codelab_view.notebook(st))["cells"]
     namespace: dict = {}
     for cell in cells[1:]:

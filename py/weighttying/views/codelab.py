@@ -156,7 +156,10 @@ def merge(st: state.Codelab, streams: list[list[dict]]) -> dict:
 
 CHECK = """from weighttying import codelab
 
-out = codelab.lab(CODE, k={k}, steps={steps})
+SEED = 0  # the page's: the model's init, the batch and the race's batches
+inputs, targets = codelab.batch(SEED)
+print("the batch:", len(inputs), "tokens,", len(set(inputs.tolist())), "distinct:", inputs.tolist())
+out = codelab.lab(CODE, k={k}, steps={steps}, seed=SEED)
 if out["kind"] != "ok":
     print(out["message"], "(line", out["line"], ")")
 else:
@@ -168,7 +171,9 @@ else:
 """
 ABOUT = ("The code lab's check of a backward, as the weight-tying page runs it: every entry against central "
          "differences, a random check of k entries, and a race against the page's backward. It needs this page's "
-         "weighttying package (NumPy only), installed from the folder of the page's source: pip install ./py")
+         "weighttying package (pure Python; NumPy is its one dependency). Where the page is served from a folder, "
+         "the package is the wheel in that folder's pyodide/ (pip install pyodide/weighttying-*.whl, from the "
+         "folder); from the page's source, pip install ./py. The classroom's single file carries no separate wheel.")
 
 
 def script(st: state.Codelab) -> str:
