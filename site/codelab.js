@@ -72,6 +72,17 @@ function verdict(doc) {
   return (live && queryDeep(live, sel)) || doc.querySelector(`#live-codelab ${sel}`);
 }
 
+function sayUnderRun(doc, v) {
+  // Live, the line under the editor's Run repeats the verdict on the editor's code (data-editor), which may sit
+  // screens below on a phone; a named bug's verdict is not about that code, so the line is then empty. Before the
+  // live section, earlyrun.js speaks there.
+  const line = doc.querySelector("[data-run-said=codelab]");
+  if (!line) return;
+  const mine = v?.dataset.editor === "true";
+  line.textContent = mine ? v.dataset.value : "";
+  line.classList.toggle("wt-bad", mine && v.classList.contains("wt-bad"));
+}
+
 class Marks {
   // The reader's line (and column) the verdict names, marked in the editor; cleared when it names none.
   #view; // the editor
@@ -85,9 +96,10 @@ class Marks {
 
   update() {
     const view = this.#view, v = verdict(this.#doc), line = Number(v?.dataset.line || 0);
-    const text = v ? `${line}:${v.dataset.value}` : "";
+    const text = v ? `${line}:${v.dataset.editor}:${v.dataset.value}` : "";
     if (text === this.#said) return;
     this.#said = text;
+    if (liveSection(this.#doc)) sayUnderRun(this.#doc, v);
     const diagnostics = [];
     if (line >= 1 && line <= view.state.doc.lines) {
       const at = view.state.doc.line(line), column = Number(v.dataset.column || 1);
@@ -221,8 +233,6 @@ export function installEditor(doc = document, links = {}) {
   // section is there: earlyrun.js)}. Run presses the live section's Run once it is live.
   const run = () => {
     if (!liveSection(doc)) return links.runBefore("codelab");
-    const said = doc.querySelector("[data-run-said=codelab]"); // the Run before it spoke there; the live one speaks below
-    if (said) said.textContent = "";
     return pressRun(doc);
   };
   whenDom(() => mount(doc, run, globalThis.localStorage, links));

@@ -229,6 +229,30 @@ def test_reader_code_cannot_reach_the_network(live):
     assert "fetch is refused here" in said and not any("example.com" in u for u in requests), said
 
 
+RUN_SAID = "[data-testid=codelab-run-said]"  # the line under the editor's Run (controls.editor_still)
+
+
+def test_live_the_verdict_on_the_readers_code_is_said_under_run_too(live):
+    # on a phone the verdict slot is screens below the editor: its words come under the Run the reader pressed
+    page = live.page
+    text = codelab.bug_source("transposed") + "# mine, transposed\n"
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(text)
+    until(lambda: page.evaluate(LIVE_BOX_JS) == text)
+    page.keyboard.press("Control+Enter")
+    made_at = codelab.lab(text)["line"]  # the line that made the transposed gradient
+    verdict = page.locator(f"{LIVE} [data-testid=codelab-verdict][data-line='{made_at}'][data-editor=true]")
+    verdict.wait_for(timeout=120_000)
+    said = page.locator(RUN_SAID)
+    expect(said).to_have_text(verdict.get_attribute("data-value"), timeout=10_000)
+    expect(said).to_have_class(re.compile(r"\bwt-bad\b"))
+    # a named bug's verdict is not about the editor's code: the line under Run says nothing
+    live.locator(f"{LIVE} .wt-ctl-codelab-bug select").select_option(label=codelab_bugs.BY_ID["correct"].label)
+    page.locator(f"{LIVE} [data-testid=codelab-verdict][data-editor=false]").wait_for(timeout=60_000)
+    expect(said).to_have_text("", timeout=10_000)
+
+
 def test_the_downloaded_script_and_notebook_print_what_the_page_shows(live, tmp_path):
     # the reader's own code run and raced on the page, then taken away: CPython prints the page's numbers
     page = live.page

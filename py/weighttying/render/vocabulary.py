@@ -21,7 +21,7 @@ ATTRIBUTES = (
     "viewBox", "xmlns", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "d", "points", "width", "height",
     "fill", "stroke", "stroke-width", "stroke-dasharray", "text-anchor", "dominant-baseline",
     "data-testid", "data-value", "data-label", "data-fig", "data-verdict", "data-source", "data-worst",
-    "data-entries", "data-codelab-source", "data-line", "data-column",
+    "data-entries", "data-codelab-source", "data-line", "data-column", "data-editor",
     "aria-label", "aria-hidden", "aria-live",
 )
 

@@ -312,9 +312,10 @@ def failure(e: dict) -> str:
     return f"No check ran: {e['message']}" + (f" ({where})" if where else "") + "."
 
 
-def verdict_html(e: dict) -> str:
+def verdict_html(e: dict, of_editor: bool) -> str:
     """The verdict in one sentence (hooked with its text), or the error the code stopped with; a failed run of the
-    reader's code over the last one that ran (e["failed"], app/sections/codelab.py) says so, its results kept."""
+    reader's code over the last one that ran (e["failed"], app/sections/codelab.py) says so, its results kept.
+    of_editor: it is about the editor's code (the bug "yours"), which the editor's Run repeats under it (site/codelab.js)."""
     failed = e.get("failed") or (e if e["kind"] != "ok" else None)
     text = e["verdict"] if failed is None else failure(failed) + (
         " The results shown are your last code that ran." if e["kind"] == "ok" else "")
@@ -322,8 +323,8 @@ def verdict_html(e: dict) -> str:
     # where the reader's code failed, for the editor's mark (site/codelab.js)
     at = "".join(f' data-{key}="{html.escape(str(failed[key]))}"' for key in ("line", "column")
                  if failed and failed.get(key) is not None)  # escaped: a worker that ran reader code sent them
-    return (f'<p class="wt-verdict {kind}" data-testid="codelab-verdict" data-value="{html.escape(text)}"{at}>'
-            f"{html.escape(text)}</p>")
+    return (f'<p class="wt-verdict {kind}" data-testid="codelab-verdict" data-value="{html.escape(text)}" '
+            f'data-editor="{str(of_editor).lower()}"{at}>{html.escape(text)}</p>')
 
 
 def slots(st: state.Codelab, results: dict | None = None) -> dict[str, str]:
@@ -336,7 +337,8 @@ def slots(st: state.Codelab, results: dict | None = None) -> dict[str, str]:
         return {**out, "strip": said, "random": "", "race": "", "verdict": "", "entries": ""}
     if entry["kind"] != "ok":
         none = note("No gradients to check: the verdict below says why.", testid="codelab-none")
-        return {**out, "strip": none, "random": "", "race": "", "verdict": verdict_html(entry), "entries": ""}
+        return {**out, "strip": none, "random": "", "race": "", "verdict": verdict_html(entry, st.bug == YOURS),
+                "entries": ""}
     return {**out, "strip": strip_html(entry["entries"]), "random": random_html(entry, st.k),
-            "race": race_html(st, entry.get("race"), results), "verdict": verdict_html(entry),
+            "race": race_html(st, entry.get("race"), results), "verdict": verdict_html(entry, st.bug == YOURS),
             "entries": entries_html(entry["entries"])}
