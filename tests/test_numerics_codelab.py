@@ -194,8 +194,17 @@ def test_a_bugs_verdict_names_it(bug_id, numeric):
         assert out["bug"] is None and out["verdict"].startswith(f"Exact: all {n} entries") and label not in out["verdict"]
     else:
         assert out["bug"] == bug_id and label in out["verdict"] and out["verdict"].startswith("Wrong on ")
-        rows = sum(out["entries"]["E"]["wrong_rows"])
-        assert f"E ({rows} of {codelab.CONFIG.V} rows)" in out["verdict"]
+        E = out["entries"]["E"]
+        wrong, read = np.array(E["wrong_rows"]), np.array(E["batch_rows"])
+        said = f"E ({wrong.sum()} of {codelab.CONFIG.V} rows"
+        if not wrong.any():
+            assert said not in out["verdict"]
+        elif (wrong == read).all():
+            assert f"{said}, exactly the {read.sum()} tokens the batch reads)" in out["verdict"]
+        elif not (wrong & ~read).any():
+            assert f"{said}, all of them tokens the batch reads)" in out["verdict"]
+        else:
+            assert f"{said})" in out["verdict"]
 
 
 def test_gradients_near_a_bugs_but_not_equal_name_no_bug(numeric):

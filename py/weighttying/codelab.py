@@ -368,14 +368,24 @@ def matching_bug(grads: dict, seed: int = 0, cfg: model.Config = CONFIG) -> str 
     return None
 
 
+def rows_of_E(E: dict) -> str:
+    """E's wrong rows counted, and how they lie against the rows the batch reads (the lesson of the dropped path:
+    exactly the batch's tokens is the input path's share gone wrong)."""
+    wrong, read = E["wrong_rows"], E["batch_rows"]
+    said = f"E ({sum(wrong)} of {len(wrong)} rows"
+    if wrong == read:
+        return f"{said}, exactly the {sum(read)} tokens the batch reads)"
+    if all(r for w, r in zip(wrong, read) if w):
+        return f"{said}, all of them tokens the batch reads)"
+    return said + ")"
+
+
 def verdict(entries: dict, bug: str | None) -> str:
     """One sentence: exact, or wrong on which parameters and how many rows of E, and the named bug it is."""
     if entries["wrong"] == 0:
         # no digits of the largest error: an agreeing entry's error is rounding noise, different on every machine
         return f"Exact: all {entries['entries']} entries agree with central differences to {pathdrop.TOL:g}."
-    rows = entries["E"]["wrong_rows"]
-    names = [f"E ({sum(rows)} of {len(rows)} rows)" if p["name"] == "E" else p["name"]
-             for p in entries["params"] if p["wrong"]]
+    names = [rows_of_E(entries["E"]) if p["name"] == "E" else p["name"] for p in entries["params"] if p["wrong"]]
     where = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
     same = f"; these are the gradients of the bug \u201c{codelab_bugs.BY_ID[bug].label}\u201d" if bug else ""
     return (f"Wrong on {where}: {entries['wrong']} of {entries['entries']} entries disagree with central "
