@@ -111,7 +111,8 @@ LIVE_BOX_JS = """() => {
 # CodeMirror draws only the lines near the window (under load, a first draw held 12 of 19 lines): the editor is
 # scrolled to the window's top and read once two frames' drawings agree.
 EDITOR_TEXT_JS = """async () => {
-  const lines = () => [...document.querySelectorAll('.wt-codelab-editor .cm-line')].map((l) => l.textContent).join('\\n');
+  const lines = () => [...document.querySelectorAll('.wt-codelab-editor .cm-line')].map((l) => l.textContent)
+    .join('\\n');
   const frame = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
   document.querySelector('.wt-codelab-editor').scrollIntoView({block: 'start'});
   let before = null, now = lines();

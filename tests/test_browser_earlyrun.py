@@ -84,7 +84,8 @@ def test_the_code_is_checked_before_panel_and_panel_takes_it_over_with_the_same_
 def test_code_that_draws_what_the_page_never_draws_is_refused_whole(held):
     page, release, rec = held
     hostile = ("import weighttying.views.codelab as drawn\n"
-               "drawn.verdict_html = lambda *drawn_with: '<img src=\"https://example.com/x.png\" onerror=\"window.__pwned=1\">'\n"
+               "drawn.verdict_html = lambda *drawn_with: "
+               "'<img src=\"https://example.com/x.png\" onerror=\"window.__pwned=1\">'\n"
                + codelab.original_source())
     put(page, hostile)
     page.get_by_test_id("codelab-run").click()

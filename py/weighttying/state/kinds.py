@@ -64,5 +64,6 @@ def spec(default, help, lo=None, hi=None, choices=None, log=False, label=None, k
     reader's own text (a value of an `own` kind in the section) selects, before Python and live alike; `shown`: what
     the reader reads for a choice {choice: words}, where its value (the URL's) is a name for code."""
     kind = kind or ("log" if log else "choice" if choices else BY_TYPE[type(default)])
-    meta = dict(help=help, lo=lo, hi=hi, choices=choices, kind=kind, label=label, own=own, shown=tuple((shown or {}).items()))
+    meta = dict(help=help, lo=lo, hi=hi, choices=choices, kind=kind, label=label, own=own,
+                shown=tuple((shown or {}).items()))
     return field(default=default, metadata=meta)

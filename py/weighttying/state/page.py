@@ -69,8 +69,8 @@ def controls() -> tuple[Control, ...]:
     for sec in dataclasses.fields(State):
         for f in dataclasses.fields(sec.default_factory):
             m = f.metadata
-            out.append(Control(sec.name, f.name, m["kind"], f.default, m["help"], m["lo"], m["hi"], m["choices"], m["own"],
-                               m["shown"]))
+            out.append(Control(sec.name, f.name, m["kind"], f.default, m["help"], m["lo"], m["hi"], m["choices"],
+                               m["own"], m["shown"]))
     return tuple(out)
 
 

@@ -78,8 +78,8 @@ class Repeat:
 class Tasks:
     seeds: int = spec(5, "Seeds 0..seeds-1 (model init and batches): the table reports the mean and the per-seed "
                           "ratio range.", 1, 10)
-    steps: int = spec(recipes.TASKS.steps, "Training steps per model and seed (the page does not say; chosen by our search).",
-                       10, 5000)
+    steps: int = spec(recipes.TASKS.steps, "Training steps per model and seed (the page does not say; chosen by our "
+                      "search).", 10, 5000)
     lr: float = spec(recipes.TASKS.lr, "Learning rate of every run.", 1e-4, 1e3, log=True)
 
 

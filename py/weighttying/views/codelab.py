@@ -315,7 +315,8 @@ def failure(e: dict) -> str:
 def verdict_html(e: dict, of_editor: bool) -> str:
     """The verdict in one sentence (hooked with its text), or the error the code stopped with; a failed run of the
     reader's code over the last one that ran (e["failed"], app/sections/codelab.py) says so, its results kept.
-    of_editor: it is about the editor's code (the bug "yours"), which the editor's Run repeats under it (site/codelab.js)."""
+    of_editor: it is about the editor's code (the bug "yours"), which the editor's Run repeats under it
+    (site/codelab.js)."""
     failed = e.get("failed") or (e if e["kind"] != "ok" else None)
     text = e["verdict"] if failed is None else failure(failed) + (
         " The results shown are your last code that ran." if e["kind"] == "ok" else "")

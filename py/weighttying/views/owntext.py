@@ -200,8 +200,8 @@ def comparison(st: state.Owntext, e: dict | None) -> str:
         # Said only when it holds: the held-out tenth can beat the whole text's bigram counts, and a short run can
         # stay above the unigram entropy.
         between = all(e["bigram"] <= h <= e["unigram"] for h in heldout)
-        point = (f"Held-out, tied {render.num(heldout[0], 3)} and untied {render.num(heldout[1], 3)} bits per character "
-                 f"after {st.steps} steps, {'between' if between else 'against'} {entropies}")
+        point = (f"Held-out, tied {render.num(heldout[0], 3)} and untied {render.num(heldout[1], 3)} bits per "
+                 f"character after {st.steps} steps, {'between' if between else 'against'} {entropies}")
     else:
         point = f"Not trained yet ({st.steps} steps each); the baselines are {entropies}"
     return table(COLUMNS, rows(e), point + f"; tying saves {render.num(100 * e['share'], 3)} % of the parameters",

@@ -153,8 +153,8 @@ def claim_rows(result: dict) -> tuple[list[str], list[list[object]]]:
     # The norm share is shown beside the paper's measure, not as its claim: the paper says "less effectively", not
     # "less" (the section's aside on the norm measure).
     for key, label, rule in (("loss_drop", "early block contributes less when tied (share of loss drop)", "< 0"),
-                             ("norm_share", "early block's output norm share, tied minus untied (not the paper's claim)",
-                              "—")):
+                             ("norm_share",
+                              "early block's output norm share, tied minus untied (not the paper's claim)", "—")):
         diff, se, verdict = paired(result, key)
         rows.append([label, rule, diff, f"{verdict}, paired SE {render.num(se, 3)} over {len(result['lens_seeds'])} seeds"])
     return ["claim", "paper says", "ours", "verdict"], rows

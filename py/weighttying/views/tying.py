@@ -76,8 +76,8 @@ def page(V: int, d: int) -> str:
                    judged("tasks.saving", [c["share"]])],
                   ["V·d / tied total (more parameters when untied)", f"{c['more']:.1%}", f"{quote:.0%}",
                    judged("tasks.saving_of_tied", [c["more"]])]],
-                 f"With our MLP of width {TOY.hidden} (the page gives none), the page's “32% fewer parameters” matches "
-                 "V·d over the tied count, not over the untied one",
+                 f"With our MLP of width {TOY.hidden} (the page gives none), the page's “32% fewer parameters” "
+                 "matches V·d over the tied count, not over the untied one",
                  "tying-page")
 
 
