@@ -233,15 +233,20 @@ def test_reader_code_cannot_reach_the_network(live):
 RUN_SAID = "[data-testid=codelab-run-said]"  # the line under the editor's Run (controls.editor_still)
 
 
-def test_live_the_verdict_on_the_readers_code_is_said_under_run_too(live):
-    # on a phone the verdict slot is screens below the editor: its words come under the Run the reader pressed
-    page = live.page
-    text = codelab.bug_source("transposed") + "# mine, transposed\n"
+def run_live(page, text: str) -> None:
+    """TEXT put in the editor as the reader's whole code, taken by the live section, then Run (Ctrl+Enter)."""
     page.locator(EDITOR).click()
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(text)
     until(lambda: page.evaluate(LIVE_BOX_JS) == text)
     page.keyboard.press("Control+Enter")
+
+
+def test_live_the_verdict_on_the_readers_code_is_said_under_run_too(live):
+    # on a phone the verdict slot is screens below the editor: its words come under the Run the reader pressed
+    page = live.page
+    text = codelab.bug_source("transposed") + "# mine, transposed\n"
+    run_live(page, text)
     made_at = codelab.lab(text)["line"]  # the line that made the transposed gradient
     verdict = page.locator(f"{LIVE} [data-testid=codelab-verdict][data-line='{made_at}'][data-editor=true]")
     verdict.wait_for(timeout=120_000)
@@ -258,11 +263,7 @@ def test_the_downloaded_script_and_notebook_print_what_the_page_shows(live, tmp_
     # the reader's own code run and raced on the page, then taken away: CPython prints the page's numbers
     page = live.page
     mine = codelab.bug_source("in_scale") + "# mine, to take home\n"
-    page.locator(EDITOR).click()
-    page.keyboard.press("Control+a")
-    page.keyboard.insert_text(mine)
-    until(lambda: page.evaluate(LIVE_BOX_JS) == mine)
-    page.keyboard.press("Control+Enter")
+    run_live(page, mine)
     page.locator(f"{LIVE} [data-testid=codelab-race-final]").wait_for(timeout=120_000)
     # a race's final can be the last test's (the same code, the same steps) while this Run redraws the verdict: the
     # hooks are read once both are there
