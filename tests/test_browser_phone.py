@@ -335,7 +335,7 @@ def test_before_python_the_page_fits_a_phone(played):
 FORMULAS_JS = """(vw) => [...document.querySelectorAll('.wt-section > pre')].map((el) => ({
   id: el.closest('.wt-section').id, text: el.textContent.split('\\n')[0], over: el.scrollWidth - el.clientWidth,
   right: Math.round(el.getBoundingClientRect().right - vw)}))"""
-WITH_FORMULAS = {p.stem for p in (ROOT / "site" / "sections").glob("*.html") if "<pre" in p.read_text(encoding="utf-8")}
+WITH_FORMULAS = {s.id for s in state.REGISTRY if "<pre" in (ROOT / s.html).read_text(encoding="utf-8")}
 
 
 def test_before_python_the_prose_formulas_show_whole(played):

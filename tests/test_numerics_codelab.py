@@ -393,7 +393,7 @@ def test_a_diverging_race_stops_with_the_gradient_that_went_non_finite():
 def test_the_prose_on_races_holds_for_every_named_bug():
     """codelab.html: a wrong backward's race ends at a worse loss without a word, except the bugs it names, whose
     race stops on a gradient no longer finite within a few dozen steps (at most 50)."""
-    prose = " ".join((ROOT / "site" / "sections" / "codelab.html").read_text(encoding="utf-8").split())
+    prose = " ".join((ROOT / state.SECTION["codelab"].html).read_text(encoding="utf-8").split())
     for bug in codelab_bugs.BUGS:
         out = codelab.lab(codelab.bug_source(bug.id))
         if out["kind"] != "ok" or bug.id == "correct":

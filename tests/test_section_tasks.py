@@ -6,13 +6,16 @@ from pathlib import Path
 
 import panel as pn
 
-from weighttying import model, quoted, report, tasks
+from weighttying import lens, model, quoted, report, tasks
 from weighttying import state
 from weighttying.app.sections import tasks as section
 from weighttying.app.store import Store
 from weighttying.views import tasks as tasks_view
 from carried_numbers import carried, near
 from test_section_repeat import run_until_done, shown, values
+
+# the section's prose as a reader reads it (whitespace as one space), from the file the registry declares
+PROSE = " ".join((Path(__file__).resolve().parents[1] / state.SECTION["tasks"].html).read_text().split())
 
 
 def runs_of(seeds, steps, chunk=tasks_view.CHUNK):
@@ -109,9 +112,8 @@ def test_cancel_stops_the_seeds():
 def test_the_prose_reading_of_the_posts_32_percent_is_arithmetic_on_our_toy():
     """tasks.html: the post's "32% fewer" is V·d over our tied total, and over the untied total only for a narrower
     MLP than our reconstruction's; the sentence's widths, entries and share are checked here, not trusted."""
-    prose = " ".join((Path(__file__).resolve().parents[1] / "site" / "sections" / "tasks.html").read_text().split())
     found = re.search(r"ours \((\d+)\) is a reconstruction: with an MLP of (\d+) units the same (\d+) entries "
-                      r"would be (\d+)% of the untied total", prose)
+                      r"would be (\d+)% of the untied total", PROSE)
     assert found, "tasks.html no longer says which MLP width would make the post's share one of the untied total"
     ours, narrow, entries, share = map(int, found.groups())
     toy = model.Config()
@@ -130,21 +132,17 @@ def test_the_aside_on_longer_training_holds_at_the_steps_controls_end():
     """tasks.html's aside: trained to the steps control's end, the misaligned ratio grows while its gap in nats stays
     within seed noise of the recipe's, and the aligned ratio sits above one. Noise is the paired standard error over
     the seeds (the same seeds at both budgets), two of them the tolerance, as the section's verdicts use."""
-    prose = " ".join((Path(__file__).resolve().parents[1] / "site" / "sections" / "tasks.html").read_text().split())
     end = state.BY_KEY["tasks.steps"].hi
-    assert f"the steps control goes to {end:,}" in prose and "the aligned task the ratio drifts above one" in prose
+    assert f"the steps control goes to {end:,}" in PROSE and "the aligned task the ratio drifts above one" in PROSE
     base, longer = ({row["task"]: row["runs"] for row in tasks.table(steps=s)} for s in (state.Tasks().steps, end))
-
-    def mean_se(values) -> tuple[float, float]:
-        mean, sd = quoted.mean_sd(values)
-        return mean, sd / len(values) ** 0.5
 
     def gap(run: dict) -> float:
         return run["tied"] - run["untied"]
 
-    moved, se = mean_se([gap(b) - gap(x) for b, x in zip(base["MISALIGNED"], longer["MISALIGNED"])])
+    # lens.verdict: the mean and paired standard error of per-seed differences (its words are the paper's, unused)
+    moved, se, _ = lens.verdict([gap(b) - gap(x) for b, x in zip(base["MISALIGNED"], longer["MISALIGNED"])])
     assert abs(moved) <= 2 * se, (moved, se)
-    grew, se = mean_se([x["ratio"] - b["ratio"] for b, x in zip(base["MISALIGNED"], longer["MISALIGNED"])])
+    grew, se, _ = lens.verdict([x["ratio"] - b["ratio"] for b, x in zip(base["MISALIGNED"], longer["MISALIGNED"])])
     assert grew > 2 * se, (grew, se)
-    aligned, se = mean_se([x["ratio"] for x in longer["ALIGNED"]])
+    aligned, se, _ = lens.verdict([x["ratio"] for x in longer["ALIGNED"]])
     assert aligned - 1 > 2 * se, (aligned, se)
