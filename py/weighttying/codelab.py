@@ -246,6 +246,7 @@ def reader_loss_and_grads(backward, params: dict, cfg: model.Config, inputs, tar
             grads = dict(grads) if isinstance(grads, Mapping) else grads  # a mapping of the reader's own reads here
     except READER_ERRORS as exc:
         raise ReaderError(error("runtime", one_line(exc), reader_line(exc, backward))) from None
+    @functools.cache  # asked for the message and for its line: the locals are searched once
     def made(name: str) -> tuple[str, int] | None:
         return origin(grads[name], frame) if isinstance(grads, Mapping) and name in grads else None
     return loss, checked(grads, params, line, made)

@@ -196,12 +196,12 @@ def comparison(st: state.Owntext, e: dict | None) -> str:
     done = all("rank_after" in e["models"][m] for m in MODELS)
     entropies = f"the text's unigram {render.num(e['unigram'], 3)} and bigram {render.num(e['bigram'], 3)} entropies"
     if done:
-        heldout = [e["models"][m]["curve"][-1]["heldout"] for m in MODELS]
+        heldout = {m: e["models"][m]["curve"][-1]["heldout"] for m in MODELS}
         # Said only when it holds: the held-out tenth can beat the whole text's bigram counts, and a short run can
         # stay above the unigram entropy.
-        between = all(e["bigram"] <= h <= e["unigram"] for h in heldout)
-        point = (f"Held-out, tied {render.num(heldout[0], 3)} and untied {render.num(heldout[1], 3)} bits per "
-                 f"character after {st.steps} steps, {'between' if between else 'against'} {entropies}")
+        between = all(e["bigram"] <= h <= e["unigram"] for h in heldout.values())
+        point = (f"Held-out, tied {render.num(heldout['tied'], 3)} and untied {render.num(heldout['untied'], 3)} "
+                 f"bits per character after {st.steps} steps, {'between' if between else 'against'} {entropies}")
     else:
         point = f"Not trained yet ({st.steps} steps each); the baselines are {entropies}"
     return table(COLUMNS, rows(e), point + f"; tying saves {render.num(100 * e['share'], 3)} % of the parameters",
