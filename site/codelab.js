@@ -233,6 +233,9 @@ export function installEditor(doc = document, links = {}) {
   // section is there: earlyrun.js)}. Run presses the live section's Run once it is live.
   const run = () => {
     if (!liveSection(doc)) return links.runBefore("codelab");
+    // the line speaks of this Run from now on: the verdict it holds until its answer (the section holds it too), never
+    // the Run before the live lab's words
+    sayUnderRun(doc, verdict(doc));
     return pressRun(doc);
   };
   whenDom(() => mount(doc, run, globalThis.localStorage, links));

@@ -11,6 +11,7 @@ Run pressed meanwhile to show its answer.
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 import contextlib
 import shutil
@@ -79,6 +80,9 @@ def test_the_code_is_checked_before_panel_and_panel_takes_it_over_with_the_same_
     live = page.evaluate(SLOTS_JS, page.locator("#live-root-codelab").element_handle())
     for name in early:
         assert live[name] == early[name], name
+    # Run again, live: the line under Run speaks of this Run (the same verdict), not of the one before the live lab
+    page.get_by_test_id("codelab-run").click()
+    expect(page.locator(SAID)).to_have_text(want, timeout=30_000)
 
 
 def test_code_that_draws_what_the_page_never_draws_is_refused_whole(held):
