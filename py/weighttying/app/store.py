@@ -203,7 +203,7 @@ def _choice(obj: param.Parameterized, c: state.Control) -> pn.widgets.Widget:
     row of that many buttons wraps into a block. Each says the choice as the reader reads it (Control.says)."""
     options = {c.says(x): x for x in c.choices}
     kind = pn.widgets.Select if len(options) > BUTTONS else pn.widgets.RadioButtonGroup
-    return kind.from_param(obj.param[c.name], name=c.name, options=options)
+    return kind.from_param(obj.param[c.name], name=c.name, options=options, description=None)  # as _text's
 
 
 # Each input form's Panel widget, by state.Kind.input as the page's are (controls.INPUTS, site/player.js):
