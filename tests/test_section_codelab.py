@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from weighttying import codelab, codelab_bugs
+from weighttying import codelab, codelab_bugs, quoted, report
 from weighttying import state
 from weighttying.app.sections import codelab as section
 from weighttying.app.store import Store
@@ -73,6 +73,21 @@ def test_the_random_check_follows_k_and_the_claim_is_the_output_path_bugs():
         assert float(hooks(out["random"])["codelab-random-miss"]) == carried(want["miss_probability"])
         assert float(hooks(out["claim"])["codelab-claim-miss"]) == carried(want["miss_probability"])
     assert "passed" not in codelab_view.slots(dataclasses.replace(DEFAULT, bug="output_only", k=codelab_view.ENTRIES))["random"].split(":")[1]
+
+
+def test_the_claim_sets_the_pages_own_words_beside_ours_and_judges_none():
+    # the page gives the random check no rate, so the claim quotes it (as the report's row does) and its chip is n/a,
+    # its rule naming the numbers the exact chance is made of
+    for k in (20, codelab_view.ENTRIES):
+        claim = codelab_view.slots(dataclasses.replace(DEFAULT, k=k))["claim"]
+        text = html.unescape(re.sub(r"<[^>]+>", " ", claim))
+        assert f"The page: \u201c{quoted.SAID['random_check']}\u201d" in text
+        assert re.search(r'<span class="wt-chip-word">n/a</span>', claim)
+        wrong = int(codelab.random_draw(codelab_view.wrong_mask(codelab_view.bug_checks("output_only")), k)["wrong"])
+        assert f"the chance that {min(k, codelab_view.ENTRIES)} entries drawn without replacement all miss the {wrong} " \
+               f"wrong ones of {codelab_view.ENTRIES}" in " ".join(text.split())
+    rows = [r for r in report.pathdrop_rows() if r["id"].startswith("pathdrop.miss.")]
+    assert rows and {r["page"] for r in rows} == {quoted.SAID["random_check"]}
 
 
 def test_the_code_shown_is_the_bugs_edit_and_its_whole_source_for_the_editor():

@@ -31,6 +31,10 @@ PAGE = {
     "doubling": {"resid": 2.00, "logit": 3.80},
     "share": {"gpt2-small": 0.237, "large-vocab-toy": 0.453, "char-model": 0.005},
 }
+# The day-67 page's claims that carry no number, in its own words: shown beside ours, judged "n/a".
+SAID = {
+    "random_check": "A gradient check that samples random entries passes it",
+}
 
 # What each page number is, the third field of QUOTES: EXACT (a count or a share: no seed noise), ONE_RUN, or
 # n > 1, a mean of n runs. The page says "five seeds" for the tasks table only; its races and the sweep's

@@ -9,7 +9,7 @@ import json
 from . import data, gradcheck, lens, measure, model, owntext, paper, pathdrop, recipes, repeat, savings, sweep, tasks
 from . import state
 from .precision import carry
-from .quoted import PAGE, PAGE_SEEDS_TASKS, explained, judge, row, same_side_of_one, share_id, sign
+from .quoted import PAGE, PAGE_SEEDS_TASKS, SAID, explained, judge, row, same_side_of_one, share_id, sign
 
 S_OWNTEXT = state.Owntext()  # the own-text section's defaults
 SEEDS = range(5)  # the page's five seeds: the rank table at init and the tasks table average these, as the page does
@@ -54,7 +54,7 @@ def pathdrop_rows() -> list[dict]:
         p = pathdrop.miss_probability(k, wrong["wrong_entries"], wrong["entries"])
         sim = pathdrop.miss_simulated(k, wrong["wrong_entries"], wrong["entries"])
         rows.append(row(f"P(k={k} random entries of {wrong['entries']} miss the {wrong['wrong_entries']} wrong)"
-                        f" exact | simulated {sim:.4f}", p, "a random-entry check passes it", "n/a (no number)",
+                        f" exact | simulated {sim:.4f}", p, SAID["random_check"], "n/a (no number)",
                         f"pathdrop.miss.k{k}"))
     trap = pathdrop.fancy_index_trap()
     rows.append(row(f"dE[t] += dx: wrong rows (tokens repeated in batch: {trap['repeated_tokens']})",

@@ -17,10 +17,10 @@ import json
 
 import numpy as np
 
-from .. import codelab, codelab_bugs, gradcheck, model
+from .. import codelab, codelab_bugs, gradcheck, model, quoted
 from .. import render
 from .. import state
-from .kit import TOL, grid, hook, note, pending, shown_errors, source, table
+from .kit import TOL, chip, chip_html, grid, hook, note, pending, shown_errors, source, table
 
 SLOTS = ("claim", "code", "strip", "random", "race", "verdict", "entries")
 RUN_KEYS = ("steps",)  # the checks follow the bug and k at once; the race waits for Run (app.kit.RunSection)
@@ -194,13 +194,17 @@ def notebook(st: state.Codelab) -> str:
 # ---- the slots ----
 
 def claim_html(k: int) -> str:
-    """The section's claim: how often a random check of k entries misses the claimed bug; every entry never does."""
+    """The section's claim: how often a random check of k entries misses the claimed bug, every entry never does;
+    beside it the page's own words, which give no rate to judge ours against."""
     r = codelab.random_draw(wrong_mask(bug_checks(CLAIMED)), k)
     label, share = codelab_bugs.BY_ID[CLAIMED].label, percent(r["miss_probability"])
+    rule = (f"n/a (the page gives no rate to compare: ours is exact, the chance that {r['k']} entries drawn without "
+            f"replacement all miss the {r['wrong']} wrong ones of {r['entries']})")
     return (f'<div class="wt-claim" data-testid="codelab-claim"><span class="wt-claim-item">A random check of '
             f'k = {r["k"]} entries misses the bug \u201c{html.escape(label)}\u201d '
             f'{hook("codelab-claim-miss", r["miss_probability"], share)} of the time; '
-            f'checking all {r["entries"]} entries never does.</span></div>')
+            f'checking all {r["entries"]} entries never does. The page: \u201c{html.escape(quoted.SAID["random_check"])}'
+            f'\u201d, with no rate {chip_html(*chip(rule))}</span></div>')
 
 
 def percent(p: float) -> str:
