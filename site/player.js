@@ -33,19 +33,20 @@ export function asRead(fills, st, defaults) {
 }
 
 export function lookup(table, st, controls) {
-  // {at: {key: index into the table's values}, approx: [[key, wanted, shown]]} for section state st: exact on
-  // the grid, else the nearest grid value (a key the table does not cover shows its default).
+  // {at: {key: index into the table's values}, approx: [[label, wanted, shown]]} for section state st: exact on
+  // the grid, else the nearest grid value (a key the table does not cover shows its default); label: the control's
+  // name as the reader reads it.
   const at = {}, approx = [];
   for (const c of controls) {
     const i = table.keys.indexOf(c.name), v = st[c.name];
     if (i < 0) {
-      if (v !== c.default) approx.push([c.name, v, c.default]);
+      if (v !== c.default) approx.push([c.label, v, c.default]);
       continue;
     }
     at[c.name] = table.values[i].indexOf(v);
     if (at[c.name] < 0) {
       at[c.name] = typeof v === "number" ? nearest(table.values[i], v, c.log) : table.values[i].indexOf(c.default);
-      approx.push([c.name, v, table.values[i][at[c.name]]]);
+      approx.push([c.label, v, table.values[i][at[c.name]]]);
     }
   }
   return { at, approx };
@@ -114,7 +115,7 @@ const ctlOf = (el, key) => el.querySelector(`.wt-pctl[data-key="${key}"]`);
 
 class Answers {
   // What a section shows from its table for the player's state: its slots' fragments, and its status line.
-  approx = {}; // section id -> [[key, wanted, shown]] when the answer on screen is the nearest one
+  approx = {}; // section id -> [[label, wanted, shown]] when the answer on screen is the nearest one
   answered = 0; // slot swaps made from a table
   lastAnswerAt = 0; // performance.now() of the latest one
   #player; // the Player whose state, tables and controls are answered

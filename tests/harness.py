@@ -462,10 +462,16 @@ FOCUS_SLIDER_JS = """
 """
 
 
+def slider_title(key: str) -> str:
+    """The live title of log-scale control KEY's slider: its label as the reader reads it (state's Control.label)."""
+    from weighttying import state
+
+    return f"{state.BY_KEY[key].label} (log scale)"
+
+
 def focus_slider(page, key: str) -> None:
     """Focus the keyboard-operable handle of a log-scale control, e.g. key 'sweep.sigma'."""
-    section, name = key.split(".", 1)
-    err = page.evaluate(FOCUS_SLIDER_JS, [f"{name} (log scale)", section])
+    err = page.evaluate(FOCUS_SLIDER_JS, [slider_title(key), key.split(".", 1)[0]])
     assert err is None, f"slider {key}: {err}"
 
 

@@ -187,7 +187,7 @@ def gradcheck(audited):
 def expected_name(ctl: str, what: str) -> str:
     """The name boot.js gives a Bokeh part of control CTL (wt-ctl-<section>-<key>): its widget's title."""
     c = next(c for c in state.CONTROLS if f"wt-ctl-{c.section}-{c.name}" == ctl)
-    title = f"{c.name} (log scale)" if c.log and what == "handle" else c.name
+    title = f"{c.label} (log scale)" if c.log and what == "handle" else c.label
     return {"up": f"increase {title}", "down": f"decrease {title}"}.get(what, title)
 
 

@@ -226,7 +226,8 @@ def check_embed(page, server):
     assert inner.evaluate(DEEP_VISIBLE_JS, ".wt-control") is True
     titles = inner.evaluate("""() => __wtTest.all(document, '.bk-slider-title')
         .filter((t) => t.getBoundingClientRect().width > 0).map((t) => t.textContent.trim())""")
-    assert any(t.startswith("sigma") for t in titles) and not any(t.startswith("band") for t in titles), titles
+    sigma, band = state.BY_KEY["sweep.sigma"].label, state.BY_KEY["sweep.band"].label
+    assert any(t.startswith(sigma) for t in titles) and not any(t.startswith(band) for t in titles), titles
 
     # embed.js sized the iframe to the content: no inner scrollbar, no big gap.
     page.wait_for_function("() => document.getElementById('f').dataset.wtHeight !== undefined")

@@ -200,7 +200,8 @@ def test_off_grid_value_is_approximate_until_live(browser, server):
         ctl = page.locator(".wt-player[data-section=sweep]")
         assert ctl.get_attribute("data-approx") == "true"
         status = ctl.locator(".wt-player-status").inner_text()
-        assert "Approximate" in status and "sigma = 0.3" in status and "sigma = 0.316" in status, status
+        sigma = state.BY_KEY["sweep.sigma"].label  # the status names the control as its label does
+        assert "Approximate" in status and f"{sigma} = 0.3," in status and f"{sigma} = 0.316" in status, status
         assert ctl.locator(".wt-player-status").evaluate(STATUS_FIRST_JS)  # first: what is shown is not exact
         assert page.locator("#live-sweep .wt-slot.wt-approx").count() > 0
         # the nearest grid point's answer is what is shown, and the URL holds the typed value

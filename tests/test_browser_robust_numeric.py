@@ -20,7 +20,7 @@ import re
 
 import pytest
 
-from harness import focus_slider, sweep_readout
+from harness import focus_slider, slider_title, sweep_readout
 from robust import booted, error_box, live_sections, poll, runner_sections, section_text, session, settle, wait_status
 from weighttying import render
 from weighttying import state
@@ -137,11 +137,11 @@ def test_sliders_faster_than_the_worker(browser, server):
         sent = page.evaluate("() => window.__wt.patchesSent") - sent0
         # The last setting: what the slider handles show now.
         # The exact slider values in the page's Bokeh document (aria-valuenow is rounded to 0.1).
-        pos = page.evaluate("""() => { const out = {};
+        pos = page.evaluate("""(titles) => { const out = {};
             for (const doc of Bokeh.documents) for (const m of doc.all_models) {
-              const t = m.title;
-              if (typeof t === 'string' && t.endsWith(' (log scale)') && typeof m.value === 'number') out[t.split(' ')[0]] = m.value;
-            } return out; }""")
+              const name = titles[m.title];
+              if (name && typeof m.value === 'number') out[name] = m.value;
+            } return out; }""", {slider_title(f"sweep.{name}"): name for name in ("sigma", "in_scale")})
         st, notes = state.parse_query(page.evaluate("() => location.search.slice(1)"))
         assert not notes
         for name in ("sigma", "in_scale"):

@@ -21,7 +21,7 @@ import pytest
 
 import engines
 from conftest import in_ci
-from harness import BOOT_TIMEOUT_S, FOCUS_SLIDER_JS, MOVE_JS, sweep_readout
+from harness import BOOT_TIMEOUT_S, FOCUS_SLIDER_JS, MOVE_JS, slider_title, sweep_readout
 from test_browser_classroom import flip_byte_of, manifest
 from test_browser_player import SLOTS_JS, VALUES_JS, cpython_values, mismatches
 from weighttying import state
@@ -147,7 +147,7 @@ def test_live_slider_equals_cpython(booted):
     page = booted["page"]
     assert booted["end"]["status"] == "ready", booted["end"]
     before = sweep_readout(page)
-    assert page.js(FOCUS_SLIDER_JS, ["sigma (log scale)", "sweep"]) is None
+    assert page.js(FOCUS_SLIDER_JS, [slider_title("sweep.sigma"), "sweep"]) is None
     page.js(MOVE_JS, ["live-sweep", "sweep-readout"])
     page.press("ArrowRight")
     page.js("() => window.__wtMove")

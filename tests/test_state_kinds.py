@@ -7,11 +7,13 @@ plus drawing code only for a new form."""
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 from weighttying import controls, state
 from weighttying.app import store
 
 FORMS = {k.input for k in state.KINDS.values()}
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_each_layer_draws_every_input_form_the_kinds_name():
@@ -56,3 +58,23 @@ def test_a_choice_reads_as_its_words_in_both_layers_and_its_value_stays_the_link
         widget = store.WIDGETS["select"](store.SECTION_CLASSES[c.section](), c)
         assert widget.options == {c.says(x): x for x in c.choices}, c.key
         assert len(set(widget.options)) == len(c.choices), c.key  # no two choices read alike
+
+
+def test_a_label_is_the_proses_name_for_its_control_in_both_layers_and_the_key_stays_the_links():
+    """A control the page's prose names otherwise (spec's `label`: σ for sigma, inScale for in_scale) is labelled so
+    before Python (its <label>, its help's name) and live (its widget's title), while its URL key stays the field's;
+    and a label is a name the prose uses (the opening section introduces σ for every section): there for no other
+    reason."""
+    labelled = [c for c in state.CONTROLS if c.label != c.name]
+    assert labelled, "no control has a label of its own"
+    prose = "".join((ROOT / s.html).read_text(encoding="utf-8") for s in state.REGISTRY)
+    for c in labelled:
+        assert c.label in prose, f"{c.key}: its label {c.label!r} is no name the page's prose uses"
+        title = f"{c.label} (log scale)" if c.log else c.label
+        before = controls.control(c, None)
+        assert f">{html.escape(title, quote=True)}</label>" in before, c.key
+        assert f'aria-label="What {html.escape(c.label, quote=True)} does"' in before, c.key
+        assert f"data-key=\"{c.name}\"" in before and state.BY_KEY[c.key] is c, c.key
+        widget = store.control(store.Store(state.State()), c)
+        titles = [w.name for w in widget.select(store.pn.widgets.Widget)]
+        assert title in titles, (c.key, titles)

@@ -36,7 +36,7 @@ def _attr(x: object) -> str:
 
 
 def _label(c: state.Control) -> str:
-    return f"{c.name} (log scale)" if c.log else c.name
+    return f"{c.label} (log scale)" if c.log else c.label
 
 
 def _number(c: state.Control, cid: str, value, values: list | None, described: str) -> str:
@@ -49,7 +49,7 @@ def _number(c: state.Control, cid: str, value, values: list | None, described: s
                 f'aria-valuetext="{_attr(state.fmt(value))}" {described}>')
     step = "1" if c.type is int else "any"
     box_id = f"{cid}-box" if out else cid
-    name = f' aria-label="{_attr(c.name)}, exact value"' if out else f" {described}"
+    name = f' aria-label="{_attr(c.label)}, exact value"' if out else f" {described}"
     out += (f'<input type="number" id="{box_id}" class="wt-pbox" min="{_attr(state.fmt(c.lo))}" '
             f'max="{_attr(state.fmt(c.hi))}" step="{step}" value="{_attr(state.fmt(value))}"{name}>')
     return _labelled(c, cid, out)
@@ -159,7 +159,7 @@ def help_html(c: state.Control, hid: str = "") -> str:
     (site/live.css for the live lab, site/style.css for these), so the help of every control does not double
     a section's height on a phone."""
     pid = f' id="{_attr(hid)}"' if hid else ""
-    return (f'<details class="wt-help-box"><summary class="wt-help-q" aria-label="What {_attr(c.name)} does">'
+    return (f'<details class="wt-help-box"><summary class="wt-help-q" aria-label="What {_attr(c.label)} does">'
             f'<span aria-hidden="true">?</span></summary><p class="wt-help"{pid}>{_attr(c.help)}</p></details>')
 
 

@@ -49,7 +49,10 @@ test("a value off the grid shows the nearest grid value, in log space for a log 
   const { at, approx } = lookup(t, st, rules.section("sweep"));
   const sigmas = t.values[t.keys.indexOf("sigma")];
   assert.equal(sigmas[at.sigma], 0.316);
-  assert.deepEqual(approx.map(([k, wanted]) => [k, wanted]), [["sigma", 0.3], ["band", 0.123]]);
+  // each named as the reader reads the control (its label: σ, where the key is sigma)
+  const label = (name) => rules.section("sweep").find((c) => c.name === name).label;
+  assert.equal(label("sigma"), "σ");
+  assert.deepEqual(approx.map(([k, wanted]) => [k, wanted]), [[label("sigma"), 0.3], [label("band"), 0.123]]);
   assert.equal(nearest([1, 10, 100], 30, true), 1, "30 is nearer 10 than 100 in log space");
   assert.equal(nearest([1, 10, 100], 60, false), 2);
 });
@@ -59,7 +62,7 @@ test("a control the table does not cover is approximate unless at its default", 
   const sid = Object.keys(grids).find((s) => rules.section(s).some((c) => uncovered(s, c)));
   const c = rules.section(sid).find((x) => uncovered(sid, x));
   const off = { ...defaults(sid), [c.name]: c.default === c.hi ? c.lo : c.hi };
-  assert.deepEqual(lookup(table(sid), off, rules.section(sid)).approx, [[c.name, off[c.name], c.default]]);
+  assert.deepEqual(lookup(table(sid), off, rules.section(sid)).approx, [[c.label, off[c.name], c.default]]);
 });
 
 test("a preset showing its own numbers reads as the preset alone, as the tables and the URL hold it", () => {

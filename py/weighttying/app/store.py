@@ -103,7 +103,7 @@ def number_box(obj: param.Parameterized, c: state.Control, **kw) -> pn.widgets.W
     value the param refuses puts the param's value back in the box instead of failing the change."""
     cls = pn.widgets.IntInput if c.type is int else pn.widgets.FloatInput
     # no description: the control's help is its "?" (control()); Bokeh's own would be a second "?" beside the name
-    box = cls(name=c.name, value=getattr(obj, c.name), start=c.lo, end=c.hi, **kw)
+    box = cls(name=c.label, value=getattr(obj, c.name), start=c.lo, end=c.hi, **kw)
 
     def to_param(e) -> None:
         v = e.new
@@ -123,7 +123,7 @@ def number_box(obj: param.Parameterized, c: state.Control, **kw) -> pn.widgets.W
 def log_control(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A log10 slider for exploring plus a number box for exact values, both on one param."""
     lo, hi = math.log10(c.lo), math.log10(c.hi)
-    slider = pn.widgets.FloatSlider(name=f"{c.name} (log scale)", start=lo, end=hi, step=0.01,
+    slider = pn.widgets.FloatSlider(name=f"{c.label} (log scale)", start=lo, end=hi, step=0.01,
                                     value=math.log10(getattr(obj, c.name)), show_value=False,
                                     sizing_mode="stretch_width", min_width=130)
     # slider + box fit a 360 px screen: the slider shrinks, the box keeps room for "1e-08"
@@ -144,27 +144,27 @@ def log_control(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewa
 def _whole(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A slider over a narrow integer range, a number box over a wide one."""
     if c.hi - c.lo <= SLIDER_MAX_STEPS:
-        return pn.widgets.IntSlider.from_param(obj.param[c.name], name=c.name, throttled=True)
+        return pn.widgets.IntSlider.from_param(obj.param[c.name], name=c.label, throttled=True)
     return number_box(obj, c)
 
 
 def _number(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A slider in about a hundred steps of a round size."""
     step = 10 ** math.floor(math.log10((c.hi - c.lo) / 100))
-    return pn.widgets.FloatSlider.from_param(obj.param[c.name], name=c.name, step=step, throttled=True)
+    return pn.widgets.FloatSlider.from_param(obj.param[c.name], name=c.label, step=step, throttled=True)
 
 
 def _text(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A text area for free text (long, never in a link), up to its kind's max_chars."""
     # description=None: the control's help is its "?" (control()); from_param's would be a second "?" by the name
-    return pn.widgets.TextAreaInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
+    return pn.widgets.TextAreaInput.from_param(obj.param[c.name], name=c.label, max_length=c.spec.max_chars,
                                                sizing_mode="stretch_width", auto_grow=True, max_rows=12,
                                                description=None)
 
 
 def _code(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A text area of code, which the page's editor takes over (site/codelab.js: .wt-code-input)."""
-    return pn.widgets.TextAreaInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
+    return pn.widgets.TextAreaInput.from_param(obj.param[c.name], name=c.label, max_length=c.spec.max_chars,
                                                sizing_mode="stretch_width", rows=20, description=None,
                                                css_classes=["wt-code-input"])
 
@@ -172,7 +172,7 @@ def _code(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
 def _file(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A file input (click or drop) whose UTF-8 text becomes the control's value; a file that is not text, or too
     long, is refused with a line saying why and changes nothing; one read is named with its size."""
-    picker = pn.widgets.FileInput(accept=".txt,text/plain", name=c.name, sizing_mode="stretch_width")
+    picker = pn.widgets.FileInput(accept=".txt,text/plain", name=c.label, sizing_mode="stretch_width")
     said = pn.pane.HTML("", sizing_mode="stretch_width")
 
     def read(*_) -> None:
@@ -203,7 +203,7 @@ def _choice(obj: param.Parameterized, c: state.Control) -> pn.widgets.Widget:
     row of that many buttons wraps into a block. Each says the choice as the reader reads it (Control.says)."""
     options = {c.says(x): x for x in c.choices}
     kind = pn.widgets.Select if len(options) > BUTTONS else pn.widgets.RadioButtonGroup
-    return kind.from_param(obj.param[c.name], name=c.name, options=options, description=None)  # as _text's
+    return kind.from_param(obj.param[c.name], name=c.label, options=options, description=None)  # as _text's
 
 
 # Each input form's Panel widget, by state.Kind.input as the page's are (controls.INPUTS, site/player.js):
@@ -211,12 +211,12 @@ def _choice(obj: param.Parameterized, c: state.Control) -> pn.widgets.Widget:
 WIDGETS = {
     "number": _numeric,
     "select": _choice,
-    "checkbox": lambda obj, c: pn.widgets.Checkbox.from_param(obj.param[c.name], name=c.name),
-    "text": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name),
+    "checkbox": lambda obj, c: pn.widgets.Checkbox.from_param(obj.param[c.name], name=c.label),
+    "text": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.label),
     "textarea": _text,
     "code": _code,
     "file": _file,
-    "line": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.name, max_length=c.spec.max_chars,
+    "line": lambda obj, c: pn.widgets.TextInput.from_param(obj.param[c.name], name=c.label, max_length=c.spec.max_chars,
                                                            sizing_mode="stretch_width", description=None),
 }
 

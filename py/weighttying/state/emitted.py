@@ -25,8 +25,9 @@ def rules(fills: dict[str, dict]) -> dict:
         "kinds": {k.name: {f.name: getattr(k, f.name) for f in dataclasses.fields(k) if f.name != "type"}
                   | {"whole": k.type is int} for k in KINDS.values()},
         "sections": SECTIONS,
-        "controls": [{"key": c.key, "section": c.section, "name": c.name, "kind": c.kind, "default": c.default,
-                      "lo": c.lo, "hi": c.hi, "choices": c.choices, "log": c.log, "own": c.own} for c in CONTROLS],
+        "controls": [{"key": c.key, "section": c.section, "name": c.name, "label": c.label, "kind": c.kind,
+                      "default": c.default, "lo": c.lo, "hi": c.hi, "choices": c.choices, "log": c.log, "own": c.own}
+                     for c in CONTROLS],
         "presets": PRESETS, "custom_preset": CUSTOM_PRESET,
         "fills": {sid: f for sid, f in fills.items() if f},
     }

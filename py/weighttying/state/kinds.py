@@ -62,7 +62,8 @@ BY_TYPE = {bool: "toggle", int: "whole", float: "number"}  # a field's kind when
 def spec(default, help, lo=None, hi=None, choices=None, log=False, label=None, kind=None, own=None, shown=None):
     """A dataclass field carrying its kind, bounds, allowed choices and help text as metadata; `own`: the choice the
     reader's own text (a value of an `own` kind in the section) selects, before Python and live alike; `shown`: what
-    the reader reads for a choice {choice: words}, where its value (the URL's) is a name for code."""
+    the reader reads for a choice {choice: words}, where its value (the URL's) is a name for code; `label`: what the
+    reader reads as the control's name, where the prose writes it otherwise than the field (its URL key)."""
     kind = kind or ("log" if log else "choice" if choices else BY_TYPE[type(default)])
     meta = dict(help=help, lo=lo, hi=hi, choices=choices, kind=kind, label=label, own=own,
                 shown=tuple((shown or {}).items()))

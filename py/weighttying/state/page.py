@@ -41,6 +41,7 @@ class Control:
     choices: tuple | None
     own: str | None = None  # the choice the section's own text selects (spec)
     shown: tuple = ()  # (choice, what the reader reads for it) where that is not the choice itself (spec)
+    label: str = ""  # the control's name as the reader reads it, where the prose names it otherwise (spec); else name
 
     def says(self, choice) -> str:
         """A choice as the reader reads it."""
@@ -70,7 +71,7 @@ def controls() -> tuple[Control, ...]:
         for f in dataclasses.fields(sec.default_factory):
             m = f.metadata
             out.append(Control(sec.name, f.name, m["kind"], f.default, m["help"], m["lo"], m["hi"], m["choices"],
-                               m["own"], m["shown"]))
+                               m["own"], m["shown"], m["label"] or f.name))
     return tuple(out)
 
 

@@ -66,7 +66,8 @@ class Repeat:
                              "Picks the model the readout and histogram show (the race trains both).")
     res: float = spec(1.0, "Residual weight: h = res * x + MLP(x). 1 keeps a copy of E[t] in h; 0 is the control "
                             "without it (still tied).", 0.0, 1.0)
-    sigma: float = spec(TOY.sigma, "Init std of E (and U): the self-term res * |E[t]|^2 grows as sigma^2.", 1e-8, 1e8, log=True)
+    sigma: float = spec(TOY.sigma, "Init std of E (and U): the self-term res * |E[t]|^2 grows as σ^2.", 1e-8, 1e8,
+                        log=True, label="σ")
     steps: int = spec(recipes.REPEAT.steps, "Training steps of the tied-vs-untied race (the page reports 600).", 0, 5000)
     lr: float = spec(recipes.REPEAT.lr, "Learning rate of the race (too large diverges: the run stops and says so).",
                       1e-4, 1e3, log=True)
@@ -96,7 +97,7 @@ class Owntext:
                      "'other' token.", 2, 256)
     d: int = spec(TOY.d, "Model width d: the length of every character's vector (E's columns, U's too untied).", 1, 128)
     res: float = spec(1.0, "Residual weight: h = res * x + MLP(x); 1 keeps the character just read in h.", 0.0, 1.0)
-    sigma: float = spec(TOY.sigma, "Init std of E (and U).", 1e-3, 10.0, log=True)
+    sigma: float = spec(TOY.sigma, "Init std of E (and U).", 1e-3, 10.0, log=True, label="σ")
     steps: int = spec(1500, "SGD steps per model (batches of 64 character pairs from the first 90 %).", 10, 5000)
     lr: float = spec(0.5, "Learning rate of both models (too large diverges: the run stops and says so).", 1e-4, 1e3,
                       log=True)
@@ -108,8 +109,10 @@ class Owntext:
 
 @dataclass(frozen=True)
 class Sweep:
-    sigma: float = spec(TOY.sigma, "Init std of E: scales both the residual stream and the logits.", 1e-8, 1e8, log=True)
-    in_scale: float = spec(1.0, "inScale: x = inScale * E[t]; scales the residual stream only.", 1e-8, 1e8, log=True)
+    sigma: float = spec(TOY.sigma, "Init std of E: scales both the residual stream and the logits.", 1e-8, 1e8, log=True,
+                        label="σ")
+    in_scale: float = spec(1.0, "inScale: x = inScale * E[t]; scales the residual stream only.", 1e-8, 1e8, log=True,
+                           label="inScale")
     grid: str = spec("coarse", "Grid resolution of the sweep.", choices=("coarse", "fine"))
     band: float = spec(0.1, "Half-width of the 'near 1' band, as a fraction: 0.1 means 0.9 to 1.1.", 0.01, 1.0)
 
