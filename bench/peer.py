@@ -408,7 +408,7 @@ FOCUS_JS = """
 def move_and_wait_repaint(page, key: str, press: str = "ArrowRight") -> dict:
     """tests/harness.py's move_and_wait_repaint on the peer's page, where no #live-sweep holds the section."""
     import harness  # tests/, on sys.path in bench/run.py
-    err = page.evaluate(FOCUS_JS, [f"{key.split('.', 1)[1]} (log scale)"])
+    err = page.evaluate(FOCUS_JS, [harness.slider_title(key)])
     assert err is None, f"slider {key}: {err}"
     page.evaluate(harness.MOVE_JS, ["", f"{key.split('.', 1)[0]}-readout"])
     page.keyboard.press(press)
