@@ -43,13 +43,15 @@ from weighttying.state import SECTIONS, extra_sections
 
 pytestmark = pytest.mark.browser
 
-MAX_HEIGHT = 20_500  # eight sections took 12,522 px before Python and 12,852 live with issue 29's stacked, numbered
+MAX_HEIGHT = 21_000  # eight sections took 12,522 px before Python and 12,852 live with issue 29's stacked, numbered
 # figures; the ninth, your own text (issue 28), brought the page to 14,527 and 14,857; the tenth, the code lab
 # (issue 39), added 1,740 px at 1280 before Python; defining every term where it is first used and saying each
 # claim's limits (issue 43) about 1,540 px more, with the limits and sources already folded; the front (issue 42:
 # the opening figure, 442 px with the lede, and the findings, 619) brought it to 19,468 before Python and 20,039
-# live. The contents list beside the article is the way around it.
-# A test section's own box gets its share of the page's budget (2,050 px: 20,500 over the ten page sections,
+# live; the prose's corrections and sources to 19,917 and 20,487; the page's own words beside the code lab's claim
+# (in the claim and the findings) and the caption under the dropped path's training curves to 20,018 and 20,565.
+# The contents list beside the article is the way around it.
+# A test section's own box gets its share of the page's budget (2,100 px: 21,000 over the ten page sections,
 # which measure 946 to 2,037 px each live).
 MAX_SECTION = MAX_HEIGHT // (len(SECTIONS) - len(extra_sections()))
 MAX_GAP = 160

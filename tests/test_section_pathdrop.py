@@ -155,3 +155,26 @@ def test_default_central_differences_are_computed_once():
     for name, grad in points[0]["numeric"].items():
         assert grad is checked[name] and not grad.flags.writeable
     assert pathdrop_view.known_numeric(DEFAULT, kit.Differences()) is None and len(list(pathdrop_view.iter_numeric(DEFAULT, kit.Differences()))) > 1
+
+
+def test_the_curves_caption_says_where_the_broken_run_ends_against_the_correct_one():
+    """The caption under the training curves reads their last point: the broken run's loss, how far above (or below)
+    the correct one's, and the wrong rows the loss cannot name, streaming or done; a diverged run is said so."""
+    st = dataclasses.replace(DEFAULT, steps=60)
+    points = pathdrop_view.results(st)["points"]
+    wrong = pathdrop_view.rows(st, pathdrop_view.numeric(st))["output path only"]["wrong_rows"]
+    for upto in (points[:3], points):
+        curves = pathdrop_view.slots(st, {"points": upto})["curves"]
+        said = html.unescape(curves.split('data-testid="pathdrop-curves-text">')[1])
+        end = upto[-1]
+        correct, broken = (end["points"][n]["eval"] for n in pathdrop_view.CURVES)
+        assert f"At step {end['step']} the broken gradient (output path only) is at {broken:.3f} nats" in said
+        side = "above" if broken > correct else "below"
+        assert f"{abs(broken - correct):.3f} {side} the correct one's {correct:.3f}" in said
+        assert f"which {wrong} rows of dE are wrong" in said
+    end = points[-1]
+    ahead = {**end, "points": {**end["points"], "both paths": {"eval": end["points"]["output path only"]["eval"] + 0.5}}}
+    said = pathdrop_view.curves_said(ahead, wrong)
+    assert "0.500 below the correct one's" in said and "no worse" in said and "a worse loss" not in said
+    gone = {**points[-1], "points": {**points[-1]["points"], "output path only": {"eval": float("nan")}}}
+    assert "no longer finite" in pathdrop_view.curves_said(gone, wrong)

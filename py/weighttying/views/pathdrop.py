@@ -9,6 +9,7 @@ a change of steps, lr or seed (RUN_KEYS) leaves the curves pending until the rea
 from __future__ import annotations
 
 import html
+import math
 
 import numpy as np
 
@@ -221,11 +222,26 @@ def results(st: state.Pathdrop) -> dict:
             "noise": measure.spread("pathdrop")}
 
 
-def curves_svg(points: list[dict]) -> str:
-    """Both runs' exact expected loss over training as an inline SVG line chart."""
-    return render.lines({name: [p["points"][name]["eval"] for p in points] for name in CURVES},
-                   "Exact expected loss, correct vs broken", "training step", "expected loss (nats)",
-                   xs=[p["step"] for p in points], xname="step", heading="training loss")
+def curves_svg(points: list[dict], wrong_rows: int) -> str:
+    """Both runs' exact expected loss over training as an inline SVG line chart, and its caption (curves_said)."""
+    return (render.lines({name: [p["points"][name]["eval"] for p in points] for name in CURVES},
+                         "Exact expected loss, correct vs broken", "training step", "expected loss (nats)",
+                         xs=[p["step"] for p in points], xname="step", heading="training loss")
+            + note(curves_said(points[-1], wrong_rows), testid="pathdrop-curves-text"))
+
+
+def curves_said(end: dict, wrong_rows: int) -> str:
+    """What to see in the curves, from their last point: where the broken run stands against the correct one, and
+    that its curve, one loss a step, cannot say which wrong_rows rows of dE are wrong."""
+    correct, broken = (end["points"][n]["eval"] for n in CURVES)
+    if not (math.isfinite(correct) and math.isfinite(broken)):
+        return (f"At step {end['step']} a run's loss is no longer finite: at this learning rate training diverged, "
+                "whichever gradient it used.")
+    gap, theirs = broken - correct, f"the correct one's {correct:.3f}"
+    where = (f"{gap:.3f} above {theirs}: a worse loss" if gap > 0 else
+             f"{-gap:.3f} below {theirs}: at these settings no worse" if gap < 0 else f"level with {theirs}")
+    return (f"At step {end['step']} the broken gradient ({CURVES[1]}) is at {broken:.3f} nats, {where}, and nothing "
+            f"on its curve says which {wrong_rows} rows of dE are wrong.")
 
 
 def slots(st: state.Pathdrop, results: dict | None = None) -> dict[str, str]:
@@ -240,12 +256,12 @@ def slots(st: state.Pathdrop, results: dict | None = None) -> dict[str, str]:
     text = {"kcheck": kcheck_html(kcheck(st, rs)), "trap": trap_html(trap(st))}
     if not points:
         return {**out, "curves": pending("Correct vs broken training", "pathdrop-curves-pending"), **text, "finals": ""}
-    end = points[-1]
+    end, broken_rows = points[-1], rs[CURVES[1]]["wrong_rows"]
     finals = {n: end["points"][n]["eval"] for n in CURVES}
     if end["step"] < st.steps:  # still streaming: the latest losses, not yet the run's final ones
-        return {**out, "curves": curves_svg(points), **text, "finals": note(
+        return {**out, "curves": curves_svg(points, broken_rows), **text, "finals": note(
             f"Step {end['step']} of {st.steps}: correct {finals[CURVES[0]]:.4f}, broken {finals[CURVES[1]]:.4f}")}
-    return {**out, "curves": curves_svg(points), **text,
+    return {**out, "curves": curves_svg(points, broken_rows), **text,
             "finals": curves_html(st, finals, (results or {}).get("noise") or {}) + search_html("pathdrop", st, PAGE_RECIPE)
             + source(results, "pathdrop-source")}
 
