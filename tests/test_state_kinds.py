@@ -78,3 +78,17 @@ def test_a_label_is_the_proses_name_for_its_control_in_both_layers_and_the_key_s
         widget = store.control(store.Store(state.State()), c)
         titles = [w.name for w in widget.select(store.pn.widgets.Widget)]
         assert title in titles, (c.key, titles)
+
+
+def test_a_row_of_buttons_live_carries_its_label_as_its_select_does_before_python():
+    """A choice of few options is a row of buttons live, which Panel draws without a title, and a labelled <select>
+    before Python: live, the label stands over the buttons (app/store.titled), so 'coarse | fine' says it is the
+    grid's."""
+    live = store.Store(state.State())
+    rows = [c for c in state.CONTROLS if c.section in state.SECTIONS and c.choices
+            and isinstance(store.WIDGETS["select"](live[c.section], c), store.pn.widgets.RadioButtonGroup)]
+    assert rows, "no choice is drawn as buttons"
+    for c in rows:
+        assert f'<label for="wt-p-{c.section}-{c.name}">{html.escape(c.label)}</label>' in controls.control(c, None)
+        titles = [p.object for p in store.control(live, c).select(store.pn.pane.HTML)]
+        assert any(f">{html.escape(c.label)}</span>" in t for t in titles), (c.key, titles)

@@ -221,9 +221,19 @@ WIDGETS = {
 }
 
 
+def titled(w: pn.widgets.Widget, c: state.Control) -> pn.viewable.Viewable:
+    """w with control c's label over it where Panel draws none: a row of buttons has no title, unlike a select or a
+    slider, and before Python the same control is a labelled <select> (controls._select)."""
+    if not isinstance(w, pn.widgets.RadioButtonGroup):
+        return w
+    title = pn.pane.HTML(f'<span class="wt-group-title">{html.escape(c.label)}</span>', margin=(5, 10, 0, 10))
+    w.sizing_mode = "stretch_width"  # as wide as when it stood alone in the control's row (site/live.css)
+    return pn.Column(title, w, margin=0, sizing_mode="stretch_width")
+
+
 def control(store: Store, c: state.Control) -> pn.viewable.Viewable:
     """The labelled widget for control c with its help text beside it, hidden in teacher mode."""
-    w = WIDGETS[c.spec.input](store[c.section], c)
+    w = titled(WIDGETS[c.spec.input](store[c.section], c), c)
     help_text = pn.pane.HTML(help_html(c), margin=(0, 10), css_classes=["wt-help-pane"])
     hidden = store.hidden(c.key) or store.hidden("controls")
     # a stable handle per control for tests and for teacher-mode CSS: .wt-ctl-<section>-<name>
