@@ -98,3 +98,12 @@ def test_section_rechecks_on_a_control_change():
     assert float(value_of(badge.object, "gradcheck-badge")) == expected["disagree"]
     assert float(value_of(readout.object, "gradcheck-worst")) == expected["worst"]
     assert "res = 0" in readout.object
+
+
+def test_the_heatmap_is_headed_by_what_it_shows():
+    """reader-first: a heatmap says in its title what it shows (the dropped path's says "error of dE, <setting>");
+    the setting is the readout's, above it, so the heading is one for every setting and playback keeps sharing the
+    heatmaps that are equal."""
+    for tied in (True, False):
+        heatmap = gradcheck_view.slots(with_(tied=tied))["heatmap"]
+        assert re.findall(r'<text[^>]*wt-head[^>]*>([^<]*)<', heatmap) == ["error of dE"]

@@ -132,4 +132,5 @@ def slots(st: state.Gradcheck, results: dict | None = None) -> dict[str, str]:
     """The section's output for st from its check's summary (the check is run here when not given)."""
     s = summary(check(st)) if results is None else results
     return {"badge": badge(s), "readout": readout(st, s) + source(results, "gradcheck-source"),
-            "heatmap": error_heatmap(s["E_err"], batch(st)[0], "Relative error of every entry of dE"), "table": table(s)}
+            "heatmap": error_heatmap(s["E_err"], batch(st)[0], "Relative error of every entry of dE",
+                                     heading="error of dE"), "table": table(s)}
