@@ -146,3 +146,16 @@ def test_the_aside_on_longer_training_holds_at_the_steps_controls_end():
     assert grew > 2 * se, (grew, se)
     aligned, se, _ = lens.verdict([x["ratio"] for x in longer["ALIGNED"]])
     assert aligned - 1 > 2 * se, (aligned, se)
+
+
+def test_the_plots_caption_counts_the_seeds_under_one_per_task():
+    """Under the per-seed plot, what it shows: per task, how many of the seeds run so far have tying help (a ratio
+    under 1), from the same runs the dots are; before any run, only how to read it."""
+    assert "here" not in tasks_view.plot_said(tasks_view.empty())
+    runs = tasks_view.empty()
+    runs["ALIGNED"] = [{"ratio": r} for r in (0.98, 1.02, 0.99)]
+    assert tasks_view.plot_said(runs).endswith("tying helped: here for 2 of 3 aligned seeds.")
+    runs["MISALIGNED"] = [{"ratio": r} for r in (1.4, 1.5)]
+    assert tasks_view.plot_said(runs).endswith("here for 2 of 3 aligned seeds and for 0 of 2 misaligned seeds.")
+    plot = tasks_view.plot(runs)
+    assert 'data-testid="tasks-plot-text">' + tasks_view.plot_said(runs).replace("'", "&#x27;") in plot
