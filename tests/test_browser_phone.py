@@ -23,6 +23,7 @@ import robust
 from harness import ROOT, WALK_JS, Recorder, figure_text_problems, new_context, resize, until, wait_booted
 from weighttying import state
 from weighttying import sweep
+from weighttying.app import store
 from weighttying.app.sections import SECTIONS
 from carried_numbers import near
 
@@ -282,6 +283,7 @@ def check_help(page) -> None:
     """Each control's help is folded behind a "?" at 360 px, opens in full within the screen on a tap, and stays
     folded behind its "?" on a desktop too (issue 18: help paragraphs under every control filled a screen)."""
     helps = {f"wt-ctl-{c.section}-{c.name}": c.help for c in state.CONTROLS}
+    helps |= {f"wt-ctl-{sid}-preset": store.PRESET_HELP for sid in state.PRESETS}  # a section's presets: no state
     at_width(page, WIDTHS[0])
     folded = page.evaluate(HELP_JS, WIDTHS[0])
     assert folded and all(text is not None for _, text, _, _ in folded), folded

@@ -158,9 +158,14 @@ def help_html(c: state.Control, hid: str = "") -> str:
     """Control c's help line (id hid, if given); on a narrow screen it folds behind a "?" beside the control
     (site/live.css for the live lab, site/style.css for these), so the help of every control does not double
     a section's height on a phone."""
+    return help_box(c.label, c.help, hid)
+
+
+def help_box(name: str, text: str, hid: str = "") -> str:
+    """help_html of a control named NAME whose help is TEXT (also the live lab's presets, which are no state)."""
     pid = f' id="{_attr(hid)}"' if hid else ""
-    return (f'<details class="wt-help-box"><summary class="wt-help-q" aria-label="What {_attr(c.label)} does">'
-            f'<span aria-hidden="true">?</span></summary><p class="wt-help"{pid}>{_attr(c.help)}</p></details>')
+    return (f'<details class="wt-help-box"><summary class="wt-help-q" aria-label="What {_attr(name)} does">'
+            f'<span aria-hidden="true">?</span></summary><p class="wt-help"{pid}>{_attr(text)}</p></details>')
 
 
 def control(c: state.Control, values: list | None) -> str:

@@ -15,7 +15,7 @@ import panel as pn
 import param
 
 from .. import state
-from ..controls import help_html
+from ..controls import help_box, help_html
 from ..views.kit import Differences
 
 SLIDER_MAX_STEPS = 5000  # an integer range wider than this gets a number box, not a slider
@@ -234,11 +234,14 @@ def titled(w: pn.widgets.Widget, c: state.Control) -> pn.viewable.Viewable:
 def control(store: Store, c: state.Control) -> pn.viewable.Viewable:
     """The labelled widget for control c with its help text beside it, hidden in teacher mode."""
     w = titled(WIDGETS[c.spec.input](store[c.section], c), c)
-    help_text = pn.pane.HTML(help_html(c), margin=(0, 10), css_classes=["wt-help-pane"])
-    hidden = store.hidden(c.key) or store.hidden("controls")
-    # a stable handle per control for tests and for teacher-mode CSS: .wt-ctl-<section>-<name>
-    return pn.Column(w, help_text, visible=not hidden, css_classes=["wt-control", f"wt-ctl-{c.section}-{c.name}"],
-                     sizing_mode="stretch_width")
+    return beside_help(w, help_html(c), c.section, c.name, not (store.hidden(c.key) or store.hidden("controls")))
+
+
+def beside_help(w: pn.viewable.Viewable, help_text: str, section: str, name: str, visible: bool) -> pn.Column:
+    """A control's widget w and its help's "?" (controls.help_html) on one line, as site/live.css lays out
+    .wt-control; a stable handle per control for tests and for teacher-mode CSS: .wt-ctl-<section>-<name>."""
+    return pn.Column(w, pn.pane.HTML(help_text, margin=(0, 10), css_classes=["wt-help-pane"]), visible=visible,
+                     css_classes=["wt-control", f"wt-ctl-{section}-{name}"], sizing_mode="stretch_width")
 
 
 def preset_selector(store: Store, section: str) -> pn.widgets.Select:
@@ -251,7 +254,6 @@ def preset_selector(store: Store, section: str) -> pn.widgets.Select:
         return state.matching_preset(section, {f: getattr(obj, f) for f in fields}) or state.CUSTOM_PRESET
 
     sel = pn.widgets.Select(name="Preset", options=[*state.PRESETS[section], state.CUSTOM_PRESET], value=now(),
-                            description="Named settings for this section; moving a control makes them your own.",
                             sizing_mode="stretch_width", max_width=360,
                             # a teacher who locked any control of the section locks its presets too
                             visible=not any(store.hidden(f"{section}.{f}") for f in fields))
@@ -265,11 +267,20 @@ def preset_selector(store: Store, section: str) -> pn.widgets.Select:
     return sel
 
 
+PRESET_HELP = "Named settings for this section; moving a control makes them your own."
+
+
+def preset_control(store: Store, section: str) -> pn.Column:
+    """The section's presets (preset_selector) with their help's "?" beside them, as every control has."""
+    sel = preset_selector(store, section)
+    return beside_help(sel, help_box(sel.name, PRESET_HELP), section, "preset", sel.visible)
+
+
 def controls(store: Store, section: str) -> pn.Column:
     """Every control of one section, in spec order, with its presets (if any) and a reset button."""
     reset = pn.widgets.Button(name="Reset section", button_type="light", width=140)
     reset.on_click(lambda _: store.reset(section))
     rows = [control(store, c) for c in state.CONTROLS if c.section == section]
-    presets = [preset_selector(store, section)] if section in state.PRESETS else []
+    presets = [preset_control(store, section)] if section in state.PRESETS else []
     return pn.Column(*presets, *rows, reset, css_classes=["wt-controls"], sizing_mode="stretch_width",
                      visible=not store.hidden("controls"))
