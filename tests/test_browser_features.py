@@ -222,8 +222,9 @@ def check_embed(page, server):
                             ".map(s => getComputedStyle(s).display)")
     assert all(d == "none" for d in others), others
     assert frame.locator("#sweep h2").is_visible()
-    # Teacher mode inside the embed: the band control is hidden by Python, sigma stays.
-    assert inner.evaluate(DEEP_VISIBLE_JS, ".wt-control") is True
+    # Teacher mode inside the embed: the band control is hidden by Python (and the presets with it), sigma stays.
+    assert inner.evaluate(DEEP_VISIBLE_JS, ".wt-ctl-sweep-sigma") is True
+    assert inner.evaluate(DEEP_VISIBLE_JS, ".wt-ctl-sweep-preset") is False
     titles = inner.evaluate("""() => __wtTest.all(document, '.bk-slider-title')
         .filter((t) => t.getBoundingClientRect().width > 0).map((t) => t.textContent.trim())""")
     sigma, band = state.BY_KEY["sweep.sigma"].label, state.BY_KEY["sweep.band"].label
