@@ -349,7 +349,7 @@ def assert_same_origin(requests, origin: str) -> None:
 #   #wt-error / #wt-error-msg the readable boot failure (role=alert); hidden otherwise
 #   #live-SECTION             prerendered content in .wt-prerender, replaced in place (data-live)
 #   [data-testid=sweep-resid|sweep-logit][data-value]   the readout (repr of the float)
-#   sliders: the Bokeh slider titled "<name> (log scale)" inside #live-sweep (noUiSlider handle)
+#   sliders: the Bokeh slider titled "<label> (log scale)" inside #live-sweep (noUiSlider handle)
 # --------------------------------------------------------------------------------------------
 BOOT_TIMEOUT_S = float(os.environ.get("WT_BOOT_TIMEOUT", "180"))  # 2 shared cores: boot is ~10-15 s
 
@@ -463,10 +463,10 @@ FOCUS_SLIDER_JS = """
 
 
 def slider_title(key: str) -> str:
-    """The live title of log-scale control KEY's slider: its label as the reader reads it (state's Control.label)."""
-    from weighttying import state
+    """The live title of log-scale control KEY's slider, as both layers draw it (controls.title)."""
+    from weighttying import controls, state
 
-    return f"{state.BY_KEY[key].label} (log scale)"
+    return controls.title(state.BY_KEY[key])
 
 
 def focus_slider(page, key: str) -> None:

@@ -35,7 +35,8 @@ def _attr(x: object) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _label(c: state.Control) -> str:
+def title(c: state.Control) -> str:
+    """Control c's title as the reader reads it, in both layers: its label, and a log slider says it is one."""
     return f"{c.label} (log scale)" if c.log else c.label
 
 
@@ -57,13 +58,13 @@ def _number(c: state.Control, cid: str, value, values: list | None, described: s
 
 def _labelled(c: state.Control, cid: str, inputs: str) -> str:
     """A label above the inputs."""
-    return f'<label for="{cid}">{_attr(_label(c))}</label><div class="wt-pctl-inputs">{inputs}</div>'
+    return f'<label for="{cid}">{_attr(title(c))}</label><div class="wt-pctl-inputs">{inputs}</div>'
 
 
 def _checkbox(c: state.Control, cid: str, value, values, described: str) -> str:
     """A checkbox, its label after it."""
     return (f'<div class="wt-pctl-inputs"><input type="checkbox" id="{cid}"{" checked" if value else ""} {described}> '
-            f'<label for="{cid}">{_attr(_label(c))}</label></div>')
+            f'<label for="{cid}">{_attr(title(c))}</label></div>')
 
 
 def _select(c: state.Control, cid: str, value, values, described: str) -> str:

@@ -15,7 +15,7 @@ import panel as pn
 import param
 
 from .. import state
-from ..controls import help_box, help_html
+from ..controls import help_box, help_html, title
 from ..views.kit import Differences
 
 SLIDER_MAX_STEPS = 5000  # an integer range wider than this gets a number box, not a slider
@@ -123,7 +123,7 @@ def number_box(obj: param.Parameterized, c: state.Control, **kw) -> pn.widgets.W
 def log_control(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
     """A log10 slider for exploring plus a number box for exact values, both on one param."""
     lo, hi = math.log10(c.lo), math.log10(c.hi)
-    slider = pn.widgets.FloatSlider(name=f"{c.label} (log scale)", start=lo, end=hi, step=0.01,
+    slider = pn.widgets.FloatSlider(name=title(c), start=lo, end=hi, step=0.01,
                                     value=math.log10(getattr(obj, c.name)), show_value=False,
                                     sizing_mode="stretch_width", min_width=130)
     # slider + box fit a 360 px screen: the slider shrinks, the box keeps room for "1e-08"
@@ -226,9 +226,9 @@ def titled(w: pn.widgets.Widget, c: state.Control) -> pn.viewable.Viewable:
     slider, and before Python the same control is a labelled <select> (controls._select)."""
     if not isinstance(w, pn.widgets.RadioButtonGroup):
         return w
-    title = pn.pane.HTML(f'<span class="wt-group-title">{html.escape(c.label)}</span>', margin=(5, 10, 0, 10))
+    heading = pn.pane.HTML(f'<span class="wt-group-title">{html.escape(c.label)}</span>', margin=(5, 10, 0, 10))
     w.sizing_mode = "stretch_width"  # as wide as when it stood alone in the control's row (site/live.css)
-    return pn.Column(title, w, margin=0, sizing_mode="stretch_width")
+    return pn.Column(heading, w, margin=0, sizing_mode="stretch_width")
 
 
 def control(store: Store, c: state.Control) -> pn.viewable.Viewable:
