@@ -1,6 +1,8 @@
 """weighttying.early in CPython: which sections answer off-grid settings before Panel, and that their answer is,
 slot for slot, what the live Panel section draws for the same link (the browser's check: test_browser_early.py)."""
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -87,6 +89,17 @@ def test_preparing_for_the_code_labs_run_keeps_what_every_run_computes_first():
     assert codelab_view.bug_checks.cache_info().currsize == 1, "prepare left the claim's checks to the Run"
     with pytest.raises(ValueError, match="no Run before the live lab"):
         early.prepare("tasks")
+
+
+def test_a_numerics_workers_run_of_the_readers_code_never_imports_htmls_entity_table():
+    # weighttying.markup's reason to be: html.entities is ~33 ms of a numerics worker's boot in Pyodide
+    code = ("import json, sys\nfrom weighttying import codelab, early\n"
+            f"run = early.part({reader_spec(codelab_code('output_only'))!r})\n"
+            "early.prepare('codelab')\nwhile not run.done: run.batch()\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m == 'html' or m.startswith('html.'))))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert json.loads(run.stdout.splitlines()[-1]) == []
 
 
 def test_a_part_spec_runs_as_the_pool_runs_it():

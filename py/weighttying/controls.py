@@ -7,10 +7,10 @@ a key off the grid gets the number box, checkbox or choice alone.
 """
 from __future__ import annotations
 
-import html
 import json
 
 from . import state
+from .markup import escape
 
 # Every line a section's status line says before Python, the page config's "says" (tools/buildsteps/assemble.py):
 # site/player.js picks one and fills its {blanks}, "takes_over" and "later" by whether the live lab loads by itself
@@ -32,7 +32,7 @@ STATUS = SAYS["computed"].format(takes_over=SAYS["takes_over"]["loading"])
 
 
 def _attr(x: object) -> str:
-    return html.escape(str(x), quote=True)
+    return escape(str(x), quote=True)
 
 
 def title(c: state.Control) -> str:
@@ -131,7 +131,7 @@ def editor_still(key: str) -> str:
     if c.spec.input != "code":
         raise ValueError(f"{key} is a {c.kind} control, not code: only code has an editor")
     lines = str(c.default).split("\n")
-    numbered = "".join(f'<span class="wt-code-line" data-line="{n}">{html.escape(line)}</span>'
+    numbered = "".join(f'<span class="wt-code-line" data-line="{n}">{escape(line)}</span>'
                        for n, line in enumerate(lines, 1))
     return (f'<div class="wt-codelab-editor wt-keep" role="group" aria-label="Code editor" '
             f'style="--wt-editor-lines: {len(lines)}">'

@@ -7,7 +7,6 @@ sync with the page (Panel's pyodide-worker protocol, driven from site/worker.js)
 """
 from __future__ import annotations
 
-import html
 import json
 import traceback
 from typing import Callable
@@ -15,6 +14,7 @@ from typing import Callable
 import panel as pn
 from bokeh.embed.util import standalone_docs_json_and_render_items
 
+from ..markup import escape
 from .. import early, prebuilt
 from .. import state
 from . import sections as live
@@ -50,7 +50,7 @@ def add_root(doc, store: Store, sid: str):
         return doc.roots[first]
     except Exception as err:
         traceback.print_exc()  # the worker's console keeps the traceback; the reader gets one line
-        message = html.escape(f"{type(err).__name__}: {err}"[:300])
+        message = escape(f"{type(err).__name__}: {err}"[:300])
         pn.pane.HTML(f'<p class="wt-bad" role="alert" data-testid="section-error">This section could not '
                      f"start ({message}). The text above still explains it, and the other sections work.</p>"
                      ).server_doc(doc, location=False)

@@ -7,7 +7,6 @@ page's address bar, site/address.js, writes the URL from them).
 """
 from __future__ import annotations
 
-import html
 import math
 from typing import Callable
 
@@ -16,6 +15,7 @@ import param
 
 from .. import state
 from ..controls import help_box, help_html, title
+from ..markup import escape
 from ..views.kit import Differences
 
 SLIDER_MAX_STEPS = 5000  # an integer range wider than this gets a number box, not a slider
@@ -177,9 +177,9 @@ def _file(obj: param.Parameterized, c: state.Control) -> pn.viewable.Viewable:
 
     def read(*_) -> None:
         text, problem = state.decoded(picker.value, c.spec.max_chars)
-        said.object = (f'<p class="wt-bad" role="alert">{html.escape(problem)}</p>' if problem else
+        said.object = (f'<p class="wt-bad" role="alert">{escape(problem)}</p>' if problem else
                        f'<p class="wt-help" role="status">'
-                       f'{html.escape(state.FILE_SAYS["read"].format(name=picker.filename or "the file", chars=f"{len(text):,}"))}</p>'
+                       f'{escape(state.FILE_SAYS["read"].format(name=picker.filename or "the file", chars=f"{len(text):,}"))}</p>'
                        if text is not None else "")
         if text is not None:
             setattr(obj, c.name, text)
@@ -226,7 +226,7 @@ def titled(w: pn.widgets.Widget, c: state.Control) -> pn.viewable.Viewable:
     slider, and before Python the same control is a labelled <select> (controls._select)."""
     if not isinstance(w, pn.widgets.RadioButtonGroup):
         return w
-    heading = pn.pane.HTML(f'<span class="wt-group-title">{html.escape(c.label)}</span>', margin=(5, 10, 0, 10))
+    heading = pn.pane.HTML(f'<span class="wt-group-title">{escape(c.label)}</span>', margin=(5, 10, 0, 10))
     w.sizing_mode = "stretch_width"  # as wide as when it stood alone in the control's row (site/live.css)
     return pn.Column(heading, w, margin=0, sizing_mode="stretch_width")
 

@@ -2,12 +2,12 @@
 heading, and the scale from values to viewBox units."""
 from __future__ import annotations
 
-import html
 import math
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..markup import escape
 from .svg import H, W
 
 PAD = 52  # the left margin: an axis's tick values, four characters at a phone's larger figure text (style.css)
@@ -111,7 +111,7 @@ def _xticks(values: Iterable[float], xs: Iterable[float], b: tuple, grid: bool =
         anchor = "start" if x < b[0] + 8 else "end" if x > b[2] - 8 else "middle"
         out.append((_grid_line(x, b[1], x, b[3]) if grid else "")
                    + f'<text class="wt-tick" x="{x:.1f}" y="{b[3] + 5}" text-anchor="{anchor}" '
-                   f'dominant-baseline="hanging">{html.escape(str(v) if isinstance(v, str) else tick(v))}</text>')
+                   f'dominant-baseline="hanging">{escape(str(v) if isinstance(v, str) else tick(v))}</text>')
     return "".join(out)
 
 
@@ -123,18 +123,18 @@ def _xaxis(xlabel: str) -> str:
     """The x axis's title under its tick values (one line: a long one keeps its first words)."""
     if len(xlabel) > XLABEL_CHARS and " " in xlabel[:XLABEL_CHARS]:
         xlabel = xlabel[:xlabel.rindex(" ", 0, XLABEL_CHARS)] + "…"
-    return f'<text class="wt-axis" x="{(PAD + W - RIGHT) / 2}" y="{H - 4}" text-anchor="middle">{html.escape(xlabel)}</text>'
+    return f'<text class="wt-axis" x="{(PAD + W - RIGHT) / 2}" y="{H - 4}" text-anchor="middle">{escape(xlabel)}</text>'
 
 
 def _yaxis(ylabel: str, b: tuple) -> str:
     """The y axis's title above the plot's top-left corner, where it reads level (a rotated one needed a
     margin of its own beside the tick values), starting at the plot's edge: clear of the top tick value."""
-    return f'<text class="wt-axis" x="{b[0]}" y="{b[1] - 9}">{html.escape(ylabel)}</text>'
+    return f'<text class="wt-axis" x="{b[0]}" y="{b[1] - 9}">{escape(ylabel)}</text>'
 
 
 def _heading(heading: str) -> str:
     """A panel's heading, the figure's first line (a panel beside another says which it is)."""
-    return f'<text class="wt-head" x="4" y="16">{html.escape(heading)}</text>' if heading else ""
+    return f'<text class="wt-head" x="4" y="16">{escape(heading)}</text>' if heading else ""
 
 def _frame(ys: dict[str, np.ndarray]) -> tuple[int, float, float]:
     """(points, low, high end of the y axis) of a line chart's series: the finite values' span widened to

@@ -2,12 +2,12 @@
 scale), bars and strips."""
 from __future__ import annotations
 
-import html
 import math
 from typing import Sequence
 
 import numpy as np
 
+from ..markup import escape
 from .axes import _frame, _grid_ticks, _heading, _nice, _nice_log, _scale, _xaxis, _xticks, _yaxis, _yticks, box, tick
 from .labels import _end_labels, _key
 from .numbers import DIGITS, num
@@ -68,7 +68,7 @@ def _colorbar(lo: float, hi: float, b: tuple, label: str) -> str:
     marks = "".join(f'<text class="wt-tick" x="{x + 8}" y="{y:.1f}" dominant-baseline="middle">{tick(t)}</text>'
                     for t, y in at.items() if y >= b[1] + TITLE_GAP)
     return (strip + marks + f'<text class="wt-axis" x="{W - 2}" y="{b[1] - 9}" text-anchor="end">'
-            f'{html.escape(label)}</text>')
+            f'{escape(label)}</text>')
 
 
 def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str, xlabel: str,

@@ -2,11 +2,11 @@
 apart (_spread, _clear)."""
 from __future__ import annotations
 
-import html
 from typing import Sequence
 
 import numpy as np
 
+from ..markup import escape
 from .axes import RIGHT, TOP
 from .svg import W
 
@@ -14,7 +14,7 @@ from .svg import W
 def _key(i: int, name: str) -> str:
     """Series i's name in the top-right corner, in its colour (a bar chart's series, which have no end)."""
     return (f'<text class="wt-s{i} wt-key" x="{W - RIGHT}" y="{TOP + 8 + 20 * i}" text-anchor="end" '
-            f'dominant-baseline="hanging">{html.escape(name)}</text>')
+            f'dominant-baseline="hanging">{escape(name)}</text>')
 
 
 LABEL_EM, LABEL_H = 0.6 * 15, 20  # an end label's character width and line height as placed, for a figure's text
@@ -71,7 +71,7 @@ def _end_labels(curves: list[tuple[str, np.ndarray, np.ndarray]], b: tuple) -> s
         ideal.append(min(options, key=lambda y: under(k, y) + 500 * (not lo <= y <= hi) + abs(y - end) / 40))
     ys = _clear(_spread(ideal, LABEL_H, lo, hi, rank=[float(py[-1]) for _, _, _, py in shown]), under, lo, hi)
     return "".join(f'<text class="wt-s{i} wt-key" x="{float(px[-1]):.1f}" y="{y:.1f}" text-anchor="end">'
-                   f"{html.escape(text)}</text>" for (i, text, px, _), y in zip(shown, ys))
+                   f"{escape(text)}</text>" for (i, text, px, _), y in zip(shown, ys))
 
 
 MOVE = 6  # half lines a crowd of end labels may move together to leave its curves: further, it no longer reads as theirs

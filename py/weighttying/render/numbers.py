@@ -1,11 +1,12 @@
 """Numbers as the page writes them (a cell's text, a readout's value) and the HTML tables that hold them."""
 from __future__ import annotations
 
-import html
 import math
 from typing import Iterable, Sequence
 
 import numpy as np
+
+from ..markup import escape
 
 DIGITS = 4  # significant figures of a number in a table or a figure's readout
 WHOLE_BELOW = 1e15  # whole numbers under this show in full (a vocabulary of 50257); from here on as `num`,
@@ -29,11 +30,11 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[object]], caption: str
           testid: str = "") -> str:
     """An accessible HTML table (escaped) with a caption and a data-testid for tests; each cell names its
     column (data-label), which a phone shows beside it when the rows become cards (style.css)."""
-    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
-    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(c)}">{html.escape(num(v))}</td>'
+    head = "".join(f'<th scope="col">{escape(c)}</th>' for c in columns)
+    body = "".join("<tr>" + "".join(f'<td data-label="{escape(c)}">{escape(num(v))}</td>'
                                     for v, c in zip(r, columns)) + "</tr>" for r in rows)
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    tid = f' data-testid="{html.escape(testid)}"' if testid else ""
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    tid = f' data-testid="{escape(testid)}"' if testid else ""
     return f'<table class="wt-table"{tid}>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 

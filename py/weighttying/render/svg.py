@@ -2,12 +2,12 @@
 figure saved as a standalone .svg file."""
 from __future__ import annotations
 
-import html
 import json
 import re
 from typing import Iterable, Sequence
 
 from .. import colours
+from ..markup import escape
 from .numbers import DIGITS, WHOLE_BELOW, shown
 
 W, H = 480, 240  # SVG viewBox; the page scales it to the column width (every unit of height is 1.25 px of page
@@ -26,7 +26,7 @@ def diagram(body: str, title: str, desc: str, width: float, height: float, attrs
     """SVG content in the figures' look (class wt-fig) with its accessible name and description, in a viewBox
     WIDTH x HEIGHT; ATTRS, already escaped, go on its root (a drawing that plots no data: weighttying.front)."""
     return (f'<svg class="wt-fig" viewBox="0 0 {width} {height}" role="img"{attrs} xmlns="http://www.w3.org/2000/svg">'
-            f"<title>{html.escape(title)}</title><desc>{html.escape(desc)}</desc>{body}</svg>")
+            f"<title>{escape(title)}</title><desc>{escape(desc)}</desc>{body}</svg>")
 
 
 def _desc(parts: Sequence[str], alt: str) -> str:
@@ -87,4 +87,4 @@ def standalone(fragments: Sequence[str], url: str) -> str:
         bodies = [f'<text x="{W / 2}" y="{H / 2}" text-anchor="middle">No figure for these settings yet.</text>']
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H + 24}" width="{W * 2}" height="{(H + 24) * 2}" '
             f'font-family="sans-serif" font-size="11"><style>{FILE_CSS}</style><rect width="100%" height="100%" fill="{FILE_BG}"/>'
-            + "".join(bodies) + f'<text x="4" y="{H + 16}" font-size="9">{html.escape(url)}</text></svg>')
+            + "".join(bodies) + f'<text x="4" y="{H + 16}" font-size="9">{escape(url)}</text></svg>')

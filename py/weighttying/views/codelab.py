@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import difflib
 import functools
-import html
 import json
 
 import numpy as np
 
+from ..markup import escape
 from .. import codelab, codelab_bugs, gradcheck, model, quoted
 from .. import render
 from .. import state
@@ -201,9 +201,9 @@ def claim_html(k: int) -> str:
     rule = (f"n/a (the page gives no rate to compare: ours is exact, the chance that {r['k']} entries drawn without "
             f"replacement all miss the {r['wrong']} wrong ones of {r['entries']})")
     return (f'<div class="wt-claim" data-testid="codelab-claim"><span class="wt-claim-item">A random check of '
-            f'k = {r["k"]} entries misses the bug \u201c{html.escape(label)}\u201d '
+            f'k = {r["k"]} entries misses the bug \u201c{escape(label)}\u201d '
             f'{hook("codelab-claim-miss", r["miss_probability"], share)} of the time; '
-            f'checking all {r["entries"]} entries never does. The page: \u201c{html.escape(quoted.SAID["random_check"])}'
+            f'checking all {r["entries"]} entries never does. The page: \u201c{escape(quoted.SAID["random_check"])}'
             f'\u201d, with no rate {chip_html(*chip(rule))}</span></div>')
 
 
@@ -232,14 +232,14 @@ def code_html(bug: str) -> str:
         return note("Your backward is the code in the editor: Run checks it on a worker of its own, here in your "
                     "browser.", testid="codelab-code")
     said = codelab_bugs.BY_ID[bug]
-    lines = "".join(f'<span class="wt-code-line wt-code-was" data-line="{n}">{html.escape(was.strip()) or "(nothing)"}</span>'
-                    f'<span class="wt-code-line wt-code-changed" data-line="{n}">{html.escape(now.strip()) or "(removed)"}</span>'
+    lines = "".join(f'<span class="wt-code-line wt-code-was" data-line="{n}">{escape(was.strip()) or "(nothing)"}</span>'
+                    f'<span class="wt-code-line wt-code-changed" data-line="{n}">{escape(now.strip()) or "(removed)"}</span>'
                     for n, was, now in edits(bug))
     change = (f'<pre class="wt-code" data-testid="codelab-edit" tabindex="0" aria-label="What this bug changes">'
               f'<code>{lines}</code></pre>' if lines else "")
     return (f'<figure class="wt-code-box" data-testid="codelab-code"><figcaption>'
-            f'<b>{html.escape(said.label)}</b>: {html.escape(said.wrong)}</figcaption>{change}'
-            f'<button type="button" class="wt-code-load" data-codelab-source="{html.escape(codelab.bug_source(bug))}">'
+            f'<b>{escape(said.label)}</b>: {escape(said.wrong)}</figcaption>{change}'
+            f'<button type="button" class="wt-code-load" data-codelab-source="{escape(codelab.bug_source(bug))}">'
             f'Put this code in the editor</button></figure>')
 
 
@@ -303,7 +303,7 @@ def race_html(st: state.Codelab, race: dict | None, results) -> str:
     if race["error"]:
         return svg + (f'<p class="wt-bad" data-testid="codelab-race-error">The race stopped after step {last}, this '
                       f'backward\'s loss there {hook("codelab-race-final", race["yours"][-1])}: '
-                      f'{html.escape(race["error"]["message"])}.</p>')
+                      f'{escape(race["error"]["message"])}.</p>')
     if last < st.steps:
         return svg + note(f"Step {last} of {st.steps}.")
     return (svg + f'<p class="wt-help">After {last} steps: the page\'s backward {render.num(race["correct"][-1])}, this '
@@ -326,10 +326,10 @@ def verdict_html(e: dict, of_editor: bool) -> str:
         " The results shown are your last code that ran." if e["kind"] == "ok" else "")
     kind = "wt-good" if failed is None and e["entries"]["wrong"] == 0 else "wt-bad"
     # where the reader's code failed, for the editor's mark (site/codelab.js)
-    at = "".join(f' data-{key}="{html.escape(str(failed[key]))}"' for key in ("line", "column")
+    at = "".join(f' data-{key}="{escape(str(failed[key]))}"' for key in ("line", "column")
                  if failed and failed.get(key) is not None)  # escaped: a worker that ran reader code sent them
-    return (f'<p class="wt-verdict {kind}" data-testid="codelab-verdict" data-value="{html.escape(text)}" '
-            f'data-editor="{str(of_editor).lower()}"{at}>{html.escape(text)}</p>')
+    return (f'<p class="wt-verdict {kind}" data-testid="codelab-verdict" data-value="{escape(text)}" '
+            f'data-editor="{str(of_editor).lower()}"{at}>{escape(text)}</p>')
 
 
 def slots(st: state.Codelab, results: dict | None = None) -> dict[str, str]:

@@ -7,10 +7,10 @@ every change, so no control waits for a Run: RUN_KEYS is empty.
 """
 from __future__ import annotations
 
-import html
 
 import numpy as np
 
+from ..markup import escape
 from .. import gradcheck, model, pathdrop, render
 from ..precision import carried
 from .. import state
@@ -99,7 +99,7 @@ def badge(s: dict) -> str:
     else:
         text, kind = f"gradient check: {bad} of {n} entries disagree (tanh is smooth: a bug)", "wt-bad"
     return (f'<a class="wt-gc-badge {kind}" href="#gradcheck" aria-live="polite" data-testid="gradcheck-badge" '
-            f'data-value="{bad}" data-entries="{n}" data-worst="{carried(s["worst"])!r}">{html.escape(text)}</a>')
+            f'data-value="{bad}" data-entries="{n}" data-worst="{carried(s["worst"])!r}">{escape(text)}</a>')
 
 
 def readout(st: state.Gradcheck, s: dict) -> str:
@@ -107,7 +107,7 @@ def readout(st: state.Gradcheck, s: dict) -> str:
     inputs, _ = batch(st)
     tokens, counts = np.unique(inputs, return_counts=True)
     return (f'<p class="wt-readout" data-testid="gradcheck-readout">{"Tied" if st.tied else "Untied"}, res = '
-            f'{html.escape(render.num(st.res))}, a batch of {len(inputs)} tokens ({len(tokens)} distinct, '
+            f'{escape(render.num(st.res))}, a batch of {len(inputs)} tokens ({len(tokens)} distinct, '
             f'{int((counts > 1).sum())} repeated), seed {st.seed}: '
             f'{hook("gradcheck-entries", s["entries"])} entries checked, worst relative error '
             f'{hook("gradcheck-worst", s["worst"], error_text(s["worst"]))}, '

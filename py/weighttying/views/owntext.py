@@ -12,8 +12,8 @@ the page's pool of numerics workers trains side by side.
 from __future__ import annotations
 
 import functools
-import html
 
+from ..markup import escape
 from .. import owntext
 from .. import pool
 from .. import render
@@ -252,8 +252,8 @@ def sample_html(st: state.Owntext, e: dict | None, m: str, prompt: str) -> str:
             f"the text has no {shown(prompt[-1])!r}: it starts after {shown(vocab.token(start))!r}")
     text = run["samples"][start]
     return (f'<figure class="wt-sample" data-testid="owntext-sample-{m}"><figcaption>{m.capitalize()} model: 200 '
-            f"characters after the prompt (seed {st.seed}; {html.escape(read)})"
-            f'</figcaption><pre class="wt-sample-text"><mark>{html.escape(prompt)}</mark>{html.escape(text)}</pre></figure>')
+            f"characters after the prompt (seed {st.seed}; {escape(read)})"
+            f'</figcaption><pre class="wt-sample-text"><mark>{escape(prompt)}</mark>{escape(text)}</pre></figure>')
 
 
 def vocab_html(e: dict | None) -> str:
@@ -263,8 +263,8 @@ def vocab_html(e: dict | None) -> str:
     merged = (f" Merged into “other” (beyond the cap): {' '.join(map(shown, e['merged']))}." if e["merged"] else
               " Nothing merged: every training character has its own token.")
     return (f'<p class="wt-help" data-testid="owntext-vocab">Vocabulary, V = {cell(Num("owntext-V", e["V"]))} '
-            f"tokens, most frequent first: {html.escape(' '.join(map(shown, e['chars_list'])))}"
-            f"{' other' if e['other'] else ''}.{html.escape(merged)}</p>")
+            f"tokens, most frequent first: {escape(' '.join(map(shown, e['chars_list'])))}"
+            f"{' other' if e['other'] else ''}.{escape(merged)}</p>")
 
 
 def slots(st: state.Owntext, results: dict | None = None) -> dict[str, str]:

@@ -8,11 +8,11 @@ a change of steps, lr or seed (RUN_KEYS) leaves the curves pending until the rea
 """
 from __future__ import annotations
 
-import html
 import math
 
 import numpy as np
 
+from ..markup import escape
 from .. import gradcheck, measure, model, pathdrop, pool, recipes, render, state
 from ..quoted import PAGE
 from .kit import (TOY, Differences, at_defaults, claim, error_heatmap, grid, hook, judged, last, note, pending, recipe_text,
@@ -130,7 +130,7 @@ def readout(st: state.Pathdrop, rs: dict) -> str:
     r = rs[name]
     share = f"{100 * r['right_share']:.1f}%"
     return (f'<p class="wt-readout" data-testid="pathdrop-readout">Keeping <strong data-testid="pathdrop-setting">'
-            f'{html.escape(name)}</strong>: {hook("pathdrop-wrong", r["wrong_rows"])} wrong rows, '
+            f'{escape(name)}</strong>: {hook("pathdrop-wrong", r["wrong_rows"])} wrong rows, '
             f'{hook("pathdrop-right", r["right_rows"])} of {r["wrong_rows"] + r["right_rows"]} rows still exactly '
             f'right ({hook("pathdrop-share", r["right_share"], share)}); '
             f'{r["wrong_entries"]} of {r["entries"]} entries of all parameters wrong.</p>')
@@ -149,7 +149,7 @@ def kcheck(st: state.Pathdrop, rs: dict) -> dict:
 def kcheck_html(c: dict) -> str:
     """One sentence on the random-entry check: exact miss probability and simulated pass rate."""
     rate = f"{100 * c['simulated']:.2f}%"
-    return (f'<p data-testid="pathdrop-kcheck">Under <strong>{html.escape(c["setting"])}</strong>, '
+    return (f'<p data-testid="pathdrop-kcheck">Under <strong>{escape(c["setting"])}</strong>, '
             f'{c["wrong"]} of the {c["entries"]} entries are wrong. A gradient check that compares {c["k"]} random '
             f'entries misses every one of them, and passes the bug, with probability '
             f'{hook("pathdrop-miss", c["exact"])} exactly; in {TRIALS:,} simulated checks it passed '

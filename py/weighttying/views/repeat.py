@@ -9,10 +9,10 @@ the trained slots saying so until the reader trains again.
 from __future__ import annotations
 
 import functools
-import html
 
 import numpy as np
 
+from ..markup import escape
 from .. import measure, model, pool, recipes, repeat
 from .. import render
 from .. import quoted
@@ -104,7 +104,7 @@ def claim_html(sigma: float, seed: int) -> str:
 def readout(st: state.Repeat, ranks: np.ndarray) -> str:
     """The current setting's mean self-rank and how often 'repeat' is the top prediction."""
     top = int((ranks == 1).sum())
-    return (f'<p class="wt-readout" data-testid="repeat-readout">Current setting ({html.escape(setting(st))}), '
+    return (f'<p class="wt-readout" data-testid="repeat-readout">Current setting ({escape(setting(st))}), '
             f'freshly initialised: the token just read ranks {cell(Num("repeat-current", float(ranks.mean())))} '
             f'on average among the {ranks.size} candidates for the next token (chance: {render.num((ranks.size + 1) / 2)}), '
             f'and it is the top prediction for {cell(Num("repeat-top1", top))} of the {ranks.size} tokens.</p>')

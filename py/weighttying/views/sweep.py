@@ -4,11 +4,11 @@ memoised), so every slot follows the controls directly."""
 from __future__ import annotations
 
 import functools
-import html
 
 import numpy as np
 
 from .. import quoted, render, state, sweep
+from ..markup import escape
 from .kit import claim, grid, hook, judged, log, note
 
 SLOTS = ("claim", "readout", "hits", "resid", "resid_at", "logit", "logit_at", "key")
@@ -47,8 +47,8 @@ def readout(sigma: float, in_scale: float, band: float) -> str:
     s = sweep.init_scales(sigma, in_scale)
     resid, logit = float(s["resid"]), float(s["logit"])
     both = bool(sweep.in_band(np.array([resid, logit]), band).all())
-    return (f'<p class="wt-readout" data-testid="sweep-readout">At σ = {html.escape(render.num(sigma))} and '
-            f'inScale = {html.escape(render.num(in_scale))}: residual-stream scale {hook("sweep-resid", resid)}, '
+    return (f'<p class="wt-readout" data-testid="sweep-readout">At σ = {escape(render.num(sigma))} and '
+            f'inScale = {escape(render.num(in_scale))}: residual-stream scale {hook("sweep-resid", resid)}, '
             f'logit scale {hook("sweep-logit", logit)}. Both within {band:.0%} of 1: '
             f'<strong data-testid="sweep-both">{"yes" if both else "no"}</strong>.</p>')
 
@@ -68,7 +68,7 @@ def hit_mask(kind: str, band: float) -> np.ndarray:
 def hits(kind: str, band: float) -> str:
     """One sentence: how many grid settings put both scales in the band."""
     mask = hit_mask(kind, band)
-    return (f'<p data-testid="sweep-hits" data-value="{int(mask.sum())}">On the {html.escape(kind)} grid, '
+    return (f'<p data-testid="sweep-hits" data-value="{int(mask.sum())}">On the {escape(kind)} grid, '
             f'{int(mask.sum())} of {mask.size} settings put both scales within {band:.0%} of 1.</p>')
 
 

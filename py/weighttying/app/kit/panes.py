@@ -2,10 +2,11 @@
 of columns that wrap on a narrow screen."""
 from __future__ import annotations
 
-import html
 from typing import Callable
 
 import panel as pn
+
+from ...markup import escape
 
 
 
@@ -19,8 +20,8 @@ def html_pane(text: str = "", **kw) -> pn.pane.HTML:
 
 def failure(err: Exception, what: str = "Could not compute this setting") -> str:
     """A reader-facing line for a failure: its type and message, escaped, never a traceback."""
-    return (f'<p class="wt-bad" role="alert">{html.escape(what)}: {html.escape(type(err).__name__)}: '
-            f"{html.escape(str(err))}</p>")
+    return (f'<p class="wt-bad" role="alert">{escape(what)}: {escape(type(err).__name__)}: '
+            f"{escape(str(err))}</p>")
 
 
 def guard(error: pn.pane.HTML, fn: Callable) -> Callable:

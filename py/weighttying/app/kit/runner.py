@@ -2,13 +2,13 @@
 batched so the page is not flooded with patches."""
 from __future__ import annotations
 
-import html
 import math
 import time
 from typing import Callable, Iterator
 
 import panel as pn
 
+from ...markup import escape
 from ... import render
 from .. import pooled
 from ..jobs import Job
@@ -47,7 +47,7 @@ class Runner:
 
     def say(self, text: str, kind: str = "") -> None:
         run = f'data-testid="run-status" data-run="{"over" if self.over else "going"}" data-step="{self.last_step}"'
-        self.status.param.update(object=f'<p class="wt-status {kind}" role="status" {run}>{html.escape(text)}</p>',
+        self.status.param.update(object=f'<p class="wt-status {kind}" role="status" {run}>{escape(text)}</p>',
                                  visible=bool(text))
         self.said = (text, kind)
 

@@ -6,10 +6,9 @@ waits for Run; back at the defaults the build's study shows again.
 """
 from __future__ import annotations
 
-import html
-
 import panel as pn
 
+from ...markup import escape
 from ...views import paper as view
 from ..kit import RunSection, batched, export_buttons, html_pane, layout
 from ..store import Store
@@ -28,7 +27,7 @@ def build(store: Store) -> pn.viewable.Viewable:
 
     def collect(study: dict, s: dict) -> bool:
         """The study so far: {"norms"} while it streams, then the whole result."""
-        now = f'<p class="wt-help" data-testid="paper-phase">Now: {html.escape(s["phase"])}.</p>'
+        now = f'<p class="wt-help" data-testid="paper-phase">Now: {escape(s["phase"])}.</p>'
         if phase.object != now:  # one patch per phase, not per chunk
             phase.object = now
         study.update(s.get("result") or {k: s[k] for k in ("norms",) if k in s})

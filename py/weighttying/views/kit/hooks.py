@@ -2,11 +2,11 @@
 carries it (precision.carried), so played-back and live values compare exactly on any machine."""
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import numpy as np
 
+from ...markup import escape
 from ... import render
 from ...precision import carried
 
@@ -23,8 +23,8 @@ def hook(testid: str, x: object, text: str | None = None, tag: str = "strong") -
     """A shown number: <tag data-testid data-value=repr(x carried)>text</tag> (text defaults to render.num)."""
     x = carried(plain_number(x))
     shown = render.num(x) if text is None else text
-    return (f'<{tag} data-testid="{html.escape(testid)}" data-value="{html.escape(repr(x))}">'
-            f"{html.escape(shown)}</{tag}>")
+    return (f'<{tag} data-testid="{escape(testid)}" data-value="{escape(repr(x))}">'
+            f"{escape(shown)}</{tag}>")
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import html
 import json
 
 import numpy as np
 
+from ...markup import escape
 from ...precision import carry
 from .hooks import plain_number
 
@@ -71,8 +71,8 @@ def origin(results) -> str:
 def source(results, testid: str) -> str:
     """One line saying where the shown results were computed (data-source="build" or "live")."""
     where = origin(results)
-    return (f'<p class="wt-source" data-testid="{html.escape(testid)}" data-source="{where}">'
-            f"{html.escape(SOURCE_TEXT[where])}</p>")
+    return (f'<p class="wt-source" data-testid="{escape(testid)}" data-source="{where}">'
+            f"{escape(SOURCE_TEXT[where])}</p>")
 
 
 def built_applies(view, st) -> bool:

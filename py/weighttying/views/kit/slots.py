@@ -2,16 +2,16 @@
 column and the "Data and downloads" disclosure (views.kit.compose; app.kit.layout lays the live one out alike)."""
 from __future__ import annotations
 
-import html
 from typing import Sequence
 
+from ...markup import escape
 from .tables import note
 
 
 
 def slot(name: str, inner: str) -> str:
     """One slot of a section as the page holds it: prerendered, played back or live."""
-    return f'<div class="wt-slot" data-slot="{html.escape(name)}">{inner}</div>'
+    return f'<div class="wt-slot" data-slot="{escape(name)}">{inner}</div>'
 
 
 DATA_SUMMARY = "Data and downloads"

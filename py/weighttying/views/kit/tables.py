@@ -1,9 +1,9 @@
 """Tables whose cells may carry test hooks and verdict chips, their export form, and short notes."""
 from __future__ import annotations
 
-import html
 from typing import Iterable, Sequence
 
+from ...markup import escape
 from ... import render
 from .hooks import Num, hook, plain_number
 from .verdicts import Verdict, chip, chip_html, verdict_chip
@@ -18,7 +18,7 @@ def cell(v: object) -> str:
         return verdict_chip(v)
     if isinstance(v, tuple):
         return "–".join(cell(x) for x in v)
-    return html.escape(render.num(v))
+    return escape(render.num(v))
 
 
 def plain(v: object) -> object:
@@ -35,26 +35,26 @@ def plain(v: object) -> object:
 def scroll(inner: str, label: str) -> str:
     """A wide table in a box that scrolls sideways on a narrow screen instead of widening the page; the box
     is a named region in the tab order, so a keyboard reader can reach it and scroll it with the arrows."""
-    return (f'<div class="wt-scroll" role="region" tabindex="0" aria-label="{html.escape(label)}" '
+    return (f'<div class="wt-scroll" role="region" tabindex="0" aria-label="{escape(label)}" '
             f'style="overflow-x: auto">{inner}</div>')
 
 
 def table(columns: Sequence[str], rows: Iterable[Sequence[object]], caption: str, testid: str) -> str:
     """render.table's layout with cells that may carry test hooks (Num), in a sideways-scrolling box."""
-    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
+    head = "".join(f'<th scope="col">{escape(c)}</th>' for c in columns)
     verdict = [c == "verdict" for c in columns]
-    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(c)}">'
+    body = "".join("<tr>" + "".join(f'<td data-label="{escape(c)}">'
                                     f"{chip_html(*chip(v)) if is_v and isinstance(v, str) else cell(v)}</td>"
                                     for v, is_v, c in zip(r, verdict, columns)) + "</tr>" for r in rows)
-    return scroll(f'<table class="wt-table" data-testid="{html.escape(testid)}">'
-                  f"<caption>{html.escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
+    return scroll(f'<table class="wt-table" data-testid="{escape(testid)}">'
+                  f"<caption>{escape(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
                   caption)
 
 
 def note(text: str, kind: str = "wt-help", testid: str = "") -> str:
     """A short escaped paragraph (help text, a status, a failure)."""
-    tid = f' data-testid="{html.escape(testid)}"' if testid else ""
-    return f'<p class="{html.escape(kind)}"{tid}>{html.escape(text)}</p>'
+    tid = f' data-testid="{escape(testid)}"' if testid else ""
+    return f'<p class="{escape(kind)}"{tid}>{escape(text)}</p>'
 
 
 def pending(what: str, testid: str = "") -> str:

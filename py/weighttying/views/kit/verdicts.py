@@ -3,12 +3,12 @@ and the claim that opens a section."""
 from __future__ import annotations
 
 import dataclasses
-import html
 import math
 import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from ...markup import escape
 from ... import data, quoted, recipes
 from ... import render
 from ... import state
@@ -78,18 +78,18 @@ def chip(text: str, gap: float = math.nan) -> tuple[str, str]:
 def chip_html(word: str, detail: str, hook_attrs: str = "") -> str:
     """A verdict chip: the word on the page, the rule one click, tap or keyboard focus away (a <details>)."""
     kind = re.sub(r"[^a-z]", "", (word.split() or ["none"])[0]) or "none"  # "n/a:" is na, the class style.css mutes
-    inner = f'<span class="wt-chip-word"{hook_attrs}>{html.escape(word)}</span>'
+    inner = f'<span class="wt-chip-word"{hook_attrs}>{escape(word)}</span>'
     if not detail:
-        return f'<span class="wt-chip wt-{html.escape(kind)}">{inner}</span>'
-    return (f'<details class="wt-chip wt-{html.escape(kind)}"><summary>{inner}</summary>'
-            f'<span class="wt-rule">{html.escape(detail)}</span></details>')
+        return f'<span class="wt-chip wt-{escape(kind)}">{inner}</span>'
+    return (f'<details class="wt-chip wt-{escape(kind)}"><summary>{inner}</summary>'
+            f'<span class="wt-rule">{escape(detail)}</span></details>')
 
 
 def verdict_chip(v: Verdict, prefix: str = "verdict-") -> str:
     """A Verdict as its chip, hooked <prefix><id> with data-value = repr(its tolerance) and data-verdict = its word."""
     word, detail = chip(v.text, v.gap)
-    attrs = (f' data-testid="{prefix}{html.escape(v.qid)}{v.suffix}" data-value="{html.escape(repr(carried(plain_number(v.tol))))}"'
-             f' data-verdict="{html.escape((word.split() or ["none"])[0])}"')
+    attrs = (f' data-testid="{prefix}{escape(v.qid)}{v.suffix}" data-value="{escape(repr(carried(plain_number(v.tol))))}"'
+             f' data-verdict="{escape((word.split() or ["none"])[0])}"')
     return chip_html(word, v.rule or detail, attrs)
 
 
@@ -137,7 +137,7 @@ def claim(parts: Sequence[tuple[str, str, object, Verdict | str]], testid: str, 
     """A section's claim, the first thing in its block: per part (what, ours, the page's number, verdict), one
     phrase and the verdict's chip (hooked claim-<id>: the tables below keep the verdict-<id> hooks)."""
     items = "".join(
-        f'<span class="wt-claim-item">{html.escape(what)}: ours <strong>{html.escape(ours)}</strong>, {who} '
-        f'{html.escape(render.num(page))} {verdict_chip(v, "claim-") if isinstance(v, Verdict) else chip_html(*chip(v))}'
+        f'<span class="wt-claim-item">{escape(what)}: ours <strong>{escape(ours)}</strong>, {who} '
+        f'{escape(render.num(page))} {verdict_chip(v, "claim-") if isinstance(v, Verdict) else chip_html(*chip(v))}'
         "</span>" for what, ours, page, v in parts)
-    return f'<div class="wt-claim" data-testid="{html.escape(testid)}">{items}</div>'  # a <p> cannot hold a <details>
+    return f'<div class="wt-claim" data-testid="{escape(testid)}">{items}</div>'  # a <p> cannot hold a <details>
