@@ -112,3 +112,19 @@ def test_a_crowd_on_its_curves_moves_as_one_to_free_space_or_stays():
     far = render.LABEL_H / 2 * (render.MOVE + 1)
     assert render._clear([110.0], lambda k, y: int(y > 110 - far), 0, 200) == [110.0]
     assert render._clear([110.0, 130.0], lambda k, y: int(y > 20), 95, 200) == [110.0, 130.0]
+
+
+def test_a_heatmap_draws_a_run_of_equal_unmarked_cells_as_one_and_each_marked_cell_alone():
+    z = np.ones((3, 10))
+    z[2, 7] = 100.0
+    mark = np.zeros(z.shape, bool)
+    mark[1, 4:6] = True  # two neighbours of one fill: each keeps its own outline
+    b = render.box(heat=True)
+    cells = [(float(x), float(y), float(w)) for x, y, w in
+             re.findall(r'<rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="[-\d.]+" fill', render.heatmap(
+                 z, range(10), range(3), "t", "x", "y", mark=mark)) if float(x) < b[2]]
+    ch = (b[3] - b[1]) / 3
+    rows = [[c for c in cells if abs(c[1] - (b[3] - (i + 1) * ch)) < 0.06] for i in range(3)]
+    assert [len(r) for r in rows] == [1, 4, 3] and sum(map(len, rows)) == len(cells)
+    for row in rows:  # the runs tile the row, left to right
+        assert abs(sum(w for _, _, w in row) - (b[2] - b[0])) < 0.2 and abs(row[0][0] - b[0]) < 0.06

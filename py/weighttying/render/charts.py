@@ -2,6 +2,7 @@
 scale), bars and strips."""
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Sequence
 
@@ -51,6 +52,19 @@ def _shade(lz: float, lo: float, hi: float) -> str:
     return f"rgb({s},{s},{255 - s // 3})"
 
 
+def _row_cells(fills: list[str], marked: np.ndarray, x0: float, y: float, cw: float, ch: float) -> str:
+    """A heatmap row's cells from x0: one <rect> per run of unmarked cells of one fill (a row of 64 cells that all
+    read "≤ 0.0001" is one element, not 64), each marked cell its own, outlined; the readout reads the cells'
+    places from the figure's box, never from these elements."""
+    out, j = [], 0
+    for (fill, own), run in itertools.groupby(range(len(fills)), key=lambda k: (fills[k], k if marked[k] else -1)):
+        n = len(list(run))
+        edge = ' stroke="#e69f00" stroke-width="2"' if own >= 0 else ""
+        out.append(f'<rect x="{x0 + j * cw:.1f}" y="{y:.1f}" width="{n * cw:.1f}" height="{ch:.1f}" fill="{fill}"{edge}/>')
+        j += n
+    return "".join(out)
+
+
 TITLE_GAP = 8  # viewBox units a colour scale's value keeps below the top, clear of the scale's title
 
 
@@ -91,13 +105,9 @@ def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str,
     ny, nx = z.shape
     b = box(heat=True, heading=bool(heading))
     cw, ch = (b[2] - b[0]) / nx, (b[3] - b[1]) / ny
-    cells = []
-    for i in range(ny):
-        for j in range(nx):
-            x, y = b[0] + j * cw, b[3] - (i + 1) * ch
-            fill = _shade(lz[i, j], lo, hi) if ok[i, j] else "#c00"
-            edge = ' stroke="#e69f00" stroke-width="2"' if mark is not None and mark[i, j] else ""
-            cells.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw:.1f}" height="{ch:.1f}" fill="{fill}"{edge}/>')
+    marked_at = np.zeros(z.shape, bool) if mark is None else np.asarray(mark, bool)
+    cells = [_row_cells([_shade(v, lo, hi) if fine else "#c00" for v, fine in zip(lz[i], ok[i])], marked_at[i],
+                        b[0], b[3] - (i + 1) * ch, cw, ch) for i in range(ny)]
     (xt, xi), (yt, yi) = _grid_ticks(xs), _grid_ticks(ys)
     axes = (_xticks(xt, b[0] + (xi + 0.5) * cw, b, grid=False)
             + "".join(f'<text class="wt-tick" x="{b[0] - 5}" y="{b[3] - (i + 0.5) * ch:.1f}" text-anchor="end" '
