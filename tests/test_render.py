@@ -114,17 +114,19 @@ def test_a_crowd_on_its_curves_moves_as_one_to_free_space_or_stays():
     assert render._clear([110.0, 130.0], lambda k, y: int(y > 20), 95, 200) == [110.0, 130.0]
 
 
-def test_a_heatmap_draws_a_run_of_equal_unmarked_cells_as_one_and_each_marked_cell_alone():
-    z = np.ones((3, 10))
-    z[2, 7] = 100.0
+def test_a_heatmap_draws_a_block_of_equal_unmarked_cells_as_one_and_each_marked_cell_alone():
+    z = np.ones((4, 10))
+    z[3, 7] = 100.0  # the top row's run breaks at column 7
     mark = np.zeros(z.shape, bool)
-    mark[1, 4:6] = True  # two neighbours of one fill: each keeps its own outline
+    mark[:, 4] = True  # a marked column: each of its cells keeps its own outline
     b = render.box(heat=True)
-    cells = [(float(x), float(y), float(w)) for x, y, w in
-             re.findall(r'<rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="[-\d.]+" fill', render.heatmap(
-                 z, range(10), range(3), "t", "x", "y", mark=mark)) if float(x) < b[2]]
-    ch = (b[3] - b[1]) / 3
-    rows = [[c for c in cells if abs(c[1] - (b[3] - (i + 1) * ch)) < 0.06] for i in range(3)]
-    assert [len(r) for r in rows] == [1, 4, 3] and sum(map(len, rows)) == len(cells)
-    for row in rows:  # the runs tile the row, left to right
-        assert abs(sum(w for _, _, w in row) - (b[2] - b[0])) < 0.2 and abs(row[0][0] - b[0]) < 0.06
+    rects = re.findall(r'<rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="([-\d.]+)" fill="[^"]+"( stroke)?',
+                       render.heatmap(z, range(10), range(4), "t", "x", "y", mark=mark))
+    cells = [(*map(float, r[:4]), bool(r[4])) for r in rects if float(r[0]) < b[2]]
+    cw, ch = (b[2] - b[0]) / 10, (b[3] - b[1]) / 4
+    spans = sorted((round((x - b[0]) / cw), round((b[3] - y - h) / ch), round(w / cw), round(h / ch), own)
+                   for x, y, w, h, own in cells)  # (first column, first row from the bottom, columns, rows, marked)
+    assert spans == [(0, 0, 4, 4, False), *[(4, i, 1, 1, True) for i in range(4)], (5, 0, 5, 3, False),
+                     (5, 3, 2, 1, False), (7, 3, 1, 1, False), (8, 3, 2, 1, False)]
+    assert all(own for *_, own in cells[-4:]), "the outlined cells are drawn over their neighbours"
+    assert abs(sum(w * h for _, _, w, h, _ in cells) - (b[2] - b[0]) * (b[3] - b[1])) < 0.01 * (b[2] - b[0]) * (b[3] - b[1])

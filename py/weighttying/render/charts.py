@@ -52,17 +52,37 @@ def _shade(lz: float, lo: float, hi: float) -> str:
     return f"rgb({s},{s},{255 - s // 3})"
 
 
-def _row_cells(fills: list[str], marked: np.ndarray, x0: float, y: float, cw: float, ch: float) -> str:
-    """A heatmap row's cells from x0: one <rect> per run of unmarked cells of one fill (a row of 64 cells that all
-    read "≤ 0.0001" is one element, not 64), each marked cell its own, outlined; the readout reads the cells'
-    places from the figure's box, never from these elements."""
+def _runs(fills: list[str], marked: np.ndarray) -> list[tuple[int, int, str, bool]]:
+    """A heatmap row's cells as runs (first column, length, fill, marked): unmarked neighbours of one fill share a
+    run, and each marked cell is a run of its own."""
     out, j = [], 0
     for (fill, own), run in itertools.groupby(range(len(fills)), key=lambda k: (fills[k], k if marked[k] else -1)):
         n = len(list(run))
-        edge = ' stroke="#e69f00" stroke-width="2"' if own >= 0 else ""
-        out.append(f'<rect x="{x0 + j * cw:.1f}" y="{y:.1f}" width="{n * cw:.1f}" height="{ch:.1f}" fill="{fill}"{edge}/>')
+        out.append((j, n, fill, own >= 0))
         j += n
-    return "".join(out)
+    return out
+
+
+def _cells(fills: list[list[str]], marked: np.ndarray, b: tuple, cw: float, ch: float) -> str:
+    """A heatmap's cells, row 0 at the bottom of box b: one <rect> per block of unmarked cells of one fill (a run in a
+    row, stacked with the same run in the rows above it), so a field of cells that all read "≤ 0.0001" is one
+    element with no seams; then each marked cell, outlined, over its neighbours. The readout reads the cells'
+    places from the figure's box, never from these elements."""
+    blocks: dict[tuple, int] = {}  # (first column, length, fill, marked, first row) -> rows
+    growing: dict[tuple, tuple] = {}  # (first column, length, fill) -> its block, still open to the row above
+    for i, row in enumerate(fills):
+        grown = {}
+        for j, n, fill, own in _runs(row, marked[i]):
+            key = None if own else growing.get((j, n, fill))
+            key = key or (j, n, fill, own, i)
+            blocks[key] = blocks.get(key, 0) + 1
+            if not own:
+                grown[(j, n, fill)] = key
+        growing = grown
+    edge = ' stroke="#e69f00" stroke-width="2"'
+    return "".join(f'<rect x="{b[0] + j * cw:.1f}" y="{b[3] - (i + rows) * ch:.1f}" width="{n * cw:.1f}" '
+                   f'height="{rows * ch:.1f}" fill="{fill}"{edge if own else ""}/>'
+                   for (j, n, fill, own, i), rows in sorted(blocks.items(), key=lambda kv: kv[0][3]))
 
 
 TITLE_GAP = 8  # viewBox units a colour scale's value keeps below the top, clear of the scale's title
@@ -106,8 +126,8 @@ def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str,
     b = box(heat=True, heading=bool(heading))
     cw, ch = (b[2] - b[0]) / nx, (b[3] - b[1]) / ny
     marked_at = np.zeros(z.shape, bool) if mark is None else np.asarray(mark, bool)
-    cells = [_row_cells([_shade(v, lo, hi) if fine else "#c00" for v, fine in zip(lz[i], ok[i])], marked_at[i],
-                        b[0], b[3] - (i + 1) * ch, cw, ch) for i in range(ny)]
+    cells = _cells([[_shade(v, lo, hi) if fine else "#c00" for v, fine in zip(lz[i], ok[i])] for i in range(ny)],
+                   marked_at, b, cw, ch)
     (xt, xi), (yt, yi) = _grid_ticks(xs), _grid_ticks(ys)
     axes = (_xticks(xt, b[0] + (xi + 0.5) * cw, b, grid=False)
             + "".join(f'<text class="wt-tick" x="{b[0] - 5}" y="{b[3] - (i + 0.5) * ch:.1f}" text-anchor="end" '
@@ -121,7 +141,7 @@ def heatmap(z: np.ndarray, xs: Sequence[float], ys: Sequence[float], title: str,
     data = _data("heatmap", b, x=_name(xlabel), xs=_jlist(xs), y=_name(ylabel), ys=_jlist(ys), z=_name(zname),
                  zs="[" + ",".join(_jlist([f"≤ {num(zrange[0])}" if u else v for v, u in zip(row, low)], zdigits)
                                    for row, low in zip(z.tolist(), under.tolist())) + "]")
-    return _svg("".join(cells) + axes, title, _desc([desc], alt), data)
+    return _svg(cells + axes, title, _desc([desc], alt), data)
 
 
 def bars(counts: Sequence[float] | dict[str, Sequence[float]], title: str, xlabel: str, ylabel: str,
