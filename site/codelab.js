@@ -4,7 +4,8 @@
 // the prerender's before Python (player.js carries it to the live lab) and the live section's after, as typing
 // there would. The text it starts from is that control's default, the lesson's source emitted at build.
 import { EditorState } from "@codemirror/state";
-import { EditorView, drawSelection, highlightActiveLineGutter, highlightSpecialChars, keymap, lineNumbers } from "@codemirror/view";
+import { Decoration, EditorView, ViewPlugin, drawSelection, highlightActiveLineGutter, highlightSpecialChars, keymap,
+  lineNumbers } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
@@ -156,6 +157,36 @@ class KeptEdit {
   }
 }
 
+/** The columns of a line's leading whitespace (a tab to the next multiple of 4, CodeMirror's tab size). */
+export function indentOf(line) {
+  let cols = 0;
+  for (const ch of line) {
+    if (ch === " ") cols += 1;
+    else if (ch === "\t") cols += 4 - (cols % 4);
+    else break;
+  }
+  return cols;
+}
+
+function hangingLines(view) {
+  // each visible line carries its indent (--wt-indent, site/style.css), so a line that wraps continues 4 columns
+  // deeper than its own code, as a Python continuation line is written, not at the box's left edge
+  const marks = [];
+  for (const { from, to } of view.visibleRanges) {
+    for (let pos = from; pos <= to;) {
+      const line = view.state.doc.lineAt(pos);
+      marks.push(Decoration.line({ attributes: { style: `--wt-indent: ${indentOf(line.text)}` } }).range(line.from));
+      pos = line.to + 1;
+    }
+  }
+  return Decoration.set(marks);
+}
+
+const hanging = ViewPlugin.fromClass(class {
+  constructor(view) { this.decorations = hangingLines(view); }
+  update(u) { if (u.docChanged || u.viewportChanged) this.decorations = hangingLines(u.view); }
+}, { decorations: (plugin) => plugin.decorations });
+
 function extensions(doc, host, kept, run, warm) {
   // The editor's CodeMirror extensions: a Python editor whose every edit is written into the control's box and kept;
   // once the section is live, an edit has a numerics worker booted (warm) for the Run it is heading for.
@@ -165,8 +196,8 @@ function extensions(doc, host, kept, run, warm) {
     lintGutter(),
     keymap.of([{ key: "Mod-Enter", run: () => { run(); return true; } },
       ...defaultKeymap, ...historyKeymap, indentWithTab]),
-    // on a phone a long line wraps under itself: the box scrolls one way only
-    EditorView.lineWrapping,
+    // on a phone a long line wraps, hanging under its own code: the box scrolls one way only
+    EditorView.lineWrapping, hanging,
     EditorView.contentAttributes.of({ "aria-label": NAME, "data-testid": "codelab-editor" }),
     EditorView.updateListener.of((u) => {
       if (!u.docChanged) return;

@@ -27,9 +27,9 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import live_page
-from harness import until, wait_booted
+from harness import Recorder, new_context, until, wait_booted
 from test_browser_pool import CORES
-from weighttying import codelab, codelab_bugs
+from weighttying import codelab, codelab_bugs, controls
 from weighttying import state
 from weighttying.precision import carried
 from weighttying.views import codelab as codelab_view
@@ -288,3 +288,53 @@ def test_the_downloaded_script_and_notebook_print_what_the_page_shows(live, tmp_
     for cell in json.loads(files["codelab.ipynb"])["cells"][1:]:
         exec(cell["source"], namespace)  # the notebook's cells in order, as a kernel runs them
     assert namespace["out"]["verdict"] == hooks["codelab-verdict"]
+
+
+# Where a wrapped line's rows start: [first code character's left, the leftmost left of its later rows, a character's
+# width], measured through a Range over the line's text (its own rows, whatever draws it).
+HANG_JS = """(el) => {
+  const text = el.textContent, at = text.length - text.trimStart().length, range = document.createRange();
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), nodes = [];
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) nodes.push(n);
+  const place = (i) => { let k = i; for (const n of nodes) { if (k < n.length) return [n, k]; k -= n.length; } return null; };
+  const rect = (i) => { const [n, k] = place(i); range.setStart(n, k); range.setEnd(n, k + 1); return range.getBoundingClientRect(); };
+  const first = rect(at), rows = [];
+  for (let i = at; i < text.length; i++) { const r = rect(i); if (r.top > first.bottom - 2) rows.push(r.left); }
+  return [first.left, rows.length ? Math.min(...rows) : null, first.width];
+}"""
+PHONE = {"viewport": {"width": 360, "height": 780}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+
+
+@pytest.mark.parametrize("script", [True, False], ids=["editor", "still-before-any-script"])
+def test_on_a_phone_a_wrapped_line_hangs_four_columns_under_its_own_code(browser, server, script):
+    ctx = new_context(browser, Recorder(), java_script_enabled=script, **PHONE)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+        lines = page.locator(".wt-codelab-editor .cm-line" if script else ".wt-codelab-still .wt-code-line")
+        lines.first.wait_for(timeout=10_000)
+        # CodeMirror draws the lines near the window only: the first ones, from the top, are the source's first
+        source = codelab.original_source().rstrip("\n").split("\n")[:lines.count()]
+        indents = [int(re.search(r"--wt-indent: (\d+)", lines.nth(i).get_attribute("style") or "")[1])
+                   for i in range(len(source))]
+        assert indents == [controls.indent(line) for line in source] and len(source) >= 8
+        wrapped = 0
+        for i, line in enumerate(source):
+            code_left, rows_left, ch = lines.nth(i).evaluate(HANG_JS)
+            if rows_left is not None:
+                wrapped += 1
+                assert abs(rows_left - (code_left + 4 * ch)) < 1.5, (i + 1, line, code_left, rows_left, ch)
+        assert wrapped >= 4, "at 360 px the lesson's commented lines wrap"
+    finally:
+        ctx.close()
+
+
+def test_a_lines_indent_counts_a_tab_to_the_next_multiple_of_four_in_both_layers(page, server):
+    page.goto(f"{server.url}?embed=codelab&live=click", wait_until="domcontentloaded")
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+a")
+    lines = ["x = 1", "  y", "\tz", "  \tw", "    \t  v"]
+    page.keyboard.insert_text("\n".join(lines))
+    got = [int(re.search(r"--wt-indent: (\d+)", s)[1]) for s in page.locator(".wt-codelab-editor .cm-line")
+           .evaluate_all("(els) => els.map((el) => el.getAttribute('style') || '')")]
+    assert got == [controls.indent(line) for line in lines] == [0, 2, 4, 4, 10]

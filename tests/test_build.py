@@ -380,7 +380,8 @@ def test_the_build_writes_the_code_editors_first_frame_and_refuses_a_wrong_key(d
     page = unescape(re.search(r'<pre class="wt-codelab-still".*?</pre>', (dist_dir / "index.html").read_text(),
                                           re.S).group(0))
     lines = state.BY_KEY["codelab.code"].default.split("\n")
-    assert re.findall(r'data-line="(\d+)">(.*?)</span>', page, re.S) == [(str(n), t) for n, t in enumerate(lines, 1)]
+    assert re.findall(r'data-line="(\d+)" style="--wt-indent: (\d+)">(.*?)</span>', page, re.S) == [
+        (str(n), str(len(t) - len(t.lstrip(" "))), t) for n, t in enumerate(lines, 1)]  # the lesson indents with spaces
     assert "<!--editor:" not in (dist_dir / "index.html").read_text()
     for key, why in (("codelab.k", "is a whole control, not code"), ("sweep.code", "names no control of section"),
                      ("codelab.nothing", "names no control of section")):

@@ -122,6 +122,16 @@ def _code(c: state.Control, cid: str, value, values, described: str) -> str:
 EDITOR_LOADING = "The page's backward, as the editor will show it (the editor loads with the page's script)."
 
 
+def indent(line: str) -> int:
+    """The columns of line's leading whitespace, a tab to the next multiple of 4 (site/codelab.js indentOf)."""
+    cols = 0
+    for ch in line:
+        if ch not in " \t":
+            break
+        cols += 1 if ch == " " else 4 - cols % 4
+    return cols
+
+
 def editor_still(key: str) -> str:
     """The code editor's host for code control KEY, as the first frame shows it: its default as numbered lines in a
     box the editor's size (the host's --wt-editor-lines, site/style.css) and the bar the editor keeps under it (Run,
@@ -131,8 +141,8 @@ def editor_still(key: str) -> str:
     if c.spec.input != "code":
         raise ValueError(f"{key} is a {c.kind} control, not code: only code has an editor")
     lines = str(c.default).split("\n")
-    numbered = "".join(f'<span class="wt-code-line" data-line="{n}">{escape(line)}</span>'
-                       for n, line in enumerate(lines, 1))
+    numbered = "".join(f'<span class="wt-code-line" data-line="{n}" style="--wt-indent: {indent(line)}">'
+                       f'{escape(line)}</span>' for n, line in enumerate(lines, 1))
     return (f'<div class="wt-codelab-editor wt-keep" role="group" aria-label="Code editor" '
             f'style="--wt-editor-lines: {len(lines)}">'
             f'<pre class="wt-codelab-still" tabindex="0" aria-label="{_attr(EDITOR_LOADING)}">{numbered}</pre>'
