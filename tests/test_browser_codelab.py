@@ -338,3 +338,19 @@ def test_a_lines_indent_counts_a_tab_to_the_next_multiple_of_four_in_both_layers
     got = [int(re.search(r"--wt-indent: (\d+)", s)[1]) for s in page.locator(".wt-codelab-editor .cm-line")
            .evaluate_all("(els) => els.map((el) => el.getAttribute('style') || '')")]
     assert got == [controls.indent(line) for line in lines] == [0, 2, 4, 4, 10]
+
+
+def test_on_a_phone_a_bugs_changed_lines_wrap_whole_and_hang_under_their_code(browser, server):
+    ctx = new_context(browser, Recorder(), **PHONE)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}?embed=codelab&live=click&codelab.bug=buffered", wait_until="domcontentloaded")
+        box = page.locator(f"{BOX} [data-testid=codelab-edit]")
+        box.wait_for(timeout=10_000)
+        assert box.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1"), "a changed line runs out of its box"
+        rows = [line.evaluate(HANG_JS) for line in box.locator(".wt-code-line").all()]
+        assert any(left is not None for _, left, _ in rows), "at 360 px the buffered bug's long lines wrap"
+        for code_left, rows_left, ch in rows:
+            assert rows_left is None or abs(rows_left - (code_left + 4 * ch)) < 1.5, (code_left, rows_left, ch)
+    finally:
+        ctx.close()
