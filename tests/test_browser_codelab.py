@@ -28,6 +28,7 @@ from playwright.sync_api import expect
 
 from conftest import live_page
 from harness import Recorder, new_context, until, wait_booted
+from test_browser_front import PHONE
 from test_browser_pool import CORES
 from weighttying import codelab, codelab_bugs, controls
 from weighttying import state
@@ -302,7 +303,6 @@ HANG_JS = """(el) => {
   for (let i = at; i < text.length; i++) { const r = rect(i); if (r.top > first.bottom - 2) rows.push(r.left); }
   return [first.left, rows.length ? Math.min(...rows) : null, first.width];
 }"""
-PHONE = {"viewport": {"width": 360, "height": 780}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
 
 @pytest.mark.parametrize("script", [True, False], ids=["editor", "still-before-any-script"])

@@ -9,7 +9,6 @@ import panel as pn
 from ...markup import escape
 
 
-
 STYLE = ["style.css"]  # the page's stylesheet inside Panel's shadow roots (tables, readouts, figures)
 
 
