@@ -19,7 +19,7 @@ section, --presses - 1 more Runs of the same code: `result_ms` from the click to
 same code with a syntax error (`error_ms`: click to its message) changes the verdict, so the next one is seen
 arriving. Baseline, same run: the check itself in this CPython (views.codelab.checked, warm: the central differences
 kept, as the worker keeps them), --presses times. Targets: warm result <= 200 ms on this box; the cold first result
-<= 2 s (issue 41's); the JSON records the load average beside them. A page (or the CPython run) that fails is
+<= 2 s; the JSON records the load average beside them. A page (or the CPython run) that fails is
 recorded as failed with its error's first line (bench/failures.py); the others are kept: `failed` lists each, and the
 exit code is then 1.
 """

@@ -1,4 +1,4 @@
-"""Where the renderer's memory goes, and what a repeat visit recomputes (issue 21): bench/out/memory.json
+"""Where the renderer's memory goes, and what a repeat visit recomputes: bench/out/memory.json
 
     .venv/bin/python bench/memory.py [--runs 3] [--dist DIR] [--variant NAME=DIST ...]
 

@@ -11,7 +11,7 @@ pastes a text of --kb kB (words of the shipped prose sample in a seeded random o
 at the default settings; on the page clock, from each click: the first curve points drawn (`first_points_ms`) and
 "Done." (`result_ms`). The first Run starts the pool's workers; the medians are over the later ("warm") Runs, and
 each mode's `over_one` is its warm median over "one"'s. The same run in this CPython (views.owntext.iter_runs, no
-drawing) is a second baseline. Targets (issue 28): first points within 1 s, result within 10 s, this machine idle;
+drawing) is a second baseline. Targets: first points within 1 s, result within 10 s, this machine idle;
 the JSON records the load average beside them. A page (or the CPython run) that fails is recorded as failed with
 its error's first line (bench/failures.py); the others are kept: `failed` lists each, and the exit code is then 1.
 """

@@ -1,4 +1,4 @@
-"""A Run on the pool of numerics workers against the same Run in the one Panel worker (issue 27): bench/out/pool.json
+"""A Run on the pool of numerics workers against the same Run in the one Panel worker: bench/out/pool.json
 
     .venv/bin/python bench/pool.py [--dist DIR] [--runs 3] [--sections tasks,paper,repeat,pathdrop] [--variant NAME=DIST]
 

@@ -1,4 +1,4 @@
-"""What a streaming Run costs the page, and how soon an off-grid setting is live (issue 27, points 2 and 3):
+"""What a streaming Run costs the page, and how soon an off-grid setting is live:
 bench/out/stream.json
 
     .venv/bin/python bench/stream.py [--dist DIR] [--pages 3] [--moves 12] [--variant NAME=DIST]

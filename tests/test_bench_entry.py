@@ -1,5 +1,5 @@
 """Each bench entry point's set-up at its smallest size, so a break in it fails the suite and not the next person who
-measures (issue 41: bench/peer.py's own function `compress` shadowed the module it called, and every fresh peer
+measures (bench/peer.py's own function `compress` shadowed the module it called, and every fresh peer
 build died; one WebDriver hiccup in WebKit lost bench/engine_times.py's whole JSON). Per script: its main() with a small
 command, the browser, the server and each long step replaced by a stand-in of a line or two, and one run failing:
 its JSON must be written, the failed run named with its error's first line, the other runs kept, the exit code 1.
@@ -337,7 +337,7 @@ def test_report_bench_keeps_the_runs_after_a_failed_one(tmp_path):
 
 
 def test_the_peer_builds_from_a_cold_cache(tmp_path):
-    """The break of issue 41: every fresh peer build stopped in its last step (compressing the site)."""
+    """The break this file was written for: every fresh peer build stopped in its last step (compressing the site)."""
     got = child(PEER, tmp_path)
     assert got["exit"] == 0 and got["site"].startswith("cache/peer/site-")
     assert {"index.html", "index.html.br", "index.html.gz", "peer_app.js", "serve.py", "style.css"} <= set(got["files"])

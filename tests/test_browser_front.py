@@ -1,4 +1,4 @@
-"""The page's front (issue 42), on the built site before Python (?live=click: what a reader has in the first
+"""The page's front, on the built site before Python (?live=click: what a reader has in the first
 seconds):
 - "What this page finds" has one line per section, in the page's order, each linking to its section; every
   number and verdict in it is the section's own: each hook the list copies (finding-<hook>) has the section's

@@ -281,7 +281,7 @@ def test_touch_targets(full):
 
 def check_help(page) -> None:
     """Each control's help is folded behind a "?" at 360 px, opens in full within the screen on a tap, and stays
-    folded behind its "?" on a desktop too (issue 18: help paragraphs under every control filled a screen)."""
+    folded behind its "?" on a desktop too (help paragraphs under every control filled a screen)."""
     helps = {f"wt-ctl-{c.section}-{c.name}": c.help for c in state.CONTROLS}
     helps |= {f"wt-ctl-{sid}-preset": store.PRESET_HELP for sid in state.PRESETS}  # a section's presets: no state
     at_width(page, WIDTHS[0])

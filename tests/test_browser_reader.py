@@ -1,4 +1,4 @@
-"""The page as a reader meets it (issue 18, docs/DESIGN.md "Page layout"), measured on the built site at
+"""The page as a reader meets it (docs/DESIGN.md "Page layout"), measured on the built site at
 1280 x 900, before Python (?live=click: the prerendered page and the player) and once live:
 - the page is at most 15,000 px tall, yet every section still has its numbers, its tables and a "Data and
   downloads" box when it has data or downloads (live: opening it shows them);
@@ -11,7 +11,7 @@
 - every figure's text is at least 11 px as drawn (pairs side by side included), inside its figure, and
   overlaps none of its other text;
 - every figure is at least 460 px wide, has three labelled values on each numeric axis, a heading when it is
-  one of a pair (its view's PAIRS) and, a heatmap, a colour scale with a title (issue 29); at 360 px every
+  one of a pair (its view's PAIRS) and, a heatmap, a colour scale with a title; at 360 px every
   figure is at least 280 px wide with text of 11 px, and no table is wider than its box (rows are cards there);
   on the build before these fixes they fail, naming each figure (sweep resid: 374 px wide, 0 values on its
   x axis, no heading...) and each table (pathdrop's: 542 px in a box of 324);
@@ -43,11 +43,11 @@ from weighttying.state import SECTIONS, extra_sections
 
 pytestmark = pytest.mark.browser
 
-MAX_HEIGHT = 21_000  # eight sections took 12,522 px before Python and 12,852 live with issue 29's stacked, numbered
-# figures; the ninth, your own text (issue 28), brought the page to 14,527 and 14,857; the tenth, the code lab
-# (issue 39), added 1,740 px at 1280 before Python; defining every term where it is first used and saying each
-# claim's limits (issue 43) about 1,540 px more, with the limits and sources already folded; the front (issue 42:
-# the opening figure, 442 px with the lede, and the findings, 619) brought it to 19,468 before Python and 20,039
+MAX_HEIGHT = 21_000  # eight sections took 12,522 px before Python and 12,852 live with stacked, numbered
+# figures; the ninth, your own text, brought the page to 14,527 and 14,857; the tenth, the code lab,
+# added 1,740 px at 1280 before Python; defining every term where it is first used and saying each
+# claim's limits about 1,540 px more, with the limits and sources already folded; the front
+# (the opening figure, 442 px with the lede, and the findings, 619) brought it to 19,468 before Python and 20,039
 # live; the prose's corrections and sources to 19,917 and 20,487; the page's own words beside the code lab's claim
 # (in the claim and the findings) and the caption under the dropped path's training curves to 20,018 and 20,565.
 # The contents list beside the article is the way around it.
@@ -57,7 +57,7 @@ MAX_SECTION = MAX_HEIGHT // (len(SECTIONS) - len(extra_sections()))
 MAX_GAP = 160
 MAX_LINES = 4
 MIN_FIGURE_PX = 11  # as on a phone (test_browser_phone): what a figure's text must stay at as drawn
-MIN_FIGURE_WIDTH = {1280: 460, 360: 280}  # a figure as wide as its idea (issue 29): pairs stack rather than shrink
+MIN_FIGURE_WIDTH = {1280: 460, 360: 280}  # a figure as wide as its idea: pairs stack rather than shrink
 MIN_TICKS = 3  # labelled values per numeric axis
 # Each kind's numeric axes: a bar chart's x names its bins, a strip chart's its groups.
 AXES = {"lines": ("x", "y"), "heatmap": ("x", "y", "colour"), "bars": ("x", "y"), "strips": ("y",)}
@@ -198,7 +198,7 @@ HELP_BESIDE_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
 
 # Each figure (render/'s <svg data-fig>, overlays left out) as drawn: its section and slot, its width in CSS
 # px, its tick values per axis (y at the plot's left, x under it, the colour scale's beside it), whether it
-# has a heading and a colour-scale title (issue 29).
+# has a heading and a colour-scale title.
 FIGURES_JS = "(scope) => {" + WALK_JS + SCOPE_JS + """
   const out = [];
   walk(root, (el) => {

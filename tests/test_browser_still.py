@@ -1,4 +1,4 @@
-"""The page keeps still while Python boots (issue 29): the layout shift Chromium reports without input
+"""The page keeps still while Python boots: the layout shift Chromium reports without input
 (PerformanceObserver 'layout-shift', hadRecentInput false), summed from navigation until every section is
 live, is at most 0.01 at 1280 px, at 360 px and in projector mode. A status line that changed width and
 wrapped, or a boot box that vanished once live, moved the whole article (0.69 at 1280 px); the message

@@ -1,4 +1,4 @@
-"""Tests wait on events, not on time (issue 26): a fixed wait of 0.1 s or more outside a polling loop is a guess
+"""Tests wait on events, not on time: a fixed wait of 0.1 s or more outside a polling loop is a guess
 at how long something takes on this box, slow under load and blind to a change that comes later. At most
 MAX_FIXED of them remain in tests/, each saying on its line why it must be a time (a reader's pace, a frame
 to be observed, "nothing starts by itself"). Waits in a `while` loop are polls: they end on what they wait for.

@@ -1,4 +1,4 @@
-"""The numbers behind the prose's claims (issue 43): the logit spread behind the repeat bias, CKA's baselines, and
+"""The numbers behind the prose's claims: the logit spread behind the repeat bias, CKA's baselines, and
 how many searched recipes reproduce the post, each from the package's own functions."""
 import re
 

@@ -1,4 +1,4 @@
-"""The computed additions of issue 43 shown beside their claims, with hooks, as the build plays them back."""
+"""The computed baselines shown beside their claims, with hooks, as the build plays them back."""
 import dataclasses
 import re
 

@@ -21,7 +21,7 @@ from tools.buildsteps import numpy_slim
 from tools.buildsteps.archives import ZIP_DATE
 
 ROOT = Path(__file__).resolve().parents[1]
-# dist/'s NumPy wheel before the slim (0870788; issue 41 asks for at most half of it).
+# dist/'s NumPy wheel before the slim (0870788): the slim must keep at most half of it.
 BEFORE = 12_735_268
 
 
